@@ -1,0 +1,233 @@
+import type { Problem } from './errors.ts';
+import { type FrontMatter, validateFrontMatter } from './front-matter.ts';
+import { CANONICAL_LANGUAGE, LANGUAGES, type Language } from './languages.ts';
+import type { ContentEntry, ContentModel, LeftOut, SourceFile, Translation } from './model.ts';
+import { type SiteConfig, siteUrl } from './site-config.ts';
+
+export interface AssembleOptions {
+  /** Include files marked `draft: true`. */
+  drafts?: boolean;
+  /** Include files dated after `now`. */
+  future?: boolean;
+  now: Date;
+}
+
+export type AssembleResult =
+  | { ok: true; model: ContentModel; warnings: Problem[] }
+  | { ok: false; problems: Problem[]; warnings: Problem[] };
+
+interface Checked {
+  file: SourceFile;
+  data: FrontMatter;
+}
+
+/**
+ * Validates every file and pairs translations into entries. Collects every problem instead of stopping
+ * at the first, so one build run tells the author everything that needs fixing.
+ */
+export function assemble(
+  files: readonly SourceFile[],
+  config: SiteConfig,
+  options: AssembleOptions,
+): AssembleResult {
+  const problems: Problem[] = [];
+  const warnings: Problem[] = [];
+  const checked = new Map<SourceFile, FrontMatter>();
+  for (const file of files) {
+    const result = validateFrontMatter(file);
+    warnings.push(...result.warnings);
+    if (result.ok) checked.set(file, result.data);
+    else problems.push(...result.problems);
+  }
+
+  // Group on translationKey when present (Hugo's rule), otherwise on the file name, within a type.
+  const groups = new Map<string, SourceFile[]>();
+  for (const file of files) {
+    const key = translationKeyOf(file) ?? file.name;
+    const id = `${file.type}/${key}`;
+    const group = groups.get(id);
+    if (group) group.push(file);
+    else groups.set(id, [file]);
+  }
+
+  const entries: ContentEntry[] = [];
+  const leftOut: LeftOut[] = [];
+  for (const [id, group] of groups) {
+    const byLang = new Map<Language, SourceFile>();
+    for (const file of group) {
+      const first = byLang.get(file.lang);
+      if (first) {
+        problems.push({
+          code: 'translation_duplicate',
+          file: file.path,
+          line: file.lines.translationKey ?? 1,
+          field: 'translationKey',
+          message: `a second ${file.lang} file for "${id}"; ${first.path} is the first`,
+          hint: 'give one of them a different file name or translationKey',
+        });
+      } else {
+        byLang.set(file.lang, file);
+      }
+    }
+    const canonicalFile = byLang.get(CANONICAL_LANGUAGE);
+    if (!canonicalFile) {
+      for (const file of byLang.values()) {
+        problems.push({
+          code: 'translation_orphan',
+          file: file.path,
+          line: file.lines.translationKey ?? 1,
+          field: 'translationKey',
+          message: `this ${file.lang} translation has no Spanish (canonical) file`,
+          hint: `add ${canonicalPathFor(file)}, or set translationKey to the Spanish file's translationKey or name`,
+        });
+      }
+      continue;
+    }
+
+    const included = new Map<Language, Checked>();
+    for (const lang of LANGUAGES) {
+      const file = byLang.get(lang);
+      const data = file && checked.get(file);
+      if (!file || !data) continue;
+      const reason = exclusion(data, options);
+      if (reason) {
+        const record: LeftOut = { file: file.path, reason, wholeItem: lang === CANONICAL_LANGUAGE };
+        if (reason === 'future' && data.date) record.date = data.date;
+        leftOut.push(record);
+        continue;
+      }
+      included.set(lang, { file, data });
+    }
+    // Images are checked on every file (translations too), so a mistake surfaces before it is published.
+    for (const file of byLang.values()) {
+      const data = checked.get(file);
+      if (data?.image !== undefined) {
+        const image = resolveImage(data.image, config.images);
+        if (!image.ok) problems.push({ ...image.problem, file: file.path, line: file.lines.image ?? 1 });
+      }
+    }
+
+    const canonical = included.get(CANONICAL_LANGUAGE);
+    // An invalid Spanish file has already been reported; a left-out one takes its translations with it.
+    if (!canonical || !checked.has(canonicalFile)) continue;
+    const translations = {} as ContentEntry['translations'];
+    for (const [lang, { file, data }] of included) {
+      translations[lang] = translationOf(file, data, config);
+    }
+    const entry: ContentEntry = { id, type: canonical.file.type, translations };
+    if (canonical.data.date) entry.date = canonical.data.date;
+    if (canonical.data.image !== undefined) {
+      const image = resolveImage(canonical.data.image, config.images);
+      if (image.ok) entry.image = image.url;
+    }
+    if (entry.type === 'project') entry.technologies = canonical.data.technologies ?? [];
+    entries.push(entry);
+  }
+
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  problems.push(...addressConflicts(entries, (path) => byPath.get(path)?.lines.slug ?? 1));
+  if (problems.length > 0) return { ok: false, problems, warnings };
+  entries.sort(compareEntries);
+  leftOut.sort((a, b) => a.file.localeCompare(b.file));
+  return { ok: true, model: { entries, leftOut }, warnings };
+}
+
+function translationKeyOf(file: SourceFile): string | undefined {
+  const data = file.data as Record<string, unknown> | null;
+  const key = typeof data === 'object' && data !== null ? data.translationKey : undefined;
+  return typeof key === 'string' && key.trim() !== '' ? key : undefined;
+}
+
+function canonicalPathFor(file: SourceFile): string {
+  return file.path.replace(new RegExp(`\\.${file.lang}(\\.[a-z]+)$`), `.${CANONICAL_LANGUAGE}$1`);
+}
+
+function exclusion(data: FrontMatter, options: AssembleOptions): LeftOut['reason'] | undefined {
+  if (data.draft === true && !options.drafts) return 'draft';
+  if (data.date && !options.future && Date.parse(data.date) > options.now.getTime()) return 'future';
+  return undefined;
+}
+
+function translationOf(file: SourceFile, data: FrontMatter, config: SiteConfig): Translation {
+  const slug = data.slug ?? file.name;
+  const pattern = config.routes[file.type][file.lang];
+  const translation: Translation = {
+    lang: file.lang,
+    title: data.title,
+    slug,
+    url: siteUrl(config.site, pattern.replaceAll('{slug}', encodeURIComponent(slug))),
+    tags: data.tags ?? [],
+    file: file.path,
+  };
+  if (data.description !== undefined) translation.description = data.description;
+  return translation;
+}
+
+type ImageResult = { ok: true; url: string } | { ok: false; problem: Omit<Problem, 'file' | 'line'> };
+
+/** A relative image resolves on the image host; an absolute one must already be there. */
+export function resolveImage(image: string, imageBase: string): ImageResult {
+  let url: URL;
+  try {
+    url = new URL(image, imageBase);
+  } catch {
+    return {
+      ok: false,
+      problem: {
+        code: 'field_invalid',
+        field: 'image',
+        message: `is not a valid address: ${JSON.stringify(image)}`,
+      },
+    };
+  }
+  const host = new URL(imageBase).host;
+  if (url.host !== host || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    return {
+      ok: false,
+      problem: {
+        code: 'image_host',
+        field: 'image',
+        message: `${url.href} is not on the image host ${host}`,
+        hint: `upload the image to ${imageBase} and write its path relative to it, e.g. image: posts/cover.png`,
+      },
+    };
+  }
+  return { ok: true, url: url.href };
+}
+
+function addressConflicts(entries: readonly ContentEntry[], slugLine: (file: string) => number): Problem[] {
+  const owners = new Map<string, Translation>();
+  const problems: Problem[] = [];
+  const all = entries.flatMap((e) => Object.values(e.translations) as Translation[]);
+  all.sort((a, b) => a.file.localeCompare(b.file));
+  for (const translation of all) {
+    const owner = owners.get(translation.url);
+    if (!owner) {
+      owners.set(translation.url, translation);
+      continue;
+    }
+    problems.push({
+      code: 'address_conflict',
+      file: translation.file,
+      line: slugLine(translation.file),
+      field: 'slug',
+      message: `publishes ${translation.url}, the same address as ${owner.file}`,
+      hint: 'give one of the two files a different slug',
+    });
+  }
+  return problems;
+}
+
+function compareEntries(a: ContentEntry, b: ContentEntry): number {
+  if (a.date !== b.date) {
+    if (a.date === undefined) return 1;
+    if (b.date === undefined) return -1;
+    const byDate = Date.parse(b.date) - Date.parse(a.date);
+    if (byDate !== 0) return byDate;
+  }
+  return a.translations.es.url < b.translations.es.url
+    ? -1
+    : a.translations.es.url > b.translations.es.url
+      ? 1
+      : 0;
+}

@@ -1,0 +1,73 @@
+/**
+ * One error type for everything a user can get wrong. `code` is stable (tests and scripts match on it),
+ * `hint` says how to fix it. A build collects `Problem`s and throws them all at once.
+ */
+export type ProblemCode =
+  | 'config_invalid'
+  | 'yaml_invalid'
+  | 'field_required'
+  | 'field_invalid'
+  | 'field_not_allowed'
+  | 'image_host'
+  | 'address_conflict'
+  | 'translation_orphan'
+  | 'translation_duplicate'
+  | 'language_unknown'
+  | 'source_unreadable'
+  | 'source_too_large'
+  | 'index_invalid'
+  | 'output_failed';
+
+export interface Problem {
+  code: ProblemCode;
+  /** Path relative to the project root, POSIX separators. */
+  file?: string;
+  line?: number;
+  /** Front-matter key or config path, dotted (`technologies.1`). */
+  field?: string;
+  message: string;
+  hint?: string;
+}
+
+export class ContentIndexError extends Error {
+  readonly code: ProblemCode;
+  readonly problems: readonly Problem[];
+
+  constructor(problems: readonly Problem[]) {
+    const first = problems[0];
+    if (!first) throw new TypeError('ContentIndexError needs at least one problem');
+    super(
+      problems.length === 1
+        ? formatProblem(first)
+        : `${problems.length} problems:\n${formatProblems(problems)}`,
+    );
+    this.name = 'ContentIndexError';
+    this.code = first.code;
+    this.problems = problems;
+  }
+}
+
+export function isContentIndexError(error: unknown): error is ContentIndexError {
+  return error instanceof ContentIndexError;
+}
+
+/** `path:line: field: message` followed by an indented hint, the format editors and CI logs link from. */
+export function formatProblem(problem: Problem): string {
+  let where = problem.file ?? '';
+  if (problem.file && problem.line) where += `:${problem.line}`;
+  const head = [where, problem.field, problem.message].filter(Boolean).join(': ');
+  return problem.hint ? `${head}\n  hint: ${problem.hint}` : head;
+}
+
+export function formatProblems(problems: readonly Problem[]): string {
+  return sortProblems(problems).map(formatProblem).join('\n');
+}
+
+export function sortProblems(problems: readonly Problem[]): Problem[] {
+  return [...problems].sort(
+    (a, b) =>
+      (a.file ?? '').localeCompare(b.file ?? '') ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.field ?? '').localeCompare(b.field ?? ''),
+  );
+}

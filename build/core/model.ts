@@ -1,0 +1,54 @@
+import type { ContentType, Language } from './languages.ts';
+
+/** One Markdown file after loading: where it is, what it claims to be, and its raw front matter. */
+export interface SourceFile {
+  /** Relative to the project root, POSIX separators. */
+  path: string;
+  type: ContentType;
+  /** File name without language and extension; for a page bundle, the folder name. */
+  name: string;
+  lang: Language;
+  /** Parsed front matter, before validation. */
+  data: unknown;
+  /** 1-based line of each top-level front-matter key. */
+  lines: Readonly<Record<string, number>>;
+}
+
+export interface Translation {
+  lang: Language;
+  title: string;
+  description?: string;
+  slug: string;
+  url: string;
+  tags: string[];
+  /** Source file, for messages and reports. */
+  file: string;
+}
+
+/** One post, project or tip with all its published translations. Spanish is always present. */
+export interface ContentEntry {
+  id: string;
+  type: ContentType;
+  /** ISO 8601 date-time from the Spanish file, when it has one. */
+  date?: string;
+  image?: string;
+  technologies?: string[];
+  translations: { es: Translation } & Partial<Record<Exclude<Language, 'es'>, Translation>>;
+}
+
+export type LeftOutReason = 'draft' | 'future';
+
+export interface LeftOut {
+  file: string;
+  reason: LeftOutReason;
+  /** For `future`: the date that has not come yet. */
+  date?: string;
+  /** True when the Spanish file was left out, which takes its translations with it. */
+  wholeItem: boolean;
+}
+
+export interface ContentModel {
+  /** Newest first; undated entries last; ties by canonical address. Every output keeps this order. */
+  entries: ContentEntry[];
+  leftOut: LeftOut[];
+}

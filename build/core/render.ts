@@ -1,0 +1,42 @@
+import type { ContentModel } from './model.ts';
+import { jsonFile, type OutputFile, prettyJsonFile } from './outputs.ts';
+import { type ContentIndexV1, serializeV1 } from './serializers/v1.ts';
+import type { SiteConfig } from './site-config.ts';
+import { indexSchema } from './validate-index.ts';
+
+export interface RenderContext {
+  config: SiteConfig;
+  generated: Date;
+}
+
+export interface Rendered {
+  /** Bodies per version, validated by the caller before anything is written. */
+  bodies: Record<string, ContentIndexV1>;
+  latest: string;
+  files: OutputFile[];
+}
+
+/** Turns the content model into every file the build publishes. Pure: the caller writes them. */
+export function render(model: ContentModel, ctx: RenderContext): Rendered {
+  const latest = 'v1';
+  const body = serializeV1(model, {
+    config: ctx.config,
+    generated: ctx.generated,
+    current: latest,
+    deprecation: null,
+  });
+  const files: OutputFile[] = [
+    jsonFile(`api/${latest}/content.json`, body),
+    // The alias is a copy, not a rewrite: a plain static file on every host, cached at the edge,
+    // with the same bytes and so the same ETag as the versioned route.
+    jsonFile('api/content.json', body),
+    prettyJsonFile(`api/${latest}/schema.json`, publishedSchema(latest, ctx.config)),
+  ];
+  return { bodies: { [latest]: body }, latest, files };
+}
+
+function publishedSchema(version: string, config: SiteConfig): object {
+  const schema = indexSchema(version);
+  if (!schema) throw new Error(`no schema for ${version}`);
+  return { ...schema, $id: new URL(`api/${version}/schema.json`, config.site).href };
+}

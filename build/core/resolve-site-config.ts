@@ -1,0 +1,70 @@
+import siteConfigSchema from '../schemas/site-config.schema.json' with { type: 'json' };
+import { ajvProblems, createAjv } from './_ajv.ts';
+import { ContentIndexError, type Problem } from './errors.ts';
+import { CONTENT_TYPES, LANGUAGES } from './languages.ts';
+import {
+  DEFAULT_ROUTES,
+  type Env,
+  type RoutePatterns,
+  SITE_ENV,
+  type SiteConfig,
+  type SiteConfigInput,
+  siteUrl,
+  withTrailingSlash,
+} from './site-config.ts';
+
+let validateConfig: ReturnType<ReturnType<typeof createAjv>['compile']> | undefined;
+
+/**
+ * Applies environment overrides and defaults, then validates. Throws ContentIndexError naming
+ * `file` (and the environment variable, when the bad value came from one).
+ */
+export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteConfig {
+  const raw = { ...(isRecord(input) ? input : {}) } as Record<string, unknown>;
+  const fromEnv = new Set<string>();
+  for (const [key, variable] of Object.entries(SITE_ENV)) {
+    const value = env[variable];
+    if (value !== undefined && value !== '') {
+      raw[key] = value;
+      fromEnv.add(key);
+    }
+  }
+  validateConfig ??= createAjv().compile(siteConfigSchema);
+  const target = isRecord(input) ? raw : input;
+  if (!validateConfig(target)) {
+    const problems: Problem[] = ajvProblems(validateConfig, { file, code: 'config_invalid' }).map((p) => {
+      const top = p.field?.split('.')[0] ?? '';
+      if (!fromEnv.has(top)) return p;
+      const variable = SITE_ENV[top as keyof typeof SITE_ENV];
+      return {
+        ...p,
+        file: `environment variable ${variable}`,
+        hint: `${variable} overrides ${top} in ${file}`,
+      };
+    });
+    throw new ContentIndexError(problems);
+  }
+  const config = raw as unknown as SiteConfigInput;
+  const site = withTrailingSlash(new URL(config.site).href);
+  const routes = structuredClone(DEFAULT_ROUTES) as RoutePatterns;
+  for (const type of CONTENT_TYPES) {
+    for (const lang of LANGUAGES) {
+      const pattern = config.routes?.[type]?.[lang];
+      if (pattern) routes[type][lang] = pattern;
+    }
+  }
+  const resolved: SiteConfig = {
+    site,
+    images: withTrailingSlash(new URL(config.images).href),
+    documentation: siteUrl(site, config.documentation ?? '/docs/'),
+    sections: (config.sections ?? []).map((s) => ({ name: s.name, url: siteUrl(site, s.url) })),
+    routes,
+  };
+  if (config.name !== undefined) resolved.name = config.name;
+  if (config.description !== undefined) resolved.description = config.description;
+  return resolved;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

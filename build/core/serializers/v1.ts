@@ -1,0 +1,84 @@
+import { LANGUAGES, PLURAL, URL_FIELD } from '../languages.ts';
+import type { ContentEntry, ContentModel } from '../model.ts';
+import type { SiteConfig } from '../site-config.ts';
+
+export interface ContentItemV1 {
+  type: 'post' | 'project' | 'tip';
+  title: string;
+  description?: string;
+  url: string;
+  url_en?: string;
+  url_pt?: string;
+  image?: string;
+  technologies?: string[];
+}
+
+export interface DeprecationV1 {
+  version: string;
+  successor: string;
+  successor_url: string;
+  deprecated_at: string;
+  sunset_at: string;
+  documentation?: string;
+}
+
+export interface ContentIndexV1 {
+  site: string;
+  name?: string;
+  description?: string;
+  languages: string[];
+  generated: string;
+  documentation: string;
+  openapi: string;
+  sections: { name: string; url: string }[];
+  counts: { posts: number; projects: number; tips: number; total: number };
+  content: ContentItemV1[];
+  versions: { current: string; deprecation: DeprecationV1 | null };
+}
+
+export interface SerializeContext {
+  config: SiteConfig;
+  generated: Date;
+  /** The latest published version's name, e.g. `v1`. */
+  current: string;
+  deprecation: DeprecationV1 | null;
+}
+
+/** Spec section 2: keys in the spec's order, so the bytes are stable and read naturally. */
+export function serializeV1(model: ContentModel, ctx: SerializeContext): ContentIndexV1 {
+  const { config } = ctx;
+  const content = model.entries.map(itemV1);
+  const counts = { posts: 0, projects: 0, tips: 0, total: content.length };
+  for (const item of content) counts[PLURAL[item.type]]++;
+  const index: ContentIndexV1 = {
+    site: config.site,
+    ...(config.name !== undefined && { name: config.name }),
+    ...(config.description !== undefined && { description: config.description }),
+    languages: [...LANGUAGES],
+    generated: ctx.generated.toISOString(),
+    documentation: config.documentation,
+    openapi: new URL('openapi.json', config.site).href,
+    sections: config.sections.map((s) => ({ name: s.name, url: s.url })),
+    counts,
+    content,
+    versions: { current: ctx.current, deprecation: ctx.deprecation },
+  };
+  return index;
+}
+
+function itemV1(entry: ContentEntry): ContentItemV1 {
+  const es = entry.translations.es;
+  const item: ContentItemV1 = {
+    type: entry.type,
+    title: es.title,
+    ...(es.description !== undefined && { description: es.description }),
+    url: es.url,
+  };
+  for (const lang of LANGUAGES) {
+    const translation = entry.translations[lang];
+    if (translation && lang !== 'es') item[URL_FIELD[lang]] = translation.url;
+  }
+  if (entry.image !== undefined) item.image = entry.image;
+  if (entry.technologies !== undefined) item.technologies = [...entry.technologies];
+  return item;
+}

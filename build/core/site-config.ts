@@ -1,0 +1,74 @@
+import type { ContentType, Language } from './languages.ts';
+
+export type RoutePatterns = Record<ContentType, Record<Language, string>>;
+
+export interface SectionInput {
+  name: string;
+  /** Absolute, or relative to the site address. */
+  url: string;
+}
+
+/** What an author writes in `site.config.ts`. */
+export interface SiteConfigInput {
+  /** Address of the site, e.g. `https://example.com/`. Env: CONTENT_INDEX_SITE_URL. */
+  site: string;
+  /** Base address of the image host; relative `image` values resolve against it. Env: CONTENT_INDEX_IMAGE_BASE_URL. */
+  images: string;
+  name?: string;
+  description?: string;
+  /** Address of the human documentation. Default: `<site>/docs/`. */
+  documentation?: string;
+  sections?: SectionInput[];
+  /** Per type and language, a pattern with `{slug}`, relative to the site address. Missing entries use defaults. */
+  routes?: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
+}
+
+export interface ResolvedSection {
+  name: string;
+  url: string;
+}
+
+/** The configuration after defaults, environment overrides and normalisation. */
+export interface SiteConfig {
+  /** Always ends with `/`. */
+  site: string;
+  /** Always ends with `/`. */
+  images: string;
+  name?: string;
+  description?: string;
+  documentation: string;
+  sections: ResolvedSection[];
+  routes: RoutePatterns;
+}
+
+export const DEFAULT_ROUTES: RoutePatterns = {
+  post: { es: '/blog/{slug}/', en: '/en/blog/{slug}/', 'pt-br': '/pt-br/blog/{slug}/' },
+  project: { es: '/proyectos/{slug}/', en: '/en/projects/{slug}/', 'pt-br': '/pt-br/projetos/{slug}/' },
+  tip: { es: '/consejos/{slug}/', en: '/en/tips/{slug}/', 'pt-br': '/pt-br/dicas/{slug}/' },
+};
+
+/** Identity helper that gives `site.config.ts` type checking and editor completion. */
+export function defineSite(config: SiteConfigInput): SiteConfigInput {
+  return config;
+}
+
+/** Environment variables that override the configuration, for preview deployments. */
+export const SITE_ENV = {
+  site: 'CONTENT_INDEX_SITE_URL',
+  images: 'CONTENT_INDEX_IMAGE_BASE_URL',
+} as const;
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export function withTrailingSlash(address: string): string {
+  return address.endsWith('/') ? address : `${address}/`;
+}
+
+/**
+ * Resolves `path` (absolute or relative to the site) against the site address. A leading `/` is taken
+ * as "the site root", which keeps a site published under a sub-path (`https://host/blog/`) working.
+ */
+export function siteUrl(site: string, path: string): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path)) return new URL(path).href;
+  return new URL(path.replace(/^\/+/, ''), site).href;
+}

@@ -1,0 +1,33 @@
+import type { ValidateFunction } from 'ajv';
+import contentIndexV1Schema from '../schemas/v1/content-index.schema.json' with { type: 'json' };
+import { ajvProblems, createAjv } from './_ajv.ts';
+import type { Problem } from './errors.ts';
+import type { ContentModel } from './model.ts';
+
+const SCHEMAS: Record<string, object> = { v1: contentIndexV1Schema };
+const compiled = new Map<string, ValidateFunction>();
+
+export function indexSchema(version: string): object | undefined {
+  return SCHEMAS[version];
+}
+
+/**
+ * The last gate before anything is written: the assembled body must pass the schema we publish.
+ * A failure here is a content-index bug or a value the earlier checks let through; either way the
+ * message names the source file of the offending item.
+ */
+export function validateIndex(version: string, body: unknown, model: ContentModel): Problem[] {
+  let validate = compiled.get(version);
+  if (!validate) {
+    const schema = SCHEMAS[version];
+    if (!schema) return [{ code: 'index_invalid', message: `no JSON Schema for version ${version}` }];
+    validate = createAjv().compile(schema);
+    compiled.set(version, validate);
+  }
+  if (validate(body)) return [];
+  return ajvProblems(validate, { code: 'index_invalid' }).map((problem) => {
+    const match = /^content\.(\d+)(?:\.|$)/.exec(problem.field ?? '');
+    const entry = match ? model.entries[Number(match[1])] : undefined;
+    return entry ? { ...problem, file: entry.translations.es.file } : problem;
+  });
+}

@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, posix } from 'node:path';
+import { isOwnedPath, type OutputFile } from '../core/outputs.ts';
+
+export interface WriteResult {
+  written: { path: string; bytes: number }[];
+  removed: string[];
+}
+
+/**
+ * Writes every file into a staging folder beside `outDir` first; only when all of them are on disk are
+ * they renamed into place (same filesystem, so each rename is atomic). A failure while staging leaves
+ * `outDir` exactly as it was. Files the build does not own are never touched; owned files that the new
+ * build no longer produces are removed.
+ */
+export async function writeOutput(outDir: string, files: readonly OutputFile[]): Promise<WriteResult> {
+  const staging = join(dirname(outDir), `.${basename(outDir)}.staging-${randomBytes(4).toString('hex')}`);
+  const written: WriteResult['written'] = [];
+  try {
+    for (const file of files) {
+      if (!isOwnedPath(file.path))
+        throw new Error(`refusing to write ${file.path}: not a path the build owns`);
+      const target = join(staging, file.path);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, file.content);
+      written.push({ path: file.path, bytes: Buffer.byteLength(file.content) });
+    }
+    const previous = await listOwned(outDir);
+    await mkdir(outDir, { recursive: true });
+    for (const file of files) {
+      const target = join(outDir, file.path);
+      await mkdir(dirname(target), { recursive: true });
+      await rename(join(staging, file.path), target);
+    }
+    const current = new Set(files.map((f) => f.path));
+    const removed = previous.filter((p) => !current.has(p));
+    for (const path of removed) await rm(join(outDir, path), { force: true });
+    await pruneEmptyDirs(outDir, removed);
+    return { written, removed };
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+async function listOwned(outDir: string): Promise<string[]> {
+  const owned: string[] = [];
+  async function walk(dir: string, prefix: string): Promise<void> {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(join(dir, entry.name), path);
+      else if (isOwnedPath(path)) owned.push(path);
+    }
+  }
+  await walk(outDir, '');
+  return owned.sort();
+}
+
+async function pruneEmptyDirs(outDir: string, removed: readonly string[]): Promise<void> {
+  const dirs = new Set<string>();
+  for (const path of removed) {
+    for (let d = posix.dirname(path); d !== '.'; d = posix.dirname(d)) dirs.add(d);
+  }
+  // Deepest first, so a parent is tried after its children.
+  for (const dir of [...dirs].sort((a, b) => b.length - a.length)) {
+    await rmdir(join(outDir, dir)).catch(() => undefined);
+  }
+}

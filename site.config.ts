@@ -1,0 +1,14 @@
+import { defineSite } from './build/core/site-config.ts';
+
+export default defineSite({
+  site: 'https://example.com/',
+  images: 'https://images.example.com/',
+  name: 'Código y Neuronas',
+  description:
+    'Artículos, proyectos y consejos sobre inteligencia artificial, aprendizaje automático y programación, en español, inglés y portugués.',
+  sections: [
+    { name: 'Blog', url: '/blog/' },
+    { name: 'Proyectos', url: '/proyectos/' },
+    { name: 'Consejos', url: '/consejos/' },
+  ],
+});

@@ -1,0 +1,176 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { md, type TempSite, tempSite } from '../helpers/site.ts';
+
+const VALID = {
+  'content/posts/hola.es.md': md({ title: 'Hola mundo', date: '2024-01-01', image: 'posts/hola.png' }),
+  'content/posts/hola.en.md': md({ title: 'Hello world', slug: 'hello-world' }),
+  'content/projects/motor.es.md': md({ title: 'Motor', technologies: ['Rust'] }),
+  'content/tips/atajo.es.md': md({ title: 'Un atajo' }),
+  'public/robots.txt': 'User-agent: *\nAllow: /\n',
+};
+
+let site: TempSite;
+let before: Record<string, string>;
+
+beforeEach(async () => {
+  site = await tempSite(VALID);
+  expect((await site.cli('build')).code).toBe(0);
+  before = await site.snapshot();
+  expect(Object.keys(before)).toContain('api/v1/content.json');
+});
+afterEach(() => site.dispose());
+
+/** Adds `files`, builds, and checks the build failed, printed `expected` lines, and left public/ alone. */
+async function expectFailure(files: Record<string, string>, expected: (string | RegExp)[]) {
+  for (const [path, content] of Object.entries(files)) await site.write(path, content);
+  const result = await site.cli('build');
+  expect(result.code).toBe(1);
+  for (const line of expected) {
+    if (typeof line === 'string') expect(result.stderr).toContain(line);
+    else expect(result.stderr).toMatch(line);
+  }
+  expect(result.stderr).not.toMatch(/^\s+at /m); // no stack trace
+  expect(result.stderr).toContain('the output folder was not changed');
+  expect(await site.snapshot()).toEqual(before);
+  return result;
+}
+
+describe('a build with invalid sources', () => {
+  it('reports malformed YAML with its line', async () => {
+    await expectFailure(
+      { 'content/posts/roto.es.md': '---\ntitle: Roto\ntags: [uno, dos\ndate: 2024-01-01\n---\n' },
+      [/content\/posts\/roto\.es\.md:\d+: front matter is not valid YAML/],
+    );
+  });
+
+  it('reports a missing title and an empty title', async () => {
+    await expectFailure(
+      {
+        'content/posts/sin-titulo.es.md': md({ description: 'Sin título' }),
+        'content/tips/vacio.es.md': md({ title: '   ' }),
+      },
+      [
+        'content/posts/sin-titulo.es.md:1: title: is required',
+        'content/tips/vacio.es.md:2: title: must not be empty',
+      ],
+    );
+  });
+
+  it('points a missing title at a near-miss key', async () => {
+    await expectFailure({ 'content/posts/typo.es.md': '---\ndescription: x\ntitel: Hola\n---\n' }, [
+      'content/posts/typo.es.md:3: title: is required',
+      '`titel` looks like a typo: did you mean `title`?',
+    ]);
+  });
+
+  it('reports wrong types, naming the field', async () => {
+    await expectFailure(
+      { 'content/posts/tipos.es.md': '---\ntitle: Tipos\ndraft: "yes"\ntags: ia\ndate: mañana\n---\n' },
+      [
+        'content/posts/tipos.es.md:3: draft: must be true or false, got "yes"',
+        'content/posts/tipos.es.md:4: tags: must be a list, got "ia"',
+        'content/posts/tipos.es.md:5: date: must be a date',
+      ],
+    );
+  });
+
+  it('reports an image address that is not a URI', async () => {
+    await expectFailure({ 'content/posts/img.es.md': md({ title: 'Imagen', image: 'http://[roto' }) }, [
+      'content/posts/img.es.md:3: image: is not a valid address',
+    ]);
+  });
+
+  it('reports an image on another host', async () => {
+    await expectFailure(
+      { 'content/posts/img.es.md': md({ title: 'Imagen', image: 'https://cdn.other.net/a.png' }) },
+      [
+        'content/posts/img.es.md:3: image: https://cdn.other.net/a.png is not on the image host images.example.com',
+      ],
+    );
+  });
+
+  it('refuses technologies on a post or a tip', async () => {
+    await expectFailure(
+      {
+        'content/posts/tec.es.md': md({ title: 'Post', technologies: ['Python'] }),
+        'content/tips/tec.es.md': md({ title: 'Tip', technologies: ['Go'] }),
+      },
+      [
+        'content/posts/tec.es.md:3: technologies: only projects may list technologies',
+        'content/tips/tec.es.md:3: technologies: only projects may list technologies',
+      ],
+    );
+  });
+
+  it('names both files when two items would publish the same address', async () => {
+    await expectFailure({ 'content/posts/otro.es.md': md({ title: 'Otro', slug: 'hola' }) }, [
+      /content\/posts\/(hola|otro)\.es\.md:\d+: slug: publishes https:\/\/example\.com\/blog\/hola\/, the same address as content\/posts\/(hola|otro)\.es\.md/,
+    ]);
+  });
+
+  it('refuses a translation without its Spanish file', async () => {
+    await expectFailure({ 'content/tips/huerfano.pt-br.md': md({ title: 'Órfão' }) }, [
+      'content/tips/huerfano.pt-br.md:1: translationKey: this pt-br translation has no Spanish (canonical) file',
+      'hint: add content/tips/huerfano.es.md',
+    ]);
+  });
+
+  it('refuses an unknown language suffix', async () => {
+    await expectFailure({ 'content/posts/hola.fr.md': md({ title: 'Bonjour' }) }, [
+      'content/posts/hola.fr.md:1: language: unknown language suffix ".fr"',
+    ]);
+    await expectFailure({ 'content/posts/hola.pt.md': md({ title: 'Olá' }) }, [
+      '(Brazilian Portuguese is .pt-br)',
+    ]);
+  });
+
+  it('refuses two Spanish files for one item', async () => {
+    await expectFailure({ 'content/posts/hola/index.es.md': md({ title: 'Otra vez', slug: 'otra' }) }, [
+      /content\/posts\/hola(\/index)?\.es\.md:1: translationKey: a second es file for "post\/hola"/,
+    ]);
+  });
+
+  it('reports every problem of a build at once', async () => {
+    const result = await expectFailure(
+      {
+        'content/posts/a.es.md': md({ title: '' }),
+        'content/posts/b.es.md': md({ title: 'B', technologies: ['x'] }),
+        'content/tips/c.en.md': md({ title: 'C' }),
+      },
+      ['content/posts/a.es.md', 'content/posts/b.es.md', 'content/tips/c.en.md'],
+    );
+    expect(result.stderr).toContain('✗ 3 problems');
+  });
+
+  it('reports an invalid site address in the configuration', async () => {
+    await expectFailure(
+      { 'site.config.ts': 'export default { site: "example.com", images: "https://i.example.com/" };\n' },
+      ['site.config.ts: site: must be an absolute address'],
+    );
+  });
+
+  it('names the environment variable when an override is invalid', async () => {
+    process.env.CONTENT_INDEX_IMAGE_BASE_URL = 'ftp://images';
+    try {
+      await expectFailure({}, [
+        'environment variable CONTENT_INDEX_IMAGE_BASE_URL: images: must be an http(s) address',
+      ]);
+    } finally {
+      delete process.env.CONTENT_INDEX_IMAGE_BASE_URL;
+    }
+  });
+});
+
+describe('check', () => {
+  it('validates without writing', async () => {
+    await site.write('content/posts/nuevo.es.md', md({ title: 'Nuevo' }));
+    const ok = await site.cli('check');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('4 items');
+    expect(await site.snapshot()).toEqual(before);
+    await site.write('content/posts/nuevo.es.md', md({ title: '' }));
+    const bad = await site.cli('check');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('content/posts/nuevo.es.md:2: title: must not be empty');
+  });
+});

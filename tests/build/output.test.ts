@@ -1,0 +1,159 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { build } from '../../build/index.ts';
+import { md, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
+
+const NOW = new Date('2026-06-01T12:00:00Z');
+const clock = () => NOW;
+
+const FILES = {
+  'content/posts/publicado.es.md': md({ title: 'Publicado', date: '2026-05-01' }),
+  'content/posts/publicado.en.md': md({ title: 'Published', slug: 'published', draft: true }),
+  'content/posts/borrador-secreto.es.md': md({ title: 'Borrador secreto', draft: true }),
+  'content/posts/borrador-secreto.en.md': md({ title: 'Secret draft', slug: 'secret-draft' }),
+  'content/tips/futuro-lejano.es.md': md({ title: 'Futuro lejano', date: '2026-06-01T12:00:01Z' }),
+  'content/tips/hoy.es.md': md({ title: 'Hoy', date: '2026-06-01T12:00:00Z' }),
+  'content/projects/motor.es.md': md({
+    title: 'Motor',
+    date: '2025-01-01',
+    technologies: ['Rust', 'WebGPU'],
+  }),
+  'content/projects/motor.pt-br.md': md({ title: 'Motor', slug: 'motor-grafico' }),
+};
+
+let site: TempSite | undefined;
+afterEach(() => site?.dispose());
+
+async function allOutput(s: TempSite): Promise<string> {
+  const files = Object.keys(await snapshotDir(s.out)).sort();
+  const parts = await Promise.all(files.map((f) => readFile(join(s.out, f), 'utf8')));
+  return parts.join('\n');
+}
+
+describe('drafts and future-dated items', () => {
+  it('leave no trace in any output file', async () => {
+    site = await tempSite(FILES);
+    const result = await build({ root: site.root, clock });
+    const everything = await allOutput(site);
+    for (const secret of [
+      'Borrador secreto',
+      'borrador-secreto',
+      'Secret draft',
+      'secret-draft',
+      'Futuro lejano',
+      'futuro-lejano',
+      '/en/blog/published/',
+    ]) {
+      expect(everything).not.toContain(secret);
+    }
+    expect(everything).toContain('Publicado');
+    expect(everything).toContain('https://example.com/consejos/hoy/'); // exactly "now" is not the future
+    const index = await site.readJson<{ content: { title: string; url_en?: string }[] }>(
+      'api/v1/content.json',
+    );
+    expect(index.content.find((i) => i.title === 'Publicado')?.url_en).toBeUndefined();
+    expect(result.model.leftOut).toEqual([
+      { file: 'content/posts/borrador-secreto.es.md', reason: 'draft', wholeItem: true },
+      { file: 'content/posts/publicado.en.md', reason: 'draft', wholeItem: false },
+      {
+        file: 'content/tips/futuro-lejano.es.md',
+        reason: 'future',
+        date: '2026-06-01T12:00:01Z',
+        wholeItem: true,
+      },
+    ]);
+  });
+
+  it('are included with --drafts and --future', async () => {
+    site = await tempSite(FILES);
+    const drafts = await build({ root: site.root, clock, drafts: true });
+    expect(drafts.model.leftOut.map((l) => l.reason)).toEqual(['future']);
+    let everything = await allOutput(site);
+    expect(everything).toContain('Borrador secreto');
+    expect(everything).toContain('https://example.com/en/blog/secret-draft/');
+    expect(everything).toContain('https://example.com/en/blog/published/');
+    expect(everything).not.toContain('Futuro lejano');
+
+    await build({ root: site.root, clock, future: true });
+    everything = await allOutput(site);
+    expect(everything).toContain('Futuro lejano');
+    expect(everything).not.toContain('Borrador secreto');
+
+    const cli = await site.cli('build', '--drafts', '--future');
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).not.toContain('left out');
+    everything = await allOutput(site);
+    expect(everything).toContain('Futuro lejano');
+    expect(everything).toContain('Borrador secreto');
+  });
+});
+
+describe('output', () => {
+  it('is byte-identical for the same sources apart from `generated`', async () => {
+    site = await tempSite(FILES);
+    await build({ root: site.root, clock });
+    const first = await readAll(site);
+    await build({ root: site.root, clock: () => new Date('2026-06-01T12:00:00.500Z') });
+    const second = await readAll(site);
+    expect(Object.keys(second)).toEqual(Object.keys(first));
+    const strip = (s: string) => s.replace(/"generated":"[^"]+"/g, '"generated":"…"');
+    for (const path of Object.keys(first)) expect(strip(second[path] ?? '')).toBe(strip(first[path] ?? ''));
+    expect(first['api/v1/content.json']).not.toBe(second['api/v1/content.json']); // only `generated` moved
+  });
+
+  it('orders content newest first, undated last, ties by address', async () => {
+    site = await tempSite({
+      'content/posts/b.es.md': md({ title: 'B', date: '2024-01-01' }),
+      'content/posts/a.es.md': md({ title: 'A', date: '2024-01-01' }),
+      'content/tips/sin-fecha.es.md': md({ title: 'Sin fecha' }),
+      'content/tips/nuevo.es.md': md({ title: 'Nuevo', date: '2025-01-01' }),
+    });
+    await build({ root: site.root, clock });
+    const index = await site.readJson<{ content: { title: string }[] }>('api/v1/content.json');
+    expect(index.content.map((i) => i.title)).toEqual(['Nuevo', 'A', 'B', 'Sin fecha']);
+  });
+
+  it('serves the alias with the same bytes as the versioned route and publishes the schema', async () => {
+    site = await tempSite(FILES);
+    await build({ root: site.root, clock });
+    const versioned = await readFile(join(site.out, 'api/v1/content.json'), 'utf8');
+    expect(await readFile(join(site.out, 'api/content.json'), 'utf8')).toBe(versioned);
+    const schema = await site.readJson<{ $id: string; $schema: string }>('api/v1/schema.json');
+    expect(schema.$id).toBe('https://example.com/api/v1/schema.json');
+    expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+  });
+
+  it('keeps files it does not own and removes owned files it no longer produces', async () => {
+    site = await tempSite({ ...FILES, 'public/favicon.svg': '<svg/>', 'public/api/v0/content.json': '{}' });
+    await build({ root: site.root, clock });
+    const files = Object.keys(await snapshotDir(site.out)).sort();
+    expect(files).toEqual(['api/content.json', 'api/v1/content.json', 'api/v1/schema.json', 'favicon.svg']);
+    expect(await readFile(join(site.out, 'favicon.svg'), 'utf8')).toBe('<svg/>');
+  });
+
+  it('applies environment overrides for preview deployments', async () => {
+    site = await tempSite({ 'content/posts/hola.es.md': md({ title: 'Hola', image: 'hola.png' }) });
+    await build({
+      root: site.root,
+      clock,
+      env: {
+        CONTENT_INDEX_SITE_URL: 'https://preview.example.pages.dev',
+        CONTENT_INDEX_IMAGE_BASE_URL: 'https://img-preview.example.com/v2',
+      },
+    });
+    const index = await site.readJson<{ site: string; content: { url: string; image: string }[] }>(
+      'api/v1/content.json',
+    );
+    expect(index.site).toBe('https://preview.example.pages.dev/');
+    expect(index.content[0]?.url).toBe('https://preview.example.pages.dev/blog/hola/');
+    expect(index.content[0]?.image).toBe('https://img-preview.example.com/v2/hola.png');
+  });
+});
+
+async function readAll(s: TempSite): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const path of Object.keys(await snapshotDir(s.out)).sort())
+    out[path] = await readFile(join(s.out, path), 'utf8');
+  return out;
+}

@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { md, PROJECT_ROOT, type TempSite, tempSite } from './helpers/site.ts';
+
+const run = promisify(execFile);
+const BIN = join(PROJECT_ROOT, 'bin', 'content-index.js');
+
+let site: TempSite;
+beforeAll(async () => {
+  site = await tempSite({
+    'content/posts/bien.es.md': md({ title: 'Bien' }),
+    'content/posts/mal.es.md': md({ title: 'Mal', draft: 'sí' }),
+  });
+});
+afterAll(() => site.dispose());
+
+async function bin(...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: site.root });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+it('the installed bin exits 1 on invalid content, prints the problem and no stack trace', async () => {
+  const result = await bin('build');
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain('content/posts/mal.es.md:3: draft: must be true or false, got "sí"');
+  expect(result.stderr).not.toMatch(/^\s+at /m);
+});
+
+it('prints the stack trace with --debug', async () => {
+  const result = await bin('build', '--debug');
+  expect(result.code).toBe(1);
+  expect(result.stderr).toMatch(/^\s+at /m);
+});
+
+it('exits 0 and reports what it wrote once the content is fixed', async () => {
+  await site.write('content/posts/mal.es.md', md({ title: 'Mal', draft: false }));
+  const result = await bin('build');
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/2 items \(2 posts, 0 projects, 0 tips\) → 3 files/);
+});
+
+it('rejects unknown options with a usage error', async () => {
+  const result = await bin('build', '--nope');
+  expect(result.code).not.toBe(0);
+  expect(result.stderr).toContain("unknown option '--nope'");
+});

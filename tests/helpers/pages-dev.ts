@@ -1,0 +1,85 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from './site.ts';
+
+export interface PagesDev {
+  url: string;
+  /** Everything wrangler printed, for assertions on Function invocations and for failure messages. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/**
+ * Serves `dir` with `wrangler pages dev` (workerd, the runtime Cloudflare Pages runs) from the project
+ * root, so the project's functions/ and wrangler.toml apply. Resolves once a request gets an answer.
+ */
+export async function startPagesDev(dir: string, extraArgs: string[] = []): Promise<PagesDev> {
+  const [port, inspectorPort] = [await freePort(), await freePort()];
+  const state = await mkdtemp(join(tmpdir(), 'content-index-wrangler-'));
+  let log = '';
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      join(PROJECT_ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
+      'pages',
+      'dev',
+      dir,
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inspector-port',
+      String(inspectorPort),
+      '--persist-to',
+      state,
+      '--show-interactive-dev-session=false',
+      ...extraArgs,
+    ],
+    {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', CI: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  child.stdout?.on('data', (chunk) => (log += chunk));
+  child.stderr?.on('data', (chunk) => (log += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    await rm(state, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    try {
+      await fetch(`${url}/__content-index-ready`);
+      return { url, output: () => log, stop };
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  await stop();
+  throw new Error(`wrangler pages dev did not start:\n${log}`);
+}
