@@ -50,7 +50,7 @@ export async function main(
 
   const common = (command: Command) =>
     command
-      .option('--content <dir>', 'content folder', 'content')
+      .option('--content <dir>', 'content folder (default: content.dir of the configuration, or content)')
       .option('--config <file>', 'site configuration', 'site.config.ts')
       .option('--drafts', 'include files marked draft: true')
       .option('--future', 'include files dated in the future')

@@ -25,7 +25,7 @@ export const silentLogger: Logger = { info: () => undefined, warn: () => undefin
 export interface BuildOptions {
   /** Project root; other paths are relative to it. Default: the current directory. */
   root?: string;
-  /** Default: `content`. */
+  /** Overrides the configuration's `content.dir` (default `content`). */
   content?: string;
   /** Default: `public`. */
   out?: string;
@@ -41,6 +41,8 @@ export interface BuildOptions {
   env?: Env;
   logger?: Logger;
   maxFileBytes?: number;
+  /** From this many files on, parsing is shared with a worker thread (default 2000). */
+  parallelThreshold?: number;
 }
 
 export interface BuildResult {
@@ -68,8 +70,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 
   const loaded = await loadSources({
     root,
-    content: options.content ?? 'content',
+    layout: config.content,
+    ...(options.content !== undefined && { content: options.content }),
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
   });
   const assembled = assemble(loaded.files, config, {
     now,
