@@ -10,6 +10,7 @@ import type { Env, SiteConfig } from './core/site-config.ts';
 import { validateIndex } from './core/validate-index.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { importConfigModule } from './stages/load-config.ts';
+import type { ParseCache } from './stages/parse-files.ts';
 import { writeOutput } from './stages/write.ts';
 
 export type { Problem } from './core/errors.ts';
@@ -44,6 +45,8 @@ export interface BuildOptions {
   maxFileBytes?: number;
   /** From this many files on, parsing is shared with a worker thread (default 2000). */
   parallelThreshold?: number;
+  /** Reuse parsed front matter of unchanged files across builds in one process (dev mode). */
+  cache?: ParseCache;
   /** Called as each stage starts; the CLI draws progress from it on a terminal. */
   onStage?: (stage: BuildStage, detail?: string) => void;
 }
@@ -95,6 +98,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(options.content !== undefined && { content: options.content }),
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
+    ...(options.cache && { cache: options.cache }),
   });
   done();
 

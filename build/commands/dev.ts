@@ -27,7 +27,8 @@ export function registerDevCommand(program: Command, context: CliContext): void 
 
 async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const root = process.cwd();
-  const options = buildOptions(flags, context);
+  // Unchanged files keep their parsed front matter between rebuilds: a save re-reads one file, not all.
+  const options = { ...buildOptions(flags, context), cache: new Map() };
   const outDir = resolve(root, flags.out ?? 'public');
   let contentDir = resolve(root, flags.content ?? 'content');
 

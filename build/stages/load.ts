@@ -6,7 +6,7 @@ import { globBase, type Location, locate, normalizeLanguage, unknownLanguage } f
 import type { SourceFile } from '../core/model.ts';
 import type { ContentLayout } from '../core/site-config.ts';
 import type { ParseTask } from './_parse-chunk.ts';
-import { type ParseFilesOptions, parseFiles } from './parse-files.ts';
+import { type ParseCache, type ParseFilesOptions, parseFiles } from './parse-files.ts';
 
 export interface LoadOptions {
   root: string;
@@ -17,6 +17,7 @@ export interface LoadOptions {
   maxFileBytes: number;
   /** From this many files on, parsing is shared with a worker thread. */
   parallelThreshold?: number;
+  cache?: ParseCache;
 }
 
 export interface Loaded {
@@ -83,6 +84,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
 
   const parseOptions: ParseFilesOptions = { maxFileBytes: options.maxFileBytes };
   if (options.parallelThreshold !== undefined) parseOptions.parallelThreshold = options.parallelThreshold;
+  if (options.cache) parseOptions.cache = options.cache;
   const outcomes = await parseFiles(tasks, parseOptions);
   const files: SourceFile[] = [];
   for (const [i, outcome] of outcomes.entries()) {
