@@ -10,7 +10,7 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-const titleOf = (outcome: unknown) => ((outcome as { data: { title: string } }).data ?? {}).title;
+const titleOf = (outcome: unknown) => (outcome as { data?: { title: string } }).data?.title;
 
 it('reuses the outcome of a file whose size and mtime are unchanged, and re-reads one that changed', async () => {
   const file = join(dir, 'a.es.md');
