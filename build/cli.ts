@@ -1,10 +1,12 @@
 import { Command, Option } from 'commander';
 import { type BuildOptions, type BuildResult, build, formatProblems, isContentIndexError } from './index.ts';
+import { registerSchemaCommands } from './cli-schema.ts';
 
 interface Flags {
   content?: string;
   out?: string;
   config?: string;
+  headers?: string;
   drafts?: boolean;
   future?: boolean;
   debug?: boolean;
@@ -39,6 +41,7 @@ export async function main(
     if (flags.content) options.content = flags.content;
     if (flags.out) options.out = flags.out;
     if (flags.config) options.config = flags.config;
+    if (flags.headers) options.headers = flags.headers;
     try {
       const result = await build(options);
       if (result.warnings.length > 0) printErr(`warning:\n${formatProblems(result.warnings)}`);
@@ -52,6 +55,7 @@ export async function main(
     command
       .option('--content <dir>', 'content folder', 'content')
       .option('--config <file>', 'site configuration', 'site.config.ts')
+      .option('--headers <file>', 'versions and header policy', 'headers.config.ts')
       .option('--drafts', 'include files marked draft: true')
       .option('--future', 'include files dated in the future')
       .addOption(new Option('--debug', 'print stack traces of internal errors'));
@@ -64,6 +68,8 @@ export async function main(
   common(program.command('check').description('validate the content without writing anything')).action(
     (flags: Flags) => run(flags, true),
   );
+
+  registerSchemaCommands(program, { print, printErr, setExitCode: (c) => (code = c) });
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -7,6 +7,12 @@ import { render } from './core/render.ts';
 import { resolveSiteConfig } from './core/resolve-site-config.ts';
 import type { Env, SiteConfig } from './core/site-config.ts';
 import { validateIndex } from './core/validate-index.ts';
+import { resolveHeadersConfig } from './core/resolve-headers-config.ts';
+import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registry.ts';
+import { validateManifest } from './core/validate-manifest.ts';
+import { versionState } from './core/lifecycle.ts';
+import { loadAuthorFiles } from './stages/load-author-files.ts';
+import { checkSnapshots } from './stages/schema-snapshots.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { importConfigModule } from './stages/load-config.ts';
 import { type WriteResult, writeOutput } from './stages/write.ts';
@@ -14,6 +20,7 @@ import { type WriteResult, writeOutput } from './stages/write.ts';
 export type { Problem } from './core/errors.ts';
 export { ContentIndexError, formatProblem, formatProblems, isContentIndexError } from './core/errors.ts';
 export { defineSite } from './core/site-config.ts';
+export { defineHeaders } from './core/headers-config.ts';
 
 export interface Logger {
   info(message: string): void;
@@ -31,6 +38,10 @@ export interface BuildOptions {
   out?: string;
   /** Default: `site.config.ts`. */
   config?: string;
+  /** The versions' lifecycle and header policy. Default: `headers.config.ts`. */
+  headers?: string;
+  /** The versions this build can publish. Default: `build/core/serializers/registry.ts`. Tests add fixtures. */
+  serializers?: SerializerRegistry;
   drafts?: boolean;
   future?: boolean;
   /** Validate and render, but write nothing. */
@@ -65,6 +76,28 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const configFile = options.config ?? 'site.config.ts';
   const configInput = await importConfigModule(root, configFile, 'site configuration');
   const config = resolveSiteConfig(configInput, options.env ?? {}, relative(root, resolve(root, configFile)));
+  const headersFile = options.headers ?? 'headers.config.ts';
+  const serializers = options.serializers ?? SERIALIZERS;
+  const headers = resolveHeadersConfig(
+    await importConfigModule(root, headersFile, 'headers configuration', {
+      helper: 'defineHeaders',
+      flag: '--headers',
+    }),
+    {
+      file: relative(root, resolve(root, headersFile)),
+      now,
+      serializers,
+      site: config.site,
+      documentation: config.documentation,
+    },
+  );
+  // The shape guard: every version this build publishes keeps the shape of its frozen snapshot.
+  const publishing = headers.lifecycle.versions.filter((v) => versionState(v, now) !== 'withdrawn');
+  const changed = await checkSnapshots(
+    serializers,
+    publishing.map((v) => v.version),
+  );
+  if (changed.length > 0) throw new ContentIndexError(changed);
 
   const loaded = await loadSources({
     root,
@@ -80,10 +113,18 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   if (!assembled.ok || problems.length > 0) throw new ContentIndexError(problems);
   const { model } = assembled;
 
-  const rendered = render(model, { config, generated: now });
+  const rendered = render(model, {
+    config,
+    generated: now,
+    lifecycle: headers.lifecycle,
+    serializers,
+    author: await loadAuthorFiles(root),
+  });
   const invalid = Object.entries(rendered.bodies).flatMap(([version, body]) =>
-    validateIndex(version, body, model),
+    validateIndex(version, body, model, serializers[version]?.schema),
   );
+  const manifest = rendered.files.find((f) => f.path === 'api/versions.json');
+  if (manifest) invalid.push(...validateManifest(JSON.parse(manifest.content)));
   if (invalid.length > 0) throw new ContentIndexError(invalid);
 
   const outDir = resolve(root, options.out ?? 'public');
@@ -107,7 +148,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     model,
     outDir,
     written,
-    warnings: assembled.warnings,
+    warnings: [...headers.warnings, ...assembled.warnings],
     durationMs: performance.now() - started,
   };
 }
