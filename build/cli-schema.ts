@@ -45,6 +45,8 @@ export function registerSchemaCommands(
         return;
       }
       const { file, changed } = await writeSnapshot(serializer);
-      io.print(changed ? `✓ wrote ${file}; commit it with the schema change` : `✓ ${file} is already up to date`);
+      io.print(
+        changed ? `✓ wrote ${file}; commit it with the schema change` : `✓ ${file} is already up to date`,
+      );
     });
 }

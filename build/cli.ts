@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
-import { type BuildOptions, type BuildResult, build, formatProblems, isContentIndexError } from './index.ts';
 import { registerSchemaCommands } from './cli-schema.ts';
+import { type BuildOptions, type BuildResult, build, formatProblems, isContentIndexError } from './index.ts';
 
 interface Flags {
   content?: string;

@@ -2,25 +2,25 @@ import { relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { assemble } from './core/assemble.ts';
 import { ContentIndexError, type Problem } from './core/errors.ts';
+import { versionState } from './core/lifecycle.ts';
 import type { ContentModel } from './core/model.ts';
 import { render } from './core/render.ts';
+import { resolveHeadersConfig } from './core/resolve-headers-config.ts';
 import { resolveSiteConfig } from './core/resolve-site-config.ts';
+import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registry.ts';
 import type { Env, SiteConfig } from './core/site-config.ts';
 import { validateIndex } from './core/validate-index.ts';
-import { resolveHeadersConfig } from './core/resolve-headers-config.ts';
-import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registry.ts';
 import { validateManifest } from './core/validate-manifest.ts';
-import { versionState } from './core/lifecycle.ts';
-import { loadAuthorFiles } from './stages/load-author-files.ts';
-import { checkSnapshots } from './stages/schema-snapshots.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
+import { loadAuthorFiles } from './stages/load-author-files.ts';
 import { importConfigModule } from './stages/load-config.ts';
+import { checkSnapshots } from './stages/schema-snapshots.ts';
 import { type WriteResult, writeOutput } from './stages/write.ts';
 
 export type { Problem } from './core/errors.ts';
 export { ContentIndexError, formatProblem, formatProblems, isContentIndexError } from './core/errors.ts';
-export { defineSite } from './core/site-config.ts';
 export { defineHeaders } from './core/headers-config.ts';
+export { defineSite } from './core/site-config.ts';
 
 export interface Logger {
   info(message: string): void;

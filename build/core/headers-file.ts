@@ -35,6 +35,7 @@ export function renderHeadersFile(
   const problems: Problem[] = [];
   const lines = [...HEADER, ''];
   let authorRules = 0;
+  const authorPaths = new Map<string, number>();
   if (author && author.text.trim() !== '') {
     lines.push(`# From ${author.file}:`);
     author.text
@@ -42,7 +43,10 @@ export function renderHeadersFile(
       .split(/\r?\n/)
       .forEach((line, index) => {
         const trimmed = line.trim();
-        if (PATH_LINE.test(trimmed)) authorRules++;
+        if (PATH_LINE.test(trimmed)) {
+          authorRules++;
+          authorPaths.set(trimmed, index + 1);
+        }
         if (trimmed.length > PAGES_LIMITS.headerLineLength)
           problems.push(tooLong(author.file, index + 1, trimmed.length));
         lines.push(line);
@@ -55,6 +59,17 @@ export function renderHeadersFile(
     lines.push(`# ${section.title}`);
     for (const rule of section.rules) {
       buildRules++;
+      const line = authorPaths.get(rule.path);
+      if (author && line !== undefined) {
+        // Pages keeps one rule per path, the last one: the author's headers would silently vanish.
+        problems.push({
+          code: 'serving_limits',
+          file: author.file,
+          line,
+          message: `${rule.path} is also a rule the build writes, and Cloudflare Pages keeps only one rule per path (rule: headers-one-rule-per-path)`,
+          hint: 'use a more specific path for your headers; the API headers come from headers.config.ts',
+        });
+      }
       const ruleLines = [
         rule.path,
         ...Object.keys(rule.headers).map((name) => `  ! ${name}`),

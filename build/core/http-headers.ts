@@ -30,7 +30,9 @@ export function cacheControl(policy: CachePolicy, capSeconds?: number): string {
     maxAge = Math.min(maxAge, cap);
     stale = Math.min(stale, cap - maxAge);
   }
-  return stale > 0 ? `public, max-age=${maxAge}, stale-while-revalidate=${stale}` : `public, max-age=${maxAge}`;
+  return stale > 0
+    ? `public, max-age=${maxAge}, stale-while-revalidate=${stale}`
+    : `public, max-age=${maxAge}`;
 }
 
 /** Headers every API response carries (the body is JSON; any origin may read it; no sniffing). */

@@ -78,6 +78,7 @@ export function renderRedirectsFile(
     });
   }
   const body = [HEADER, ...(author ? [author.text.replace(/\s+$/, '')] : [])];
-  if (rules.length > 0) body.push('# From content-index:', ...rules.map((r) => `${r.from} ${r.to} ${r.status ?? 302}`));
+  if (rules.length > 0)
+    body.push('# From content-index:', ...rules.map((r) => `${r.from} ${r.to} ${r.status ?? 302}`));
   return { content: `${body.join('\n')}\n`, problems };
 }

@@ -38,7 +38,8 @@ export function renderServing(ctx: ServingContext): OutputFile[] {
   for (const version of manifest.versions) {
     const deprecated = version.deprecated_at ? new Date(version.deprecated_at) : undefined;
     const sunset = version.sunset_at ? new Date(version.sunset_at) : undefined;
-    if (!deprecated || !sunset || versionState({ deprecated, sunset }, ctx.generated) !== 'deprecated') continue;
+    if (!deprecated || !sunset || versionState({ deprecated, sunset }, ctx.generated) !== 'deprecated')
+      continue;
     // Static copies of what the Function sends: they matter only where Functions do not run.
     apiRules.push({
       path: `/api/${version.version}/*`,

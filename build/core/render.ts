@@ -41,7 +41,10 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
 }
 
 function defaultLifecycle(ctx: RenderContext, serializers: SerializerRegistry): Lifecycle {
-  const latest = Object.keys(serializers).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))).at(-1) ?? 'v1';
+  const latest =
+    Object.keys(serializers)
+      .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))
+      .at(-1) ?? 'v1';
   return {
     versions: [{ version: latest, published: ctx.generated, documentation: ctx.config.documentation }],
     scheduled: [],

@@ -54,7 +54,13 @@ export function resolveHeadersConfig(input: unknown, ctx: ResolveHeadersContext)
   const config = input as HeadersConfigInput;
   const problems: Problem[] = [];
   const problem = (field: string, rule: string, message: string, hint: string) =>
-    problems.push({ code: 'lifecycle_invalid', file: ctx.file, field, message: `${message} (rule: ${rule})`, hint });
+    problems.push({
+      code: 'lifecycle_invalid',
+      file: ctx.file,
+      field,
+      message: `${message} (rule: ${rule})`,
+      hint,
+    });
 
   const declared: VersionLifecycle[] = [];
   for (const [version, entry] of Object.entries(config.versions)) {
@@ -169,7 +175,8 @@ export function resolveHeadersConfig(input: unknown, ctx: ResolveHeadersContext)
   }));
   const cache = {
     maxAge: config.cacheControl?.maxAge ?? DEFAULT_CACHE_CONTROL.maxAge,
-    staleWhileRevalidate: config.cacheControl?.staleWhileRevalidate ?? DEFAULT_CACHE_CONTROL.staleWhileRevalidate,
+    staleWhileRevalidate:
+      config.cacheControl?.staleWhileRevalidate ?? DEFAULT_CACHE_CONTROL.staleWhileRevalidate,
   };
   return { lifecycle: { versions: published, scheduled, cache }, warnings };
 }

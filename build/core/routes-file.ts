@@ -30,7 +30,8 @@ export function renderRoutesFile(input: RoutesInput): { content: string; problem
         `${rule}: ${rule.length} characters; Cloudflare Pages allows ${PAGES_LIMITS.routeLength} (rule: routes-max-length)`,
         'use a shorter pattern',
       );
-    if (!rule.startsWith('/')) fail(`${rule}: a rule must start with / (rule: routes-absolute)`, 'write /path');
+    if (!rule.startsWith('/'))
+      fail(`${rule}: a rule must start with / (rule: routes-absolute)`, 'write /path');
   }
   for (const list of [include, exclude]) {
     for (const splat of list.filter((r) => r.endsWith('/*'))) {

@@ -45,7 +45,10 @@ export function compareSchemas(snapshot: Schema, live: Schema): ShapeChange[] {
     const parent = parentOf(field);
     // A required field inside a new optional object is fine: the object itself is the addition.
     if (parent === '' || before.has(parent))
-      changes.push({ field, message: 'was added as required; a field added within a version must be optional' });
+      changes.push({
+        field,
+        message: 'was added as required; a field added within a version must be optional',
+      });
   }
   return changes.sort((a, b) => a.field.localeCompare(b.field));
 }
@@ -63,7 +66,8 @@ export function fieldShapes(schema: Schema): Map<string, FieldShape> {
   };
   const visit = (node: unknown, path: string, required: boolean, refs: readonly string[]) => {
     const found = collect(schema, node, refs);
-    if (path !== '') add(path, { types: [...found.types].sort(), formats: [...found.formats].sort(), required });
+    if (path !== '')
+      add(path, { types: [...found.types].sort(), formats: [...found.formats].sort(), required });
     for (const object of found.objects) {
       const requiredKeys = Array.isArray(object.node.required) ? (object.node.required as string[]) : [];
       for (const [key, sub] of Object.entries(object.node.properties as Schema)) {
@@ -103,7 +107,8 @@ function collect(root: Schema, node: unknown, refs: readonly string[]): Found {
   if (typeof type === 'string') found.types.add(type);
   if (Array.isArray(type)) for (const t of type) found.types.add(String(t));
   if (type === undefined && 'const' in current) found.types.add(jsonType(current.const));
-  if (type === undefined && Array.isArray(current.enum)) for (const v of current.enum) found.types.add(jsonType(v));
+  if (type === undefined && Array.isArray(current.enum))
+    for (const v of current.enum) found.types.add(jsonType(v));
   if (typeof current.format === 'string') found.formats.add(current.format);
   if (typeof current.properties === 'object' && current.properties !== null)
     found.objects.push({ node: current, refs: chain });

@@ -6,7 +6,9 @@ import type { AuthorFile } from '../core/headers-file.ts';
  * The author's own `_headers` and `_redirects` live at the project root: inside `public/` those names
  * belong to the build, which merges these files into them.
  */
-export async function loadAuthorFiles(root: string): Promise<{ headers?: AuthorFile; redirects?: AuthorFile }> {
+export async function loadAuthorFiles(
+  root: string,
+): Promise<{ headers?: AuthorFile; redirects?: AuthorFile }> {
   const files: { headers?: AuthorFile; redirects?: AuthorFile } = {};
   for (const [key, file] of [
     ['headers', '_headers'],
