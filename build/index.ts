@@ -2,10 +2,8 @@ import { relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { assemble } from './core/assemble.ts';
 import { ContentIndexError, type Problem } from './core/errors.ts';
-import { versionState } from './core/lifecycle.ts';
 import type { ContentModel } from './core/model.ts';
 import { render } from './core/render.ts';
-import { resolveHeadersConfig } from './core/resolve-headers-config.ts';
 import { resolveSiteConfig } from './core/resolve-site-config.ts';
 import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registry.ts';
 import type { Env, SiteConfig } from './core/site-config.ts';
@@ -14,7 +12,7 @@ import { validateManifest } from './core/validate-manifest.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { loadAuthorFiles } from './stages/load-author-files.ts';
 import { importConfigModule } from './stages/load-config.ts';
-import { checkSnapshots } from './stages/schema-snapshots.ts';
+import { loadLifecycle } from './stages/load-lifecycle.ts';
 import { type WriteResult, writeOutput } from './stages/write.ts';
 
 export type { Problem } from './core/errors.ts';
@@ -76,28 +74,14 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const configFile = options.config ?? 'site.config.ts';
   const configInput = await importConfigModule(root, configFile, 'site configuration');
   const config = resolveSiteConfig(configInput, options.env ?? {}, relative(root, resolve(root, configFile)));
-  const headersFile = options.headers ?? 'headers.config.ts';
   const serializers = options.serializers ?? SERIALIZERS;
-  const headers = resolveHeadersConfig(
-    await importConfigModule(root, headersFile, 'headers configuration', {
-      helper: 'defineHeaders',
-      flag: '--headers',
-    }),
-    {
-      file: relative(root, resolve(root, headersFile)),
-      now,
-      serializers,
-      site: config.site,
-      documentation: config.documentation,
-    },
-  );
-  // The shape guard: every version this build publishes keeps the shape of its frozen snapshot.
-  const publishing = headers.lifecycle.versions.filter((v) => versionState(v, now) !== 'withdrawn');
-  const changed = await checkSnapshots(
+  const headers = await loadLifecycle({
+    root,
+    file: options.headers ?? 'headers.config.ts',
+    now,
     serializers,
-    publishing.map((v) => v.version),
-  );
-  if (changed.length > 0) throw new ContentIndexError(changed);
+    config,
+  });
 
   const loaded = await loadSources({
     root,

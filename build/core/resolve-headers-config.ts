@@ -163,10 +163,13 @@ export function resolveHeadersConfig(input: unknown, ctx: ResolveHeadersContext)
   if (problems.length > 0) throw new ContentIndexError(problems);
 
   const scheduled = declared.filter((v) => !published.includes(v));
-  // A scheduled successor does not deprecate anything yet: the current version stays current until a
-  // build on or after the successor's date publishes it.
+  // A scheduled successor neither deprecates nor withdraws anything yet: the current version stays
+  // current, with no sunset in effect, until a build on or after the successor's date publishes it.
   const last = published.at(-1);
-  if (last && scheduled.length > 0) delete last.deprecated;
+  if (last && scheduled.length > 0) {
+    delete last.deprecated;
+    delete last.sunset;
+  }
   const warnings: Problem[] = scheduled.map((v) => ({
     code: 'lifecycle_invalid',
     file: ctx.file,

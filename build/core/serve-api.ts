@@ -77,7 +77,7 @@ export async function serveApi(request: Request, ctx: ServeContext): Promise<Res
     return response;
   }
   const [, name, ...rest] = url.pathname.split('/').filter(Boolean);
-  if (name === undefined || rest.length === 0) {
+  if (name === undefined || (rest.length === 0 && !/^v\d+$/.test(name))) {
     // A file directly under /api/ (the alias, the manifest): static, but the Function was asked anyway.
     return passThrough(request, ctx, policy, manifest, url);
   }

@@ -192,7 +192,7 @@ describe('headers.config.ts: what the build accepts', () => {
     ]);
     expect(await site.readJson('api/versions.json')).toMatchObject({
       current: 'v1',
-      versions: [{ version: 'v1', deprecated_at: null, sunset_at: '2028-01-01T00:00:00Z' }],
+      versions: [{ version: 'v1', deprecated_at: null, sunset_at: null }],
     });
     expect(await site.readJson('api/v1/content.json')).toMatchObject({ versions: { deprecation: null } });
     expect(Object.keys(await site.snapshot())).not.toContain('api/v2/content.json');
