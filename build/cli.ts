@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerSchemaCommands } from './cli-schema.ts';
 import { registerBuildCommands } from './commands/build.ts';
 import { registerDeployCommand } from './commands/deploy.ts';
 import { registerDevCommand } from './commands/dev.ts';
@@ -43,6 +44,11 @@ export async function main(
   registerNewCommand(program, context);
   registerDevCommand(program, context);
   registerDeployCommand(program, context);
+  registerSchemaCommands(program, {
+    print: context.print,
+    printErr: context.printErr,
+    setExitCode: context.exit,
+  });
 
   try {
     await program.parseAsync(argv, { from: 'user' });

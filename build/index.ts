@@ -6,15 +6,20 @@ import type { ContentModel } from './core/model.ts';
 import type { OutputFile } from './core/outputs.ts';
 import { render } from './core/render.ts';
 import { resolveSiteConfig } from './core/resolve-site-config.ts';
+import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registry.ts';
 import type { Env, SiteConfig } from './core/site-config.ts';
 import { validateIndex } from './core/validate-index.ts';
+import { validateManifest } from './core/validate-manifest.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
+import { loadAuthorFiles } from './stages/load-author-files.ts';
 import { importConfigModule } from './stages/load-config.ts';
+import { loadLifecycle } from './stages/load-lifecycle.ts';
 import type { ParseCache } from './stages/parse-files.ts';
 import { writeOutput } from './stages/write.ts';
 
 export type { Problem } from './core/errors.ts';
 export { ContentIndexError, formatProblem, formatProblems, isContentIndexError } from './core/errors.ts';
+export { defineHeaders } from './core/headers-config.ts';
 export { defineSite } from './core/site-config.ts';
 
 export interface Logger {
@@ -33,6 +38,10 @@ export interface BuildOptions {
   out?: string;
   /** Default: `site.config.ts`. */
   config?: string;
+  /** The versions' lifecycle and header policy. Default: `headers.config.ts`. */
+  headers?: string;
+  /** The versions this build can publish. Default: `build/core/serializers/registry.ts`. Tests add fixtures. */
+  serializers?: SerializerRegistry;
   drafts?: boolean;
   future?: boolean;
   /** Validate and render, but write nothing. */
@@ -89,6 +98,14 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const configFile = options.config ?? 'site.config.ts';
   const configInput = await importConfigModule(root, configFile, 'site configuration');
   const config = resolveSiteConfig(configInput, options.env ?? {}, relative(root, resolve(root, configFile)));
+  const serializers = options.serializers ?? SERIALIZERS;
+  const headers = await loadLifecycle({
+    root,
+    file: options.headers ?? 'headers.config.ts',
+    now,
+    serializers,
+    config,
+  });
   done();
 
   done = stage('load');
@@ -114,10 +131,18 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   done();
 
   done = stage('render', `${model.entries.length} items`);
-  const rendered = render(model, { config, generated: now });
+  const rendered = render(model, {
+    config,
+    generated: now,
+    lifecycle: headers.lifecycle,
+    serializers,
+    author: await loadAuthorFiles(root),
+  });
   const invalid = Object.entries(rendered.bodies).flatMap(([version, body]) =>
-    validateIndex(version, body, model),
+    validateIndex(version, body, model, serializers[version]?.schema),
   );
+  const manifest = rendered.files.find((f) => f.path === 'api/versions.json');
+  if (manifest) invalid.push(...validateManifest(JSON.parse(manifest.content)));
   if (invalid.length > 0) throw new ContentIndexError(invalid);
   done();
 
@@ -143,7 +168,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     model,
     outDir,
     files: rendered.files,
-    warnings: assembled.warnings,
+    warnings: [...headers.warnings, ...assembled.warnings],
     durationMs: performance.now() - started,
     timings,
   };

@@ -8,6 +8,7 @@ export interface BuildFlags {
   content?: string;
   out?: string;
   config?: string;
+  headers?: string;
   drafts?: boolean;
   future?: boolean;
   debug?: boolean;
@@ -19,6 +20,7 @@ export function withBuildFlags(command: Command): Command {
   return command
     .option('--content <dir>', 'content folder (default: content.dir of the configuration, or content)')
     .option('--config <file>', 'site configuration', 'site.config.ts')
+    .option('--headers <file>', 'version lifecycle and header policy', 'headers.config.ts')
     .option('--drafts', 'include files marked draft: true')
     .option('--future', 'include files dated in the future')
     .addOption(new Option('--debug', 'print stack traces of internal errors'));
@@ -33,6 +35,7 @@ export function buildOptions(flags: BuildFlags, context: CliContext): BuildOptio
   if (flags.content) options.content = flags.content;
   if (flags.out) options.out = flags.out;
   if (flags.config) options.config = flags.config;
+  if (flags.headers) options.headers = flags.headers;
   return options;
 }
 

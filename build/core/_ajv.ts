@@ -63,8 +63,10 @@ const FORMAT_NAMES: Record<string, string> = {
 
 function toProblem(error: ErrorObject, ctx: ErrorContext): Problem | undefined {
   // `if` only reports that a `then` branch failed; the branch's own error says what is wrong.
-  if (error.keyword === 'if') return undefined;
+  // `propertyNames` likewise: the name's own error (with the name) follows it.
+  if (error.keyword === 'if' || error.keyword === 'propertyNames') return undefined;
   const segments = error.instancePath.split('/').slice(1).map(unescapePointer);
+  if (error.propertyName !== undefined) segments.push(error.propertyName);
   if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
   if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
   const field = [ctx.fieldPrefix, ...segments].filter((s) => s !== undefined && s !== '').join('.');

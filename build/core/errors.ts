@@ -16,7 +16,10 @@ export type ProblemCode =
   | 'source_unreadable'
   | 'source_too_large'
   | 'index_invalid'
-  | 'output_failed';
+  | 'output_failed'
+  | 'lifecycle_invalid'
+  | 'schema_changed'
+  | 'serving_limits';
 
 export interface Problem {
   code: ProblemCode;

@@ -1,43 +1,53 @@
+import { DEFAULT_CACHE_CONTROL } from './headers-config.ts';
+import type { HeaderRule } from './headers-file.ts';
+import type { Lifecycle } from './lifecycle.ts';
 import type { ContentModel } from './model.ts';
-import { jsonFile, type OutputFile, prettyJsonFile } from './outputs.ts';
-import { type ContentIndexV1, serializeV1 } from './serializers/v1.ts';
+import type { OutputFile } from './outputs.ts';
+import { renderServing, type ServingContext } from './render-serving.ts';
+import { renderVersions } from './render-versions.ts';
+import { SERIALIZERS, type SerializerRegistry } from './serializers/registry.ts';
 import type { SiteConfig } from './site-config.ts';
-import { indexSchema } from './validate-index.ts';
 
 export interface RenderContext {
   config: SiteConfig;
   generated: Date;
+  /** From `headers.config.ts`. Default: the latest registered version alone, current. */
+  lifecycle?: Lifecycle;
+  /** Default: every version this build can publish (`build/core/serializers/registry.ts`). */
+  serializers?: SerializerRegistry;
+  /** The author's `_headers` and `_redirects` at the project root, merged into the generated ones. */
+  author?: ServingContext['author'];
 }
 
 export interface Rendered {
-  /** Bodies per version, validated by the caller before anything is written. */
-  bodies: Record<string, ContentIndexV1>;
+  /** Bodies per published version, validated by the caller before anything is written. */
+  bodies: Record<string, object>;
   latest: string;
   files: OutputFile[];
 }
 
 /** Turns the content model into every file the build publishes. Pure: the caller writes them. */
 export function render(model: ContentModel, ctx: RenderContext): Rendered {
-  const latest = 'v1';
-  const body = serializeV1(model, {
-    config: ctx.config,
-    generated: ctx.generated,
-    current: latest,
-    deprecation: null,
-  });
-  const versioned = jsonFile(`api/${latest}/content.json`, body);
-  const files: OutputFile[] = [
-    versioned,
-    // The alias is a copy, not a rewrite: a plain static file on every host, cached at the edge,
-    // with the same bytes and so the same ETag as the versioned route.
-    { path: 'api/content.json', content: versioned.content },
-    prettyJsonFile(`api/${latest}/schema.json`, publishedSchema(latest, ctx.config)),
-  ];
-  return { bodies: { [latest]: body }, latest, files };
+  const serializers = ctx.serializers ?? SERIALIZERS;
+  const lifecycle = ctx.lifecycle ?? defaultLifecycle(ctx, serializers);
+  const api = renderVersions(model, { config: ctx.config, generated: ctx.generated, lifecycle, serializers });
+  const files: OutputFile[] = [...api.files];
+  // Other outputs add the `_headers` rules their files need here; the serving files are rendered last.
+  const headerRules: HeaderRule[] = [];
+  const serving: ServingContext = { manifest: api.manifest, generated: ctx.generated, headerRules };
+  if (ctx.author) serving.author = ctx.author;
+  files.push(...renderServing(serving));
+  return { bodies: api.bodies, latest: api.latest, files };
 }
 
-function publishedSchema(version: string, config: SiteConfig): object {
-  const schema = indexSchema(version);
-  if (!schema) throw new Error(`no schema for ${version}`);
-  return { ...schema, $id: new URL(`api/${version}/schema.json`, config.site).href };
+function defaultLifecycle(ctx: RenderContext, serializers: SerializerRegistry): Lifecycle {
+  const latest =
+    Object.keys(serializers)
+      .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))
+      .at(-1) ?? 'v1';
+  return {
+    versions: [{ version: latest, published: ctx.generated, documentation: ctx.config.documentation }],
+    scheduled: [],
+    cache: { ...DEFAULT_CACHE_CONTROL },
+  };
 }

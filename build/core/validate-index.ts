@@ -5,7 +5,7 @@ import type { Problem } from './errors.ts';
 import type { ContentModel } from './model.ts';
 
 const SCHEMAS: Record<string, object> = { v1: contentIndexV1Schema };
-const compiled = new Map<string, ValidateFunction>();
+const compiled = new WeakMap<object, ValidateFunction>();
 
 export function indexSchema(version: string): object | undefined {
   return SCHEMAS[version];
@@ -16,13 +16,17 @@ export function indexSchema(version: string): object | undefined {
  * A failure here is a content-index bug or a value the earlier checks let through; either way the
  * message names the source file of the offending item.
  */
-export function validateIndex(version: string, body: unknown, model: ContentModel): Problem[] {
-  let validate = compiled.get(version);
+export function validateIndex(
+  version: string,
+  body: unknown,
+  model: ContentModel,
+  schema: object | undefined = SCHEMAS[version],
+): Problem[] {
+  if (!schema) return [{ code: 'index_invalid', message: `no JSON Schema for version ${version}` }];
+  let validate = compiled.get(schema);
   if (!validate) {
-    const schema = SCHEMAS[version];
-    if (!schema) return [{ code: 'index_invalid', message: `no JSON Schema for version ${version}` }];
     validate = createAjv().compile(schema);
-    compiled.set(version, validate);
+    compiled.set(schema, validate);
   }
   if (validate(body)) return [];
   return ajvProblems(validate, { code: 'index_invalid' }).map((problem) => {

@@ -5,7 +5,12 @@ import { pathToFileURL } from 'node:url';
 import { ContentIndexError } from '../core/errors.ts';
 
 /** Imports the default export of a TypeScript or JavaScript configuration module. */
-export async function importConfigModule(root: string, file: string, what: string): Promise<unknown> {
+export async function importConfigModule(
+  root: string,
+  file: string,
+  what: string,
+  { helper = 'defineSite', flag = '--config' }: { helper?: string; flag?: string } = {},
+): Promise<unknown> {
   const absolute = resolve(root, file);
   const shown = relative(root, absolute) || file;
   let source: Buffer;
@@ -17,7 +22,7 @@ export async function importConfigModule(root: string, file: string, what: strin
         code: 'config_invalid',
         file: shown,
         message: `${what} not found`,
-        hint: `create ${shown} (see the README's Configuration section) or pass --config`,
+        hint: `create ${shown} (see the README's Configuration section) or pass ${flag}`,
       },
     ]);
   }
@@ -32,7 +37,7 @@ export async function importConfigModule(root: string, file: string, what: strin
         code: 'config_invalid',
         file: shown,
         message: `could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
-        hint: 'fix the syntax error; the file must `export default defineSite({...})`',
+        hint: `fix the syntax error; the file must \`export default ${helper}({...})\``,
       },
     ]);
   }

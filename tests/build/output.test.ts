@@ -128,7 +128,15 @@ describe('output', () => {
     site = await tempSite({ ...FILES, 'public/favicon.svg': '<svg/>', 'public/api/v0/content.json': '{}' });
     await build({ root: site.root, clock });
     const files = Object.keys(await snapshotDir(site.out)).sort();
-    expect(files).toEqual(['api/content.json', 'api/v1/content.json', 'api/v1/schema.json', 'favicon.svg']);
+    expect(files).toEqual([
+      '_headers',
+      '_routes.json',
+      'api/content.json',
+      'api/v1/content.json',
+      'api/v1/schema.json',
+      'api/versions.json',
+      'favicon.svg',
+    ]);
     expect(await readFile(join(site.out, 'favicon.svg'), 'utf8')).toBe('<svg/>');
   });
 

@@ -14,6 +14,9 @@ export const FIXTURE_CONFIG = {
   sections: [{ name: 'Blog', url: '/blog/' }],
 };
 
+/** Only v1, current: the lifecycle every fixture site has unless a test writes its own headers.config.ts. */
+export const FIXTURE_HEADERS = { versions: { v1: { published: '2025-01-15' } } };
+
 export interface TempSite {
   root: string;
   out: string;
@@ -32,7 +35,7 @@ export interface TempSite {
   dispose(): Promise<void>;
 }
 
-/** A throwaway project: package.json, site.config.ts and the given content files. */
+/** A throwaway project: package.json, site.config.ts, headers.config.ts and the given content files. */
 export async function tempSite(
   files: Record<string, string>,
   config: Record<string, unknown> = FIXTURE_CONFIG,
@@ -45,6 +48,7 @@ export async function tempSite(
   };
   await write('package.json', '{ "type": "module" }\n');
   await write('site.config.ts', `export default ${JSON.stringify(config, null, 2)};\n`);
+  await write('headers.config.ts', `export default ${JSON.stringify(FIXTURE_HEADERS, null, 2)};\n`);
   for (const [path, content] of Object.entries(files)) await write(path, content);
   const cliWithEnv = async (env: Record<string, string | undefined>, ...args: string[]) => {
     let stdout = '';

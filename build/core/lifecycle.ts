@@ -1,0 +1,67 @@
+/**
+ * The versions' lifecycle after `headers.config.ts` was validated. Pure and free of ajv: the build and
+ * the Pages Function both reason with it.
+ */
+
+export interface CachePolicy {
+  /** Seconds. */
+  maxAge: number;
+  /** Seconds. */
+  staleWhileRevalidate: number;
+}
+
+export interface VersionLifecycle {
+  /** `v1`, `v2`… */
+  version: string;
+  published: Date;
+  /** The successor's publication, when there is a successor. */
+  deprecated?: Date;
+  /** The withdrawal instant; only superseded versions have one. */
+  sunset?: Date;
+  /** Absolute address of the documentation sent as the `rel="deprecation"` link. */
+  documentation: string;
+}
+
+export interface Lifecycle {
+  /** Versions published at the build time, oldest first; the last one is current. */
+  versions: VersionLifecycle[];
+  /** Declared versions dated after the build time, left out until a build on or after their date. */
+  scheduled: VersionLifecycle[];
+  cache: CachePolicy;
+}
+
+export type VersionState = 'current' | 'deprecated' | 'withdrawn';
+
+/**
+ * Spec section 3: current until a newer version is published, deprecated from then until the sunset,
+ * withdrawn from the sunset instant on (RFC 8594: the resource stops answering at that time).
+ */
+export function versionState(
+  dates: { deprecated?: Date | undefined; sunset?: Date | undefined },
+  now: Date,
+): VersionState {
+  if (dates.sunset && now.getTime() >= dates.sunset.getTime()) return 'withdrawn';
+  if (dates.deprecated && now.getTime() >= dates.deprecated.getTime()) return 'deprecated';
+  return 'current';
+}
+
+export function currentVersion(lifecycle: Lifecycle): VersionLifecycle {
+  const current = lifecycle.versions.at(-1);
+  if (!current) throw new Error('a lifecycle has at least one published version');
+  return current;
+}
+
+/** `2026-11-01T00:00:00Z`: ISO 8601 at the whole-second precision the HTTP headers carry. */
+export function isoSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Twelve calendar months later, in UTC (29 February rolls over to 1 March). */
+export function addMonths(date: Date, months: number): Date {
+  const later = new Date(date.getTime());
+  later.setUTCMonth(later.getUTCMonth() + months);
+  return later;
+}
+
+/** The spec's minimum period a superseded version keeps being served (sections 3 and 8). */
+export const MINIMUM_DEPRECATION_MONTHS = 12;

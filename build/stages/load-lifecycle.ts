@@ -1,0 +1,42 @@
+import { relative, resolve } from 'node:path';
+import { ContentIndexError } from '../core/errors.ts';
+import { versionState } from '../core/lifecycle.ts';
+import { type ResolvedHeaders, resolveHeadersConfig } from '../core/resolve-headers-config.ts';
+import type { SerializerRegistry } from '../core/serializers/registry.ts';
+import type { SiteConfig } from '../core/site-config.ts';
+import { importConfigModule } from './load-config.ts';
+import { checkSnapshots } from './schema-snapshots.ts';
+
+export interface LoadLifecycleOptions {
+  root: string;
+  /** `headers.config.ts` by default. */
+  file: string;
+  now: Date;
+  serializers: SerializerRegistry;
+  config: SiteConfig;
+}
+
+/**
+ * Loads and validates `headers.config.ts`, then runs the shape guard on every version the build is about
+ * to publish. Throws ContentIndexError naming the rule or the field.
+ */
+export async function loadLifecycle(options: LoadLifecycleOptions): Promise<ResolvedHeaders> {
+  const input = await importConfigModule(options.root, options.file, 'headers configuration', {
+    helper: 'defineHeaders',
+    flag: '--headers',
+  });
+  const headers = resolveHeadersConfig(input, {
+    file: relative(options.root, resolve(options.root, options.file)),
+    now: options.now,
+    serializers: options.serializers,
+    site: options.config.site,
+    documentation: options.config.documentation,
+  });
+  const publishing = headers.lifecycle.versions.filter((v) => versionState(v, options.now) !== 'withdrawn');
+  const changed = await checkSnapshots(
+    options.serializers,
+    publishing.map((v) => v.version),
+  );
+  if (changed.length > 0) throw new ContentIndexError(changed);
+  return headers;
+}

@@ -1,0 +1,67 @@
+import { copyFile, readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Problem } from '../core/errors.ts';
+import type { SerializerRegistry, VersionSerializer } from '../core/serializers/registry.ts';
+import { compareSchemas } from '../core/shape-guard.ts';
+
+/** Paths in messages are relative to the content-index checkout, where the schemas live. */
+const TOOL_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function shown(url: URL): string {
+  return relative(TOOL_ROOT, fileURLToPath(url)).split('\\').join('/');
+}
+
+/**
+ * The shape guard: each version's live schema against its frozen snapshot. Run by every build (for the
+ * versions it publishes) and by `npm test` (for every registered version). Never writes a snapshot.
+ */
+export async function checkSnapshots(
+  serializers: SerializerRegistry,
+  versions: readonly string[],
+): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  for (const version of versions) {
+    const serializer = serializers[version];
+    if (serializer) problems.push(...(await checkSnapshot(version, serializer)));
+  }
+  return problems;
+}
+
+export async function checkSnapshot(version: string, serializer: VersionSerializer): Promise<Problem[]> {
+  const file = shown(serializer.snapshotFile);
+  const hint = `publish an incompatible change as a new version; if the snapshot itself is wrong, replace it with \`content-index schema snapshot ${version}\``;
+  let snapshot: Record<string, unknown>;
+  try {
+    snapshot = JSON.parse(await readFile(serializer.snapshotFile, 'utf8'));
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return [
+      {
+        code: 'schema_changed',
+        file,
+        message: missing
+          ? `${version} has no frozen snapshot of its schema`
+          : `the snapshot is not JSON: ${(error as Error).message}`,
+        hint: `freeze the published shape with \`content-index schema snapshot ${version}\` and commit the file`,
+      },
+    ];
+  }
+  return compareSchemas(snapshot, serializer.schema).map((change) => ({
+    code: 'schema_changed',
+    file,
+    field: change.field,
+    message: `${version}: ${change.field} ${change.message}; within a version fields are only added (spec section 9)`,
+    hint,
+  }));
+}
+
+/** The explicit command's work: the schema source file, byte for byte, becomes the snapshot. */
+export async function writeSnapshot(
+  serializer: VersionSerializer,
+): Promise<{ file: string; changed: boolean }> {
+  const before = await readFile(serializer.snapshotFile, 'utf8').catch(() => undefined);
+  const source = await readFile(serializer.schemaFile, 'utf8');
+  if (before !== source) await copyFile(serializer.schemaFile, serializer.snapshotFile);
+  return { file: shown(serializer.snapshotFile), changed: before !== source };
+}

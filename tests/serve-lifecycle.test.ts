@@ -1,0 +1,289 @@
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../build/index.ts';
+import problemSchema from '../build/schemas/problem.schema.json' with { type: 'json' };
+import { WITH_V2 } from './fixtures/v2/serializer.ts';
+import { type PagesDev, startPagesDev } from './helpers/pages-dev.ts';
+import { md, snapshotDir, type TempSite, tempSite } from './helpers/site.ts';
+
+// Everything here goes through `wrangler pages dev` (workerd): the generated _headers and _routes.json,
+// the Pages Function on /api/*, and its clock, injected only here with a binding.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+const BUILT = new Date('2026-11-22T12:00:00Z');
+const FILES = {
+  'content/posts/hola.es.md': md({ title: 'Hola', date: '2026-01-01' }),
+  'content/posts/hola.en.md': md({ title: 'Hello', slug: 'hello' }),
+  'content/projects/motor.es.md': md({ title: 'Motor', technologies: ['Rust'] }),
+};
+const V2_LIFECYCLE = `export default ${JSON.stringify({
+  versions: {
+    v1: { published: '2025-01-15', sunset: '2027-11-01T00:00:00Z', documentation: '/docs/migrar-a-v2/' },
+    v2: { published: '2026-11-01' },
+  },
+})};\n`;
+const SUNSET = '2027-11-01T00:00:00Z';
+const V2_URL = 'https://example.com/api/v2/content.json';
+
+const clockArgs = (now: string) => ['--binding', `CONTENT_INDEX_TEST_NOW=${now}`];
+const DEPRECATION_HEADERS = ['deprecation', 'sunset', 'link'];
+
+function strictAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: bodies of several shapes; the assertions check them
+async function get(server: PagesDev, path: string): Promise<{ response: Response; body: any }> {
+  const response = await fetch(`${server.url}${path}`);
+  const text = await response.text();
+  return { response, body: text ? JSON.parse(text) : undefined };
+}
+
+function headersOf(response: Response, names: string[]): Record<string, string | null> {
+  return Object.fromEntries(names.map((n) => [n, response.headers.get(n)]));
+}
+
+describe('with only v1 published', () => {
+  let site: TempSite;
+  let server: PagesDev;
+  beforeAll(async () => {
+    site = await tempSite(FILES);
+    await build({ root: site.root, clock: () => BUILT });
+    server = await startPagesDev(site.out, clockArgs(BUILT.toISOString()));
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await site?.dispose();
+  });
+
+  it('sends no Deprecation, Sunset or Link anywhere, and versions.deprecation is null', async () => {
+    for (const path of ['/api/v1/content.json', '/api/content.json', '/api/v1/schema.json']) {
+      const { response, body } = await get(server, path);
+      expect(response.status, path).toBe(200);
+      expect(headersOf(response, DEPRECATION_HEADERS), path).toEqual({
+        deprecation: null,
+        sunset: null,
+        link: null,
+      });
+      if (path !== '/api/v1/schema.json') expect(body.versions).toEqual({ current: 'v1', deprecation: null });
+    }
+  });
+
+  it('sends the API headers from the generated _headers on the static routes', async () => {
+    for (const path of ['/api/v1/content.json', '/api/content.json', '/api/versions.json']) {
+      const { response } = await get(server, path);
+      expect(
+        headersOf(response, [
+          'content-type',
+          'access-control-allow-origin',
+          'x-content-type-options',
+          'cache-control',
+        ]),
+        path,
+      ).toEqual({
+        'content-type': 'application/json; charset=utf-8',
+        'access-control-allow-origin': '*',
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'public, max-age=300, stale-while-revalidate=3600',
+      });
+    }
+  });
+
+  it('answers an unknown version with a 404 problem body, not an HTML page', async () => {
+    const { response, body } = await get(server, '/api/v9/content.json');
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+    expect(body).toEqual({
+      type: 'https://example.com/docs/#version-unknown',
+      title: 'Unknown API version',
+      status: 404,
+      detail:
+        'There is no version v9 of this API. The current version is v1: https://example.com/api/v1/content.json',
+      instance: '/api/v9/content.json',
+      version: 'v9',
+      current_version: 'v1',
+      current_url: 'https://example.com/api/v1/content.json',
+    });
+    expect(strictAjv().validate(problemSchema, body)).toBe(true);
+  });
+
+  it('wrangler accepts the generated _headers and _routes.json as they are', () => {
+    expect(server.output()).toContain('Parsed 1 valid header rule.');
+    expect(server.output()).not.toMatch(
+      /invalid header rule|Invalid _routes\.json|Ignoring provided _routes/i,
+    );
+  });
+});
+
+describe('with a fixture v2 published and v1 deprecated', () => {
+  let site: TempSite;
+  let server: PagesDev;
+  beforeAll(async () => {
+    site = await tempSite({ ...FILES, 'headers.config.ts': V2_LIFECYCLE });
+    await build({ root: site.root, clock: () => BUILT, serializers: WITH_V2 });
+    server = await startPagesDev(site.out, clockArgs(BUILT.toISOString()));
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await site?.dispose();
+  });
+
+  it('v1 still answers 200 with the same shape, the three headers with exact values, and announces v2', async () => {
+    const { response, body } = await get(server, '/api/v1/content.json');
+    expect(response.status).toBe(200);
+    expect(headersOf(response, DEPRECATION_HEADERS)).toEqual({
+      deprecation: '@1793491200',
+      sunset: 'Mon, 01 Nov 2027 00:00:00 GMT',
+      link: `<${V2_URL}>; rel="successor-version", <https://example.com/docs/migrar-a-v2/>; rel="deprecation"; type="text/html"`,
+    });
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(body.content.map((i: { url: string }) => i.url)).toEqual([
+      'https://example.com/blog/hola/',
+      'https://example.com/proyectos/motor/',
+    ]);
+    expect(body.versions).toEqual({
+      current: 'v2',
+      deprecation: {
+        version: 'v1',
+        successor: 'v2',
+        successor_url: V2_URL,
+        deprecated_at: '2026-11-01T00:00:00Z',
+        sunset_at: SUNSET,
+        documentation: 'https://example.com/docs/migrar-a-v2/',
+      },
+    });
+  });
+
+  it('v2 and the alias carry none of those headers and serve v2', async () => {
+    const v2 = await get(server, '/api/v2/content.json');
+    const alias = await get(server, '/api/content.json');
+    for (const { response, body } of [v2, alias]) {
+      expect(response.status).toBe(200);
+      expect(headersOf(response, DEPRECATION_HEADERS)).toEqual({
+        deprecation: null,
+        sunset: null,
+        link: null,
+      });
+      expect(body.versions).toEqual({ current: 'v2', deprecation: null });
+      expect(body.items[0].urls).toEqual({
+        es: 'https://example.com/blog/hola/',
+        en: 'https://example.com/en/blog/hello/',
+      });
+    }
+    expect(alias.body).toEqual(v2.body);
+  });
+
+  it('both bodies validate against their own published schemas', async () => {
+    const ajv = strictAjv();
+    for (const version of ['v1', 'v2']) {
+      const schema = (await get(server, `/api/${version}/schema.json`)).body;
+      const { body } = await get(server, `/api/${version}/content.json`);
+      expect(schema.$id).toBe(`https://example.com/api/${version}/schema.json`);
+      expect(ajv.validate(schema, body), JSON.stringify(ajv.errors)).toBe(true);
+    }
+    // …and not against each other's: the versions really differ in shape.
+    const v1Schema = (await get(server, '/api/v1/schema.json')).body;
+    expect(strictAjv().validate(v1Schema, (await get(server, '/api/v2/content.json')).body)).toBe(false);
+  });
+});
+
+describe('at the sunset instant, without a rebuild', () => {
+  let site: TempSite;
+  let server: PagesDev | undefined;
+  let built: Record<string, string>;
+  beforeAll(async () => {
+    site = await tempSite({ ...FILES, 'headers.config.ts': V2_LIFECYCLE });
+    await build({ root: site.root, clock: () => BUILT, serializers: WITH_V2 });
+    built = await snapshotDir(site.out);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await site?.dispose();
+  });
+
+  it('one second before the sunset v1 still answers 200, cacheable for that second only', async () => {
+    server = await startPagesDev(site.out, clockArgs('2027-10-31T23:59:59Z'));
+    const { response, body } = await get(server, '/api/v1/content.json');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('sunset')).toBe('Mon, 01 Nov 2027 00:00:00 GMT');
+    expect(response.headers.get('cache-control')).toBe('public, max-age=1');
+    expect(body.versions.deprecation.successor).toBe('v2');
+    await server.stop();
+    server = undefined;
+  });
+
+  it('from the sunset instant v1 answers 410 Gone with a problem body and the successor link', async () => {
+    server = await startPagesDev(site.out, clockArgs(SUNSET));
+    expect(await snapshotDir(site.out)).toEqual(built); // the same files: no rebuild in between
+    for (const path of ['/api/v1/content.json', '/api/v1/schema.json']) {
+      const { response, body } = await get(server, path);
+      expect(response.status, path).toBe(410);
+      expect(response.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+      expect(response.headers.get('link')).toBe(`<${V2_URL}>; rel="successor-version"`);
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(body).toEqual({
+        type: 'https://example.com/docs/#version-withdrawn',
+        title: 'API version withdrawn',
+        status: 410,
+        detail: `Version v1 was withdrawn on ${SUNSET}. Use v2: ${V2_URL}`,
+        instance: path,
+        version: 'v1',
+        withdrawn_at: SUNSET,
+        current_version: 'v2',
+        current_url: V2_URL,
+      });
+      expect(strictAjv().validate(problemSchema, body)).toBe(true);
+    }
+    const v2 = await get(server, '/api/v2/content.json');
+    expect(v2.response.status).toBe(200);
+  });
+});
+
+describe('a current version is served without invoking a Function', () => {
+  let site: TempSite;
+  let noRoutes: string;
+  const servers: PagesDev[] = [];
+  beforeAll(async () => {
+    site = await tempSite(FILES);
+    await build({ root: site.root, clock: () => BUILT });
+    // Rewrite the manifest so that the Function, were it invoked for v1, would answer 410.
+    const manifestPath = join(site.out, 'api/versions.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+    manifest.versions[0].sunset_at = '2026-01-01T00:00:00Z';
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    // The same files without the generated _routes.json: wrangler then routes all of /api/* to it.
+    noRoutes = await mkdtemp(join(tmpdir(), 'content-index-no-routes-'));
+    await cp(site.out, noRoutes, { recursive: true });
+    await rm(join(noRoutes, '_routes.json'));
+  });
+  afterAll(async () => {
+    for (const server of servers) await server.stop();
+    await site?.dispose();
+    await rm(noRoutes, { recursive: true, force: true });
+  });
+
+  it('with the generated _routes.json, v1 and the alias come straight from the static files', async () => {
+    const server = await startPagesDev(site.out, clockArgs(BUILT.toISOString()));
+    servers.push(server);
+    for (const path of ['/api/v1/content.json', '/api/content.json']) {
+      const { response, body } = await get(server, path);
+      expect(response.status, path).toBe(200);
+      expect(body.versions.deprecation).toBeNull();
+    }
+    // Functions do run on this server: an unknown version gets the Function's problem body.
+    expect((await get(server, '/api/v9/content.json')).body.title).toBe('Unknown API version');
+  });
+
+  it('without it the Function would have answered v1 itself (410 from the rewritten manifest)', async () => {
+    const server = await startPagesDev(noRoutes, clockArgs(BUILT.toISOString()));
+    servers.push(server);
+    expect((await get(server, '/api/v1/content.json')).response.status).toBe(410);
+  });
+});
