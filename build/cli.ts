@@ -64,6 +64,32 @@ export async function main(
   common(program.command('check').description('validate the content without writing anything')).action(
     (flags: Flags) => run(flags, true),
   );
+  common(program.command('mcp').description('serve the MCP tools over stdio, for local agents'))
+    .option('--public <dir>', 'built output folder to serve (its mcp/data.json)', 'public')
+    .option('--sources', 'build the content in memory instead of reading the output folder')
+    .action(async (flags: Flags & { public?: string; sources?: boolean }) => {
+      // stdout carries the protocol: every human message goes to stderr.
+      try {
+        const { serveMcpStdio } = await import('./stages/mcp-stdio.ts');
+        await serveMcpStdio({
+          publicDir: flags.public,
+          ...(flags.sources && {
+            sources: {
+              content: flags.content,
+              config: flags.config,
+              drafts: flags.drafts ?? false,
+              future: flags.future ?? false,
+              env: process.env,
+            },
+          }),
+          stdin: process.stdin,
+          stdout: process.stdout,
+          logger: { info: printErr, warn: printErr },
+        });
+      } catch (error) {
+        code = reportFailure(error, flags.debug ?? false, printErr, true);
+      }
+    });
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,3 +1,4 @@
+import { buildMcpData, MCP_DATA_PATH } from './mcp/mcp-data.ts';
 import type { ContentModel } from './model.ts';
 import { jsonFile, type OutputFile, prettyJsonFile } from './outputs.ts';
 import { type ContentIndexV1, serializeV1 } from './serializers/v1.ts';
@@ -31,6 +32,11 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
     // with the same bytes and so the same ETag as the versioned route.
     jsonFile('api/content.json', body),
     prettyJsonFile(`api/${latest}/schema.json`, publishedSchema(latest, ctx.config)),
+    // What the MCP Function and `content-index mcp` serve: items, translations and a prepared search index.
+    jsonFile(
+      MCP_DATA_PATH,
+      buildMcpData(model, { config: ctx.config, generated: ctx.generated, items: body.content }),
+    ),
   ];
   return { bodies: { [latest]: body }, latest, files };
 }

@@ -59,6 +59,7 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
     documentation: siteUrl(site, config.documentation ?? '/docs/'),
     sections: (config.sections ?? []).map((s) => ({ name: s.name, url: siteUrl(site, s.url) })),
     routes,
+    mcp: { allowedHosts: (config.mcp?.allowedHosts ?? []).map((host) => host.toLowerCase()) },
   };
   if (config.name !== undefined) resolved.name = config.name;
   if (config.description !== undefined) resolved.description = config.description;

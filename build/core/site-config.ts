@@ -21,6 +21,17 @@ export interface SiteConfigInput {
   sections?: SectionInput[];
   /** Per type and language, a pattern with `{slug}`, relative to the site address. Missing entries use defaults. */
   routes?: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
+  /** The MCP server at `/mcp`. */
+  mcp?: McpConfigInput;
+}
+
+export interface McpConfigInput {
+  /**
+   * Host names (no scheme, no port) the MCP endpoint answers for besides the site's own host and
+   * loopback, e.g. `content-index.pages.dev` or `*.content-index.pages.dev` for preview deployments.
+   * Any other `Host` is refused (DNS-rebinding defence).
+   */
+  allowedHosts?: string[];
 }
 
 export interface ResolvedSection {
@@ -39,6 +50,7 @@ export interface SiteConfig {
   documentation: string;
   sections: ResolvedSection[];
   routes: RoutePatterns;
+  mcp: { allowedHosts: string[] };
 }
 
 export const DEFAULT_ROUTES: RoutePatterns = {

@@ -128,7 +128,13 @@ describe('output', () => {
     site = await tempSite({ ...FILES, 'public/favicon.svg': '<svg/>', 'public/api/v0/content.json': '{}' });
     await build({ root: site.root, clock });
     const files = Object.keys(await snapshotDir(site.out)).sort();
-    expect(files).toEqual(['api/content.json', 'api/v1/content.json', 'api/v1/schema.json', 'favicon.svg']);
+    expect(files).toEqual([
+      'api/content.json',
+      'api/v1/content.json',
+      'api/v1/schema.json',
+      'favicon.svg',
+      'mcp/data.json',
+    ]);
     expect(await readFile(join(site.out, 'favicon.svg'), 'utf8')).toBe('<svg/>');
   });
 
