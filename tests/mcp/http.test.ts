@@ -1,3 +1,4 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BuiltSample,
@@ -136,6 +137,13 @@ describe('GET /mcp', () => {
 });
 
 describe('protocol revisions', () => {
+  it('lets 2026-07-28 clients and shared caches keep the tool list for five minutes', async () => {
+    const client = new Client({ name: 'cache', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
+    expect(await client.listTools()).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+    await client.close();
+  });
+
   it('serves a 2025-06-18 client in its own revision', async () => {
     const body = JSON.stringify({
       jsonrpc: '2.0',

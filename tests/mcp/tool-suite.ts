@@ -188,10 +188,14 @@ export function toolSuite(
     describe('search_content', () => {
       const titles = (items: Item[]) => items.map((i) => i.translation?.title);
 
-      it('ignores accents: programacion finds "programación"', async () => {
+      it('ignores accents: programacion finds "programación", ano finds "año"', async () => {
         const result = await search({ query: 'programacion' });
         expect(titles(result.items)).toContain('Un año de programación con asistentes de IA');
         expect(result.items[0]?.matched_language).toBe('es');
+        // Three letters: no typo tolerance, so only folding can match "año".
+        const short = await search({ query: 'ano programacion' });
+        expect(short.match).toBe('all');
+        expect(titles(short.items)).toEqual(['Un año de programación con asistentes de IA']);
       });
 
       it('ignores accents and case: aprendizaje automatico finds "Aprendizaje automático"', async () => {
@@ -203,6 +207,14 @@ export function toolSuite(
           'Aprendizaje automático sin fugas de datos con pipelines de scikit-learn',
         );
         expect(plain.items[0]?.matched_fields).toEqual(['title', 'tags']);
+      });
+
+      it('ignores Portuguese accents and cedillas: quantizacao finds "Quantização"', async () => {
+        const result = await search({ query: 'quantizacao' });
+        expect(result.items[0]?.matched_language).toBe('pt-br');
+        expect(result.items[0]?.translation?.title).toBe(
+          'Quantização de modelos de linguagem: int8, int4 e além',
+        );
       });
 
       it('searches each language and says which one matched', async () => {

@@ -34,6 +34,8 @@ export function serverIdentity(data: McpData): ServerIdentity {
 const INSTRUCTIONS =
   'Read-only access to the content index of a trilingual site (es canonical, en, pt-br). Use search_content to find items by topic, list_content to browse or filter them, content_stats for an overview.';
 
+const LIST_CACHE = { ttlMs: 300_000, cacheScope: 'public' } as const;
+
 /**
  * One factory for every era and transport: `createMcpHandler` calls it per HTTP request and `serveStdio`
  * per connection. The schemas are prepared once here, not per request.
@@ -52,6 +54,8 @@ export function createServerFactory(mcp: LoadedMcp): McpServerFactory {
       instructions: INSTRUCTIONS,
       supportedProtocolVersions: [...PROTOCOL_VERSIONS],
       jsonSchemaValidator: validator,
+      // The tool list and the server identity change only with a redeploy, and are the same for everyone.
+      cacheHints: { 'tools/list': LIST_CACHE, 'server/discover': LIST_CACHE },
     });
     for (const { tool, input, output } of tools) {
       server.registerTool(
