@@ -11,4 +11,6 @@ export default defineSite({
     { name: 'Proyectos', url: '/proyectos/' },
     { name: 'Consejos', url: '/consejos/' },
   ],
+  // The MCP endpoint also answers on the Pages project's own addresses (production and previews).
+  mcp: { allowedHosts: ['content-index.pages.dev', '*.content-index.pages.dev'] },
 });

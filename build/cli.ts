@@ -3,6 +3,7 @@ import { registerSchemaCommands } from './cli-schema.ts';
 import { registerBuildCommands } from './commands/build.ts';
 import { registerDeployCommand } from './commands/deploy.ts';
 import { registerDevCommand } from './commands/dev.ts';
+import { registerMcpCommand } from './commands/mcp.ts';
 import { registerNewCommand } from './commands/new.ts';
 
 export interface CliIo {
@@ -44,6 +45,7 @@ export async function main(
   registerNewCommand(program, context);
   registerDevCommand(program, context);
   registerDeployCommand(program, context);
+  registerMcpCommand(program, context);
   registerSchemaCommands(program, {
     print: context.print,
     printErr: context.printErr,

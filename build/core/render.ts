@@ -1,11 +1,13 @@
 import { DEFAULT_CACHE_CONTROL } from './headers-config.ts';
 import type { HeaderRule } from './headers-file.ts';
 import type { Lifecycle } from './lifecycle.ts';
+import { buildMcpData, MCP_DATA_PATH } from './mcp/mcp-data.ts';
 import type { ContentModel } from './model.ts';
-import type { OutputFile } from './outputs.ts';
+import { jsonFile, type OutputFile } from './outputs.ts';
 import { renderServing, type ServingContext } from './render-serving.ts';
 import { renderVersions } from './render-versions.ts';
 import { SERIALIZERS, type SerializerRegistry } from './serializers/registry.ts';
+import { type ContentIndexV1, serializeV1 } from './serializers/v1.ts';
 import type { SiteConfig } from './site-config.ts';
 
 export interface RenderContext {
@@ -36,6 +38,22 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
   const headerRules: HeaderRule[] = [];
   const serving: ServingContext = { manifest: api.manifest, generated: ctx.generated, headerRules };
   if (ctx.author) serving.author = ctx.author;
+  // What the MCP Function and `content-index mcp` serve: items, translations and a prepared search index.
+  // Its tools speak ContentItem v1 whatever the latest version is.
+  const v1 =
+    (api.bodies.v1 as ContentIndexV1 | undefined) ??
+    serializeV1(model, {
+      config: ctx.config,
+      generated: ctx.generated,
+      current: api.latest,
+      deprecation: null,
+    });
+  files.push(
+    jsonFile(
+      MCP_DATA_PATH,
+      buildMcpData(model, { config: ctx.config, generated: ctx.generated, items: v1.content }),
+    ),
+  );
   files.push(...renderServing(serving));
   return { bodies: api.bodies, latest: api.latest, files };
 }

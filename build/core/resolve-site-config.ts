@@ -74,6 +74,7 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
     sections: (config.sections ?? []).map((s) => ({ name: s.name, url: siteUrl(site, s.url) })),
     routes,
     content,
+    mcp: { allowedHosts: (config.mcp?.allowedHosts ?? []).map((host) => host.toLowerCase()) },
   };
   if (config.name !== undefined) resolved.name = config.name;
   if (config.description !== undefined) resolved.description = config.description;

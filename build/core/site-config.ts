@@ -62,6 +62,17 @@ export interface SiteConfigInput {
   routes?: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
   /** Where the content is and how its language is told, for existing Hugo or Astro trees. */
   content?: ContentLayoutInput;
+  /** The MCP server at `/mcp`. */
+  mcp?: McpConfigInput;
+}
+
+export interface McpConfigInput {
+  /**
+   * Host names (no scheme, no port) the MCP endpoint answers for besides the site's own host and
+   * loopback, e.g. `content-index.pages.dev` or `*.content-index.pages.dev` for preview deployments.
+   * Any other `Host` is refused (DNS-rebinding defence).
+   */
+  allowedHosts?: string[];
 }
 
 export interface ResolvedSection {
@@ -81,6 +92,7 @@ export interface SiteConfig {
   sections: ResolvedSection[];
   routes: RoutePatterns;
   content: ContentLayout;
+  mcp: { allowedHosts: string[] };
 }
 
 export const DEFAULT_ROUTES: RoutePatterns = {

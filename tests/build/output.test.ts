@@ -136,6 +136,7 @@ describe('output', () => {
       'api/v1/schema.json',
       'api/versions.json',
       'favicon.svg',
+      'mcp/data.json',
     ]);
     expect(await readFile(join(site.out, 'favicon.svg'), 'utf8')).toBe('<svg/>');
   });

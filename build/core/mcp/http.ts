@@ -1,0 +1,144 @@
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  type McpHttpHandler,
+  originValidationResponse,
+  validateHostHeader,
+} from '@modelcontextprotocol/server';
+import { describeServer, SERVER_CARD_MEDIA_TYPE, serverCard } from './describe.ts';
+import { MCP_DATA_PATH, parseMcpData } from './mcp-data.ts';
+import { createServerFactory } from './server.ts';
+import { type LoadedMcp, loadMcp } from './tools.ts';
+
+export interface McpHttpOptions {
+  /** Fetches the parsed `mcp/data.json` (the Function reads it through `env.ASSETS`). */
+  loadData(request: Request): Promise<unknown>;
+  log(message: string): void;
+}
+
+export const MCP_PATH = '/mcp';
+const CARD_PATH = '/mcp/server-card';
+
+interface Ready {
+  mcp: LoadedMcp;
+  handler: McpHttpHandler;
+}
+
+/**
+ * The whole `/mcp` endpoint as a fetch handler, for the Pages Function to mount. The data file and its
+ * search index are loaded on the first request and kept for the isolate's lifetime; a failed load is
+ * not kept, so the next request tries again.
+ */
+export function createMcpFetch(options: McpHttpOptions): (request: Request) => Promise<Response> {
+  let ready: Promise<Ready> | undefined;
+  const prepare = (request: Request): Promise<Ready> => {
+    ready ??= (async () => {
+      const mcp = loadMcp(parseMcpData(await options.loadData(request)));
+      const handler = createMcpHandler(createServerFactory(mcp), {
+        onerror: (error) => options.log(`content-index mcp: ${error.message}`),
+      });
+      options.log(`content-index mcp: loaded ${mcp.data.entries.length} items from ${MCP_DATA_PATH}`);
+      return { mcp, handler };
+    })().catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    return ready;
+  };
+
+  return async (request) => {
+    let state: Ready;
+    try {
+      state = await prepare(request);
+    } catch (error) {
+      options.log(`content-index mcp: ${error instanceof Error ? error.message : String(error)}`);
+      return json(
+        {
+          error: 'mcp_unavailable',
+          message: 'The MCP server has no data to serve yet; the site needs a rebuild.',
+        },
+        503,
+        { 'Retry-After': '60' },
+      );
+    }
+    // A refusal carries no CORS headers: the page that caused it has no business reading it.
+    const refused = checkHostAndOrigin(request, state.mcp.data.site.hosts);
+    if (refused) return refused;
+    return withCors(await route(request, state));
+  };
+}
+
+/**
+ * DNS-rebinding defence. A `Host` must be the site's, a configured one, or loopback; public hosts take
+ * any `Origin` (the content is public and read-only), while a loopback host refuses pages from other
+ * origins, which is what a rebinding attack looks like.
+ */
+function checkHostAndOrigin(request: Request, hosts: readonly string[]): Response | undefined {
+  const loopback = localhostAllowedHostnames();
+  const host = validateHostHeader(request.headers.get('host'), loopback);
+  if (host.ok) return originValidationResponse(request, localhostAllowedOrigins());
+  const name = host.hostname;
+  if (name && hosts.some((allowed) => matchesHost(name, allowed))) return undefined;
+  return hostHeaderValidationResponse(request, [...loopback, ...hosts.filter((h) => !h.startsWith('*.'))]);
+}
+
+function matchesHost(hostname: string, allowed: string): boolean {
+  return allowed.startsWith('*.') ? hostname.endsWith(allowed.slice(1)) : hostname === allowed;
+}
+
+async function route(request: Request, { mcp, handler }: Ready): Promise<Response> {
+  const url = new URL(request.url);
+  const path = url.pathname.replace(/\/+$/, '') || '/';
+  const endpoint = `${url.origin}${MCP_PATH}`;
+  if (request.method === 'OPTIONS') return preflight(request);
+  if (path === CARD_PATH) {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET, HEAD, OPTIONS');
+    return json(serverCard(mcp.data, endpoint), 200, {
+      'Content-Type': `${SERVER_CARD_MEDIA_TYPE}; charset=utf-8`,
+      'Cache-Control': 'public, max-age=3600',
+    });
+  }
+  if (path !== MCP_PATH) {
+    return json({ error: 'not_found', message: `Nothing here; the MCP endpoint is ${endpoint}` }, 404);
+  }
+  // A GET that asks for an event stream is an MCP client; the SDK answers it (405: there is no stream).
+  const wantsStream = (request.headers.get('accept') ?? '').includes('text/event-stream');
+  if ((request.method === 'GET' || request.method === 'HEAD') && !wantsStream) {
+    return json(describeServer(mcp.data, endpoint), 200, { 'Cache-Control': 'public, max-age=300' });
+  }
+  return handler.fetch(request);
+}
+
+function preflight(request: Request): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+      // MCP clients send protocol headers (Mcp-Protocol-Version, Mcp-Method, Mcp-Param-*…); allow what is asked.
+      'Access-Control-Allow-Headers':
+        request.headers.get('access-control-request-headers') ??
+        'Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID',
+      'Access-Control-Max-Age': '86400',
+    },
+  });
+}
+
+function withCors(response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set('Access-Control-Allow-Origin', '*');
+  headers.set('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+function methodNotAllowed(allow: string): Response {
+  return json({ error: 'method_not_allowed', message: `Use ${allow}` }, 405, { Allow: allow });
+}
+
+function json(body: unknown, status: number, headers: Record<string, string> = {}): Response {
+  return new Response(`${JSON.stringify(body, null, 2)}\n`, {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+  });
+}

@@ -1,0 +1,107 @@
+import type { AsPlainObject } from 'minisearch';
+import { LANGUAGES, type Language } from '../languages.ts';
+import type { ContentModel } from '../model.ts';
+import type { ContentItemV1 } from '../serializers/v1.ts';
+import type { SiteConfig } from '../site-config.ts';
+import { buildSearchIndex, documentId, type SearchDocument } from './search-index.ts';
+
+/** Where the build publishes what the MCP server needs; the Function reads it through `env.ASSETS`. */
+export const MCP_DATA_PATH = 'mcp/data.json';
+/** Bumped when the shape changes, so a Function never misreads a file from another release. */
+export const MCP_DATA_FORMAT = 1;
+
+export interface TranslationInfo {
+  title: string;
+  description?: string;
+  url: string;
+}
+
+export interface McpEntry {
+  /** Exactly the item of `/api/v1/content.json`, in the same order. */
+  item: ContentItemV1;
+  date?: string;
+  translations: Partial<Record<Language, TranslationInfo>>;
+}
+
+export interface McpSite {
+  site: string;
+  name?: string;
+  description?: string;
+  documentation: string;
+  /** Hosts the HTTP endpoint answers for besides loopback: the site's own, then the configured extras. */
+  hosts: string[];
+}
+
+export interface McpData {
+  format: typeof MCP_DATA_FORMAT;
+  generated: string;
+  site: McpSite;
+  entries: McpEntry[];
+  /** The MiniSearch index of every translation, prepared at build time. */
+  search: AsPlainObject;
+}
+
+export interface McpDataContext {
+  config: SiteConfig;
+  generated: Date;
+  /** The v1 body's items, so MCP answers are the index's items and never drift from them. */
+  items: readonly ContentItemV1[];
+}
+
+export function buildMcpData(model: ContentModel, ctx: McpDataContext): McpData {
+  const { config } = ctx;
+  const documents: SearchDocument[] = [];
+  const entries = model.entries.map((entry, i): McpEntry => {
+    const item = ctx.items[i];
+    if (!item || item.url !== entry.translations.es.url) throw new Error('MCP data: items out of step');
+    const translations: McpEntry['translations'] = {};
+    for (const lang of LANGUAGES) {
+      const t = entry.translations[lang];
+      if (!t) continue;
+      translations[lang] = {
+        title: t.title,
+        ...(t.description !== undefined && { description: t.description }),
+        url: t.url,
+      };
+      documents.push({
+        id: documentId(i, lang),
+        title: t.title,
+        ...(t.description !== undefined && { description: t.description }),
+        tags: t.tags,
+        technologies: entry.technologies ?? [],
+      });
+    }
+    return { item, ...(entry.date !== undefined && { date: entry.date }), translations };
+  });
+  const site = new URL(config.site);
+  return {
+    format: MCP_DATA_FORMAT,
+    generated: ctx.generated.toISOString(),
+    site: {
+      site: config.site,
+      ...(config.name !== undefined && { name: config.name }),
+      ...(config.description !== undefined && { description: config.description }),
+      documentation: config.documentation,
+      hosts: [...new Set([site.hostname, ...config.mcp.allowedHosts])],
+    },
+    entries,
+    search: buildSearchIndex(documents),
+  };
+}
+
+/**
+ * A loaded data file is checked just enough to fail with a clear message instead of a TypeError: a
+ * missing asset can come back as the site's HTML page, and an older build as another format.
+ */
+export function parseMcpData(value: unknown): McpData {
+  const data = value as Partial<McpData> | null;
+  if (typeof data !== 'object' || data === null || data.format !== MCP_DATA_FORMAT) {
+    throw new Error(
+      `${MCP_DATA_PATH} is missing or has another format (expected format ${MCP_DATA_FORMAT}); rebuild the site with content-index build`,
+    );
+  }
+  if (!Array.isArray(data.entries) || typeof data.search !== 'object' || typeof data.site !== 'object') {
+    throw new Error(`${MCP_DATA_PATH} is incomplete; rebuild the site with content-index build`);
+  }
+  return data as McpData;
+}

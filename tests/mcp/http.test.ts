@@ -1,0 +1,311 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BuiltSample,
+  buildSample,
+  connectV1Http,
+  connectV2Http,
+  INITIALIZE,
+  JSON_RPC_HEADERS,
+  raw,
+} from '../helpers/mcp.ts';
+import { type PagesDev, startPagesDev } from '../helpers/pages-dev.ts';
+import { toolSuite } from './tool-suite.ts';
+
+let sample: BuiltSample;
+let server: PagesDev;
+let endpoint: string;
+
+beforeAll(async () => {
+  sample = await buildSample();
+  server = await startPagesDev(sample.out);
+  endpoint = `${server.url}/mcp`;
+});
+afterAll(async () => {
+  await server?.stop();
+  await sample?.dispose();
+});
+
+toolSuite(
+  '@modelcontextprotocol/client v2 over HTTP',
+  () => connectV2Http(endpoint),
+  () => sample.index,
+  '2026-07-28',
+);
+toolSuite(
+  '@modelcontextprotocol/sdk v1 Client with StreamableHTTPClientTransport',
+  () => connectV1Http(endpoint),
+  () => sample.index,
+  '2025-11-25',
+);
+
+/** The JSON-RPC message in a response body, whether it came as JSON or as one SSE event. */
+function message(body: string): {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+} {
+  const data = body.includes('data: ')
+    ? body
+        .split('\n')
+        .find((line) => line.startsWith('data: '))
+        ?.slice(6)
+    : body;
+  return JSON.parse(data ?? 'null');
+}
+
+describe('GET /mcp', () => {
+  it('answers a browser or crawler with a JSON description of the server', async () => {
+    const response = await raw(endpoint, {
+      headers: { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    const description = JSON.parse(response.body);
+    expect(description).toMatchObject({
+      name: 'com.example/content-index',
+      title: 'Código y Neuronas',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      endpoint,
+      transport: { type: 'streamable-http', methods: ['POST'], sse: false },
+      protocol_versions: ['2026-07-28', '2025-11-25', '2025-06-18'],
+      server_card: `${endpoint}/server-card`,
+      content_index: 'https://example.com/api/v1/content.json',
+      generated: sample.index.generated,
+    });
+    expect(Object.values(description.client_configuration.http.mcpServers)).toEqual([
+      { type: 'http', url: endpoint },
+    ]);
+    expect(Object.values(description.client_configuration.stdio.mcpServers)).toEqual([
+      { command: 'npx', args: ['content-index', 'mcp', '--public', 'public'] },
+    ]);
+  });
+
+  it('answers 405 to a GET that asks for an event stream (there is none)', async () => {
+    const response = await raw(endpoint, { headers: { Accept: 'text/event-stream' } });
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('POST');
+  });
+
+  it('describes exactly the tools the server lists, and so does the server card', async () => {
+    const description = JSON.parse((await raw(endpoint)).body);
+    const cardResponse = await raw(`${endpoint}/server-card`);
+    expect(cardResponse.status).toBe(200);
+    expect(cardResponse.headers['content-type']).toMatch(/^application\/mcp-server-card\+json/);
+    const card = JSON.parse(cardResponse.body);
+    const client = await connectV2Http(endpoint);
+    const listed = await client.listTools();
+    await client.close();
+    expect(description.tools).toEqual(
+      listed.map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        outputSchema: t.outputSchema,
+        annotations: t.annotations,
+      })),
+    );
+    expect(card).toEqual({
+      $schema: 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json',
+      name: description.name,
+      version: description.version,
+      title: description.title,
+      description: description.description,
+      websiteUrl: 'https://example.com/',
+      remotes: [
+        { type: 'streamable-http', url: endpoint, supportedProtocolVersions: description.protocol_versions },
+      ],
+      _meta: { 'com.example/tools': listed.map((t) => t.name) },
+    });
+    // The server card extension's own limits.
+    expect(card.name).toMatch(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/);
+    expect(card.description.length).toBeLessThanOrEqual(100);
+  });
+
+  it('identifies itself at connection as the card does', async () => {
+    const initialized = message(
+      (await raw(endpoint, { method: 'POST', headers: JSON_RPC_HEADERS, body: INITIALIZE })).body,
+    );
+    const card = JSON.parse((await raw(`${endpoint}/server-card`)).body);
+    expect(initialized.result?.serverInfo).toMatchObject({
+      name: card.name,
+      version: card.version,
+      title: card.title,
+    });
+  });
+});
+
+describe('protocol revisions', () => {
+  it('lets 2026-07-28 clients and shared caches keep the tool list for five minutes', async () => {
+    const client = new Client({ name: 'cache', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
+    expect(await client.listTools()).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+    await client.close();
+  });
+
+  it('serves a 2025-06-18 client in its own revision', async () => {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+    });
+    const response = await raw(endpoint, { method: 'POST', headers: JSON_RPC_HEADERS, body });
+    expect(response.status).toBe(200);
+    expect(message(response.body).result?.protocolVersion).toBe('2025-06-18');
+  });
+});
+
+describe('hosts and origins', () => {
+  const initialize = (headers: Record<string, string>) =>
+    raw(endpoint, { method: 'POST', headers: { ...JSON_RPC_HEADERS, ...headers }, body: INITIALIZE });
+
+  it("accepts the site's host from any origin, with CORS open to all", async () => {
+    const cases: Record<string, string>[] = [
+      { Host: 'example.com' },
+      { Host: 'example.com', Origin: 'https://agents.example.net' },
+    ];
+    for (const headers of cases) {
+      const response = await initialize(headers);
+      expect(response.status, JSON.stringify(headers)).toBe(200);
+      expect(response.headers['access-control-allow-origin']).toBe('*');
+      expect(message(response.body).result?.protocolVersion).toBe('2025-11-25');
+    }
+  });
+
+  it('accepts the configured extra hosts, wildcards included', async () => {
+    for (const host of ['content-index.pages.dev', '7e25467.content-index.pages.dev']) {
+      expect((await initialize({ Host: host })).status, host).toBe(200);
+    }
+  });
+
+  it('refuses any other host with 403 and no CORS headers', async () => {
+    for (const host of ['evil.example.com', 'evilcontent-index.pages.dev', 'example.com.evil.net']) {
+      const response = await initialize({ Host: host, Origin: `http://${host}` });
+      expect(response.status, host).toBe(403);
+      expect(response.headers['access-control-allow-origin']).toBeUndefined();
+      expect(JSON.parse(response.body)).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: `Invalid Host: ${host}` },
+        id: null,
+      });
+    }
+    expect((await raw(endpoint, { headers: { Host: 'evil.example.com' } })).status).toBe(403);
+    expect((await raw(`${endpoint}/server-card`, { headers: { Host: 'evil.example.com' } })).status).toBe(
+      403,
+    );
+  });
+
+  it('on a loopback host, refuses pages from other origins', async () => {
+    const port = new URL(server.url).port;
+    const refused = await initialize({ Host: `localhost:${port}`, Origin: 'https://evil.example.com' });
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).error.message).toBe('Invalid Origin: evil.example.com');
+    for (const origin of [`http://localhost:${port}`, `http://127.0.0.1:${port}`]) {
+      expect((await initialize({ Host: `127.0.0.1:${port}`, Origin: origin })).status, origin).toBe(200);
+    }
+  });
+
+  it('answers CORS preflights on the public host', async () => {
+    const response = await raw(endpoint, {
+      method: 'OPTIONS',
+      headers: {
+        Host: 'example.com',
+        Origin: 'https://agents.example.net',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type, mcp-protocol-version',
+      },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    expect(response.headers['access-control-allow-methods']).toContain('POST');
+    expect(response.headers['access-control-allow-headers']).toBe('content-type, mcp-protocol-version');
+  });
+});
+
+describe('never a 500', () => {
+  it('answers malformed and unexpected requests with 4xx or a JSON-RPC error', async () => {
+    const call = (params: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params });
+    const requests: {
+      name: string;
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+    }[] = [
+      { name: 'invalid JSON', method: 'POST', headers: JSON_RPC_HEADERS, body: '{"jsonrpc":' },
+      { name: 'not JSON-RPC', method: 'POST', headers: JSON_RPC_HEADERS, body: '[1,2,3]' },
+      {
+        name: 'wrong content type',
+        method: 'POST',
+        headers: { ...JSON_RPC_HEADERS, 'Content-Type': 'text/plain' },
+        body: INITIALIZE,
+      },
+      {
+        name: 'unknown method',
+        method: 'POST',
+        headers: JSON_RPC_HEADERS,
+        body: '{"jsonrpc":"2.0","id":1,"method":"nope"}',
+      },
+      {
+        name: 'unknown tool',
+        method: 'POST',
+        headers: JSON_RPC_HEADERS,
+        body: call({ name: 'nope', arguments: {} }),
+      },
+      {
+        name: 'limit 1000',
+        method: 'POST',
+        headers: JSON_RPC_HEADERS,
+        body: call({ name: 'list_content', arguments: { limit: 1000 } }),
+      },
+      {
+        name: 'arguments not an object',
+        method: 'POST',
+        headers: JSON_RPC_HEADERS,
+        body: call({ name: 'list_content', arguments: 'x' }),
+      },
+      {
+        name: 'huge query',
+        method: 'POST',
+        headers: JSON_RPC_HEADERS,
+        body: call({ name: 'search_content', arguments: { query: 'é'.repeat(10_000) } }),
+      },
+      {
+        name: 'forged cursor',
+        method: 'POST',
+        headers: JSON_RPC_HEADERS,
+        body: call({ name: 'list_content', arguments: { cursor: '%%%' } }),
+      },
+      { name: 'PUT', method: 'PUT', headers: JSON_RPC_HEADERS, body: INITIALIZE },
+      { name: 'DELETE', method: 'DELETE' },
+      { name: 'unknown path', path: '/mcp/nothing' },
+      { name: 'POST to the card', method: 'POST', path: '/mcp/server-card', body: '{}' },
+    ];
+    for (const request of requests) {
+      const response = await raw(`${server.url}${request.path ?? '/mcp'}`, request);
+      expect(response.status, `${request.name}: ${response.body}`).toBeLessThan(500);
+      expect(response.body, request.name).not.toMatch(/\bat .+\.(ts|js):\d+/);
+    }
+  });
+
+  it('answers an unknown tool with the protocol invalid-params error', async () => {
+    const client = await connectV2Http(endpoint);
+    await expect(client.callTool('nope', {})).rejects.toMatchObject({
+      code: -32602,
+      message: 'Tool nope not found',
+    });
+    await client.close();
+  });
+});
+
+describe('the Pages Function', () => {
+  // Last in this file: by now every test above has sent requests to the same isolate.
+  it('loaded the prepared data file once for all requests', () => {
+    const loads = server.output().match(/content-index mcp: loaded \d+ items from mcp\/data\.json/g) ?? [];
+    expect(loads).toEqual([
+      `content-index mcp: loaded ${sample.index.content.length} items from mcp/data.json`,
+    ]);
+  });
+});

@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BuiltSample, buildSample, connectStdio, type StdioConnection } from '../helpers/mcp.ts';
+import { PROJECT_ROOT } from '../helpers/site.ts';
+import { toolSuite } from './tool-suite.ts';
+
+let sample: BuiltSample;
+
+beforeAll(async () => {
+  sample = await buildSample();
+});
+afterAll(() => sample?.dispose());
+
+toolSuite(
+  'content-index mcp over stdio, from a built public/',
+  () => connectStdio(['mcp', '--public', sample.out]),
+  () => sample.index,
+  '2026-07-28',
+);
+
+describe('content-index mcp', () => {
+  let connection: StdioConnection | undefined;
+  afterAll(() => connection?.close());
+
+  it('serves the sources without a build with --sources, and says so on stderr only', async () => {
+    connection = await connectStdio(['mcp', '--sources']);
+    const stats = await connection.callTool('content_stats', {});
+    expect((stats.structuredContent as { counts: unknown }).counts).toEqual(sample.index.counts);
+    expect(connection.stderr()).toContain(
+      `content-index mcp: serving ${sample.index.content.length} items from content over stdio`,
+    );
+  });
+
+  it('fails with a clear message and exit code 1 when there is no built data', async () => {
+    const missing = join(sample.out, 'nowhere');
+    const child = spawn(
+      process.execPath,
+      [join(PROJECT_ROOT, 'bin', 'content-index.js'), 'mcp', '--public', missing],
+      {
+        cwd: PROJECT_ROOT,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      `${join(missing, 'mcp/data.json')}: cannot read the MCP data: not found\n` +
+        '  hint: run content-index build first (or pass --public DIR), or pass --sources to serve content/ without building\n' +
+        '\n✗ 1 problem.\n',
+    );
+  });
+});
