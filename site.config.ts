@@ -11,4 +11,13 @@ export default defineSite({
     { name: 'Proyectos', url: '/proyectos/' },
     { name: 'Consejos', url: '/consejos/' },
   ],
+  // /.well-known/ai-plugin.json; every key has a default (see the README).
+  aiPlugin: {
+    nameForHuman: 'Código y Neuronas',
+    nameForModel: 'codigo_y_neuronas',
+    descriptionForHuman: 'Artículos, proyectos y consejos sobre IA, aprendizaje automático y programación.',
+    logoUrl: '/logo.png',
+    contactEmail: 'hola@example.com',
+    legalInfoUrl: '/aviso-legal/',
+  },
 });

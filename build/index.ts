@@ -7,6 +7,7 @@ import { render } from './core/render.ts';
 import { resolveSiteConfig } from './core/resolve-site-config.ts';
 import type { Env, SiteConfig } from './core/site-config.ts';
 import { validateIndex } from './core/validate-index.ts';
+import { docsAssets } from './stages/docs-assets.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { importConfigModule } from './stages/load-config.ts';
 import { type WriteResult, writeOutput } from './stages/write.ts';
@@ -90,7 +91,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let written: WriteResult['written'] = [];
   if (!options.dryRun) {
     try {
-      written = (await writeOutput(outDir, rendered.files)).written;
+      written = (await writeOutput(outDir, [...rendered.files, ...(await docsAssets())])).written;
     } catch (error) {
       throw new ContentIndexError([
         {

@@ -1,3 +1,5 @@
+import type { ApiVersion } from './discovery/api-versions.ts';
+import { discoveryFiles } from './discovery/render-discovery.ts';
 import type { ContentModel } from './model.ts';
 import { jsonFile, type OutputFile, prettyJsonFile } from './outputs.ts';
 import { type ContentIndexV1, serializeV1 } from './serializers/v1.ts';
@@ -7,6 +9,8 @@ import { indexSchema } from './validate-index.ts';
 export interface RenderContext {
   config: SiteConfig;
   generated: Date;
+  /** Published versions and their lifecycle state. Default: the latest version alone, current. */
+  versions?: readonly ApiVersion[];
 }
 
 export interface Rendered {
@@ -32,6 +36,12 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
     jsonFile('api/content.json', body),
     prettyJsonFile(`api/${latest}/schema.json`, publishedSchema(latest, ctx.config)),
   ];
+  files.push(
+    ...discoveryFiles(model, {
+      config: ctx.config,
+      versions: ctx.versions ?? [{ name: latest, state: 'current' }],
+    }),
+  );
   return { bodies: { [latest]: body }, latest, files };
 }
 

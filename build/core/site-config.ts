@@ -1,3 +1,4 @@
+import type { AiPluginConfig, AiPluginInput } from './ai-plugin-config.ts';
 import type { ContentType, Language } from './languages.ts';
 
 export type RoutePatterns = Record<ContentType, Record<Language, string>>;
@@ -21,6 +22,8 @@ export interface SiteConfigInput {
   sections?: SectionInput[];
   /** Per type and language, a pattern with `{slug}`, relative to the site address. Missing entries use defaults. */
   routes?: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
+  /** Values of `/.well-known/ai-plugin.json`; each has a default derived from the rest of the configuration. */
+  aiPlugin?: AiPluginInput;
 }
 
 export interface ResolvedSection {
@@ -39,6 +42,7 @@ export interface SiteConfig {
   documentation: string;
   sections: ResolvedSection[];
   routes: RoutePatterns;
+  aiPlugin: AiPluginConfig;
 }
 
 export const DEFAULT_ROUTES: RoutePatterns = {
