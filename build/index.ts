@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { assemble } from './core/assemble.ts';
 import { ContentIndexError, type Problem } from './core/errors.ts';
 import type { ContentModel } from './core/model.ts';
+import type { OutputFile } from './core/outputs.ts';
 import { render } from './core/render.ts';
 import { resolveSiteConfig } from './core/resolve-site-config.ts';
 import type { Env, SiteConfig } from './core/site-config.ts';
@@ -10,7 +11,8 @@ import { validateIndex } from './core/validate-index.ts';
 import { docsAssets } from './stages/docs-assets.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { importConfigModule } from './stages/load-config.ts';
-import { type WriteResult, writeOutput } from './stages/write.ts';
+import type { ParseCache } from './stages/parse-files.ts';
+import { writeOutput } from './stages/write.ts';
 
 export type { Problem } from './core/errors.ts';
 export { ContentIndexError, formatProblem, formatProblems, isContentIndexError } from './core/errors.ts';
@@ -26,7 +28,7 @@ export const silentLogger: Logger = { info: () => undefined, warn: () => undefin
 export interface BuildOptions {
   /** Project root; other paths are relative to it. Default: the current directory. */
   root?: string;
-  /** Default: `content`. */
+  /** Overrides the configuration's `content.dir` (default `content`). */
   content?: string;
   /** Default: `public`. */
   out?: string;
@@ -42,16 +44,26 @@ export interface BuildOptions {
   env?: Env;
   logger?: Logger;
   maxFileBytes?: number;
+  /** From this many files on, parsing is shared with a worker thread (default 2000). */
+  parallelThreshold?: number;
+  /** Reuse parsed front matter of unchanged files across builds in one process (dev mode). */
+  cache?: ParseCache;
+  /** Called as each stage starts; the CLI draws progress from it on a terminal. */
+  onStage?: (stage: BuildStage, detail?: string) => void;
 }
+
+export type BuildStage = 'config' | 'load' | 'assemble' | 'render' | 'write';
 
 export interface BuildResult {
   config: SiteConfig;
   model: ContentModel;
   outDir: string;
-  /** Files written (empty on a dry run), with their sizes. */
-  written: WriteResult['written'];
+  /** Every file the build produced (written unless this was a dry run). */
+  files: OutputFile[];
   warnings: Problem[];
   durationMs: number;
+  /** Milliseconds per stage, for the report and the benchmarks. */
+  timings: Record<BuildStage, number>;
 }
 
 /**
@@ -60,18 +72,38 @@ export interface BuildResult {
  */
 export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
+  const timings: BuildResult['timings'] = { config: 0, load: 0, assemble: 0, render: 0, write: 0 };
+  let mark = started;
+  const stage = (name: BuildStage, detail?: string) => {
+    options.onStage?.(name, detail);
+    return () => {
+      const now = performance.now();
+      timings[name] = now - mark;
+      mark = now;
+    };
+  };
   const root = resolve(options.root ?? '.');
   const clock = options.clock ?? (() => new Date());
   const now = clock();
+
+  let done = stage('config');
   const configFile = options.config ?? 'site.config.ts';
   const configInput = await importConfigModule(root, configFile, 'site configuration');
   const config = resolveSiteConfig(configInput, options.env ?? {}, relative(root, resolve(root, configFile)));
+  done();
 
+  done = stage('load');
   const loaded = await loadSources({
     root,
-    content: options.content ?? 'content',
+    layout: config.content,
+    ...(options.content !== undefined && { content: options.content }),
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
+    ...(options.cache && { cache: options.cache }),
   });
+  done();
+
+  done = stage('assemble', `${loaded.files.length} files`);
   const assembled = assemble(loaded.files, config, {
     now,
     drafts: options.drafts ?? false,
@@ -80,18 +112,23 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const problems = [...loaded.problems, ...(assembled.ok ? [] : assembled.problems)];
   if (!assembled.ok || problems.length > 0) throw new ContentIndexError(problems);
   const { model } = assembled;
+  done();
 
+  done = stage('render', `${model.entries.length} items`);
   const rendered = render(model, { config, generated: now });
+  // The /docs/ renderer comes from node_modules, so it is added here rather than in the pure render().
+  rendered.files.push(...(await docsAssets()));
   const invalid = Object.entries(rendered.bodies).flatMap(([version, body]) =>
     validateIndex(version, body, model),
   );
   if (invalid.length > 0) throw new ContentIndexError(invalid);
+  done();
 
   const outDir = resolve(root, options.out ?? 'public');
-  let written: WriteResult['written'] = [];
+  done = stage('write', `${rendered.files.length} files`);
   if (!options.dryRun) {
     try {
-      written = (await writeOutput(outDir, [...rendered.files, ...(await docsAssets())])).written;
+      await writeOutput(outDir, rendered.files);
     } catch (error) {
       throw new ContentIndexError([
         {
@@ -103,13 +140,15 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ]);
     }
   }
+  done();
   return {
     config,
     model,
     outDir,
-    written,
+    files: rendered.files,
     warnings: assembled.warnings,
     durationMs: performance.now() - started,
+    timings,
   };
 }
 

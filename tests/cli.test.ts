@@ -43,7 +43,8 @@ it('exits 0 and reports what it wrote once the content is fixed', async () => {
   await site.write('content/posts/mal.es.md', md({ title: 'Mal', draft: false }));
   const result = await bin('build');
   expect(result.code).toBe(0);
-  expect(result.stdout).toMatch(/2 items \(2 posts, 0 projects, 0 tips\) → \d+ files/);
+  expect(result.stdout).toMatch(/✓ 2 items → \d+ files in /);
+  expect(result.stdout).toContain('posts 2 · projects 0 · tips 0');
 });
 
 it('rejects unknown options with a usage error', async () => {

@@ -144,6 +144,8 @@ export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
+  if (value instanceof Date)
+    return `the date ${Number.isNaN(value.getTime()) ? 'that does not exist' : value.toISOString().slice(0, 10)}`;
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') {
     const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;

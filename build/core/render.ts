@@ -29,11 +29,12 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
     current: latest,
     deprecation: null,
   });
+  const versioned = jsonFile(`api/${latest}/content.json`, body);
   const files: OutputFile[] = [
-    jsonFile(`api/${latest}/content.json`, body),
+    versioned,
     // The alias is a copy, not a rewrite: a plain static file on every host, cached at the edge,
     // with the same bytes and so the same ETag as the versioned route.
-    jsonFile('api/content.json', body),
+    { path: 'api/content.json', content: versioned.content },
     prettyJsonFile(`api/${latest}/schema.json`, publishedSchema(latest, ctx.config)),
   ];
   files.push(

@@ -5,6 +5,8 @@ import { resolveAiPlugin } from './ai-plugin-config.ts';
 import { ContentIndexError, type Problem } from './errors.ts';
 import { CONTENT_TYPES, LANGUAGES } from './languages.ts';
 import {
+  type ContentLayout,
+  DEFAULT_LAYOUT,
   DEFAULT_ROUTES,
   type Env,
   type RoutePatterns,
@@ -56,6 +58,18 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
       if (pattern) routes[type][lang] = pattern;
     }
   }
+  const layout = config.content ?? {};
+  const content: ContentLayout = {
+    dir: layout.dir ?? DEFAULT_LAYOUT.dir,
+    types: { ...DEFAULT_LAYOUT.types },
+    language: layout.language ?? DEFAULT_LAYOUT.language,
+    languageField: layout.languageField ?? DEFAULT_LAYOUT.languageField,
+    languageFolders: { ...DEFAULT_LAYOUT.languageFolders, ...layout.languageFolders },
+  };
+  for (const type of CONTENT_TYPES) {
+    const globs = layout.types?.[type];
+    if (globs !== undefined) content.types[type] = typeof globs === 'string' ? [globs] : [...globs];
+  }
   const resolved: SiteConfig = {
     site,
     images: withTrailingSlash(new URL(config.images).href),
@@ -71,6 +85,7 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
       },
       file,
     ),
+    content,
   };
   if (config.name !== undefined) resolved.name = config.name;
   if (config.description !== undefined) resolved.description = config.description;

@@ -3,6 +3,45 @@ import type { ContentType, Language } from './languages.ts';
 
 export type RoutePatterns = Record<ContentType, Record<Language, string>>;
 
+/**
+ * How a file's language is known: `suffix` (Hugo: `name.en.md`, `name/index.en.md`), `folder`
+ * (Astro i18n: `blog/en/name.md`) or `field` (a front-matter key such as `lang: en`).
+ */
+export type LanguageRule = 'suffix' | 'folder' | 'field';
+
+export interface ContentLayoutInput {
+  /** Folder the globs are relative to. Default `content`; the CLI's --content overrides it. */
+  dir?: string;
+  /** Globs per type. Default: `posts/**`, `projects/**`, `tips/**` (Markdown files). */
+  types?: Partial<Record<ContentType, string | string[]>>;
+  /** Default `suffix`. */
+  language?: LanguageRule;
+  /** Front-matter key for the `field` rule. Default `lang`. */
+  languageField?: string;
+  /** Folder name of each language for the `folder` rule. Default: the language code. */
+  languageFolders?: Partial<Record<Language, string>>;
+}
+
+export interface ContentLayout {
+  dir: string;
+  types: Record<ContentType, string[]>;
+  language: LanguageRule;
+  languageField: string;
+  languageFolders: Record<Language, string>;
+}
+
+export const DEFAULT_LAYOUT: ContentLayout = {
+  dir: 'content',
+  types: {
+    post: ['posts/**/*.{md,markdown,mdx}'],
+    project: ['projects/**/*.{md,markdown,mdx}'],
+    tip: ['tips/**/*.{md,markdown,mdx}'],
+  },
+  language: 'suffix',
+  languageField: 'lang',
+  languageFolders: { es: 'es', en: 'en', 'pt-br': 'pt-br' },
+};
+
 export interface SectionInput {
   name: string;
   /** Absolute, or relative to the site address. */
@@ -24,6 +63,8 @@ export interface SiteConfigInput {
   routes?: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
   /** Values of `/.well-known/ai-plugin.json`; each has a default derived from the rest of the configuration. */
   aiPlugin?: AiPluginInput;
+  /** Where the content is and how its language is told, for existing Hugo or Astro trees. */
+  content?: ContentLayoutInput;
 }
 
 export interface ResolvedSection {
@@ -43,6 +84,7 @@ export interface SiteConfig {
   sections: ResolvedSection[];
   routes: RoutePatterns;
   aiPlugin: AiPluginConfig;
+  content: ContentLayout;
 }
 
 export const DEFAULT_ROUTES: RoutePatterns = {

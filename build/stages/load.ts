@@ -1,17 +1,23 @@
-import { readFile, stat } from 'node:fs/promises';
 import { join, posix, relative, resolve } from 'node:path';
 import fg from 'fast-glob';
 import type { Problem } from '../core/errors.ts';
-import { CANONICAL_LANGUAGE, type ContentType, isLanguage, type Language } from '../core/languages.ts';
+import { CANONICAL_LANGUAGE, CONTENT_TYPES, type ContentType } from '../core/languages.ts';
+import { globBase, type Location, locate, normalizeLanguage, unknownLanguage } from '../core/layout.ts';
 import type { SourceFile } from '../core/model.ts';
-import { parseSource } from './parse-source.ts';
+import type { ContentLayout } from '../core/site-config.ts';
+import type { ParseTask } from './_parse-chunk.ts';
+import { type ParseCache, type ParseFilesOptions, parseFiles } from './parse-files.ts';
 
 export interface LoadOptions {
   root: string;
-  /** Content folder, relative to root or absolute. */
-  content: string;
+  layout: ContentLayout;
+  /** Overrides `layout.dir` (the CLI's --content). */
+  content?: string;
   /** Files larger than this are refused before they are read. */
   maxFileBytes: number;
+  /** From this many files on, parsing is shared with a worker thread. */
+  parallelThreshold?: number;
+  cache?: ParseCache;
 }
 
 export interface Loaded {
@@ -21,105 +27,104 @@ export interface Loaded {
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 
-const TYPE_FOLDERS: Record<string, ContentType> = { posts: 'post', projects: 'project', tips: 'tip' };
-const EXTENSIONS = /\.(md|markdown|mdx)$/i;
-/** Looks like a language code: two or three letters, optionally a region. */
-const LANGUAGE_LIKE = /^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})?$/i;
+const INDEX_FILE = /^index(\.[^./]+)?\.(md|markdown|mdx)$/i;
 
+interface Found {
+  relPath: string;
+  type: ContentType;
+  base: string;
+}
+
+/** Finds the content files of every type, reads their front matter, and tells their language. */
 export async function loadSources(options: LoadOptions): Promise<Loaded> {
-  const contentDir = resolve(options.root, options.content);
-  const found = await fg(['{posts,projects,tips}/**/*.{md,markdown,mdx}'], {
-    cwd: contentDir,
-    onlyFiles: true,
-    followSymbolicLinks: false,
-  });
-  found.sort();
+  const { layout } = options;
+  const contentDir = resolve(options.root, options.content ?? layout.dir);
+  const displayRoot = relative(options.root, contentDir).split('\\').join('/');
+  const shown = (relPath: string) => (displayRoot ? `${displayRoot}/${relPath}` : relPath);
+  const problems: Problem[] = [];
+
+  const found = new Map<string, Found>();
+  for (const type of CONTENT_TYPES) {
+    for (const glob of layout.types[type]) {
+      const base = globBase(glob);
+      const matches = await fg(glob, { cwd: contentDir, onlyFiles: true, followSymbolicLinks: false });
+      for (const relPath of matches) {
+        const other = found.get(relPath);
+        if (other && other.type !== type) {
+          problems.push({
+            code: 'config_invalid',
+            file: shown(relPath),
+            field: 'content.types',
+            message: `matches the globs of both ${other.type} and ${type}`,
+            hint: 'make the globs in content.types of site.config.ts select disjoint files',
+          });
+        } else if (!other) {
+          found.set(relPath, { relPath, type, base });
+        }
+      }
+    }
+  }
+  const sorted = [...found.values()].sort((a, b) =>
+    a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0,
+  );
   // In a page bundle (`name/index.es.md`) other Markdown files are resources of the page, not pages.
   const bundles = new Set(
-    found.filter((p) => /^index(\.[^./]+)?\.(md|markdown|mdx)$/i.test(posix.basename(p))).map(posix.dirname),
+    sorted.filter((f) => INDEX_FILE.test(posix.basename(f.relPath))).map((f) => posix.dirname(f.relPath)),
   );
-  const problems: Problem[] = [];
+
+  const tasks: (ParseTask & { location: Location })[] = [];
+  for (const { relPath, type, base } of sorted) {
+    const fileName = posix.basename(relPath);
+    if (fileName.startsWith('_')) continue; // `_index.md` (Hugo list pages) and partials are not pages
+    if (!INDEX_FILE.test(fileName) && insideBundle(posix.dirname(relPath), bundles)) continue;
+    const location = locate(relPath, type, base, layout);
+    if ('problem' in location) problems.push({ ...location.problem, file: shown(relPath) });
+    else tasks.push({ path: shown(relPath), absolute: join(contentDir, relPath), location });
+  }
+
+  const parseOptions: ParseFilesOptions = { maxFileBytes: options.maxFileBytes };
+  if (options.parallelThreshold !== undefined) parseOptions.parallelThreshold = options.parallelThreshold;
+  if (options.cache) parseOptions.cache = options.cache;
+  const outcomes = await parseFiles(tasks, parseOptions);
   const files: SourceFile[] = [];
-  const displayRoot = relative(options.root, contentDir).split('\\').join('/');
-
-  await Promise.all(
-    found.map(async (relPath) => {
-      const dir = posix.dirname(relPath);
-      const base = posix.basename(relPath);
-      if (base.startsWith('_index.')) return; // Hugo list pages, not content
-      const isIndex = /^index(\.[^./]+)?\.(md|markdown|mdx)$/i.test(base);
-      if (!isIndex && insideBundle(dir, bundles)) return;
-
-      const path = displayRoot ? `${displayRoot}/${relPath}` : relPath;
-      const location = parseLocation(relPath);
-      if ('problem' in location) {
-        problems.push({ ...location.problem, file: path });
-        return;
+  for (const [i, outcome] of outcomes.entries()) {
+    const task = tasks[i];
+    if (!task) continue;
+    if ('code' in outcome) {
+      problems.push(outcome);
+      continue;
+    }
+    let lang = task.location.lang;
+    if (lang === undefined) {
+      const told = languageFromField(outcome.data, layout.languageField);
+      if (typeof told === 'object') {
+        problems.push({ ...told, file: task.path, line: outcome.lines[layout.languageField] ?? 1 });
+        continue;
       }
-      const absolute = join(contentDir, relPath);
-      const size = (await stat(absolute)).size;
-      if (size > options.maxFileBytes) {
-        problems.push({
-          code: 'source_too_large',
-          file: path,
-          message: `is ${formatBytes(size)}, over the ${formatBytes(options.maxFileBytes)} limit for one source file`,
-          hint: 'move large data out of the Markdown file; the limit protects the build from runaway inputs',
-        });
-        return;
-      }
-      const parsed = parseSource(path, await readFile(absolute, 'utf8'));
-      if ('code' in parsed) {
-        problems.push(parsed);
-        return;
-      }
-      files.push({ path, ...location, data: parsed.data, lines: parsed.lines });
-    }),
-  );
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      lang = told;
+    }
+    files.push({
+      path: task.path,
+      type: task.location.type,
+      name: task.location.name,
+      lang,
+      data: outcome.data,
+      lines: outcome.lines,
+    });
+  }
   return { files, problems };
+}
+
+/** The `field` rule: a missing key means the canonical language, as a file without a suffix does. */
+function languageFromField(data: unknown, field: string) {
+  const value =
+    typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[field] : undefined;
+  if (value === undefined) return CANONICAL_LANGUAGE;
+  const lang = typeof value === 'string' ? normalizeLanguage(value) : undefined;
+  return lang ?? { ...unknownLanguage(`${JSON.stringify(value)} in ${field}`, String(value)), field };
 }
 
 function insideBundle(dir: string, bundles: ReadonlySet<string>): boolean {
   for (let d = dir; d !== '.' && d !== ''; d = posix.dirname(d)) if (bundles.has(d)) return true;
   return false;
-}
-
-type Location = { type: ContentType; name: string; lang: Language } | { problem: Problem };
-
-/** `posts/name.en.md`, `posts/name/index.pt-br.md`, `posts/name.md` (canonical language, as in Hugo). */
-export function parseLocation(relPath: string): Location {
-  const [folder] = relPath.split('/');
-  const type = TYPE_FOLDERS[folder ?? ''];
-  if (!type) throw new Error(`not under a content type folder: ${relPath}`);
-  const base = posix.basename(relPath).replace(EXTENSIONS, '');
-  const dot = base.lastIndexOf('.');
-  let stem = base;
-  let lang: Language = CANONICAL_LANGUAGE;
-  if (dot > 0) {
-    const suffix = base.slice(dot + 1);
-    if (LANGUAGE_LIKE.test(suffix)) {
-      const code = suffix.toLowerCase();
-      if (!isLanguage(code)) {
-        return {
-          problem: {
-            code: 'language_unknown',
-            line: 1,
-            field: 'language',
-            message: `unknown language suffix ".${suffix}"`,
-            hint: `use .es, .en or .pt-br${code.startsWith('pt') ? ' (Brazilian Portuguese is .pt-br)' : ''}`,
-          },
-        };
-      }
-      lang = code;
-      stem = base.slice(0, dot);
-    }
-  }
-  const name = stem === 'index' ? posix.basename(posix.dirname(relPath)) : stem;
-  return { type, name, lang };
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${bytes} B`;
 }

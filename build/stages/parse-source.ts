@@ -8,10 +8,23 @@ export interface ParsedSource {
   lines: Record<string, number>;
 }
 
+class UnsupportedLanguage extends Error {}
+
+const refuse = (language: string) => () => {
+  throw new UnsupportedLanguage(language);
+};
+
 const engines = {
   // js-yaml 4 rather than gray-matter's bundled js-yaml 3: faster, and the maintained line.
   yaml: (text: string) => yaml.load(text, { schema: yaml.DEFAULT_SCHEMA }) as object,
+  // gray-matter would `eval` a `---js` block: content must never run code during a build.
+  javascript: refuse('javascript'),
+  js: refuse('js'),
 };
+
+/** Past these, front matter is an attack or an accident (YAML alias bombs expand exponentially). */
+export const MAX_FRONT_MATTER_VALUES = 10_000;
+export const MAX_FRONT_MATTER_DEPTH = 32;
 
 /** Front matter of one file. Never throws: malformed input becomes a Problem with its line. */
 export function parseSource(path: string, text: string): ParsedSource | Problem {
@@ -32,7 +45,36 @@ export function parseSource(path: string, text: string): ParsedSource | Problem 
   } catch (error) {
     return yamlProblem(path, error);
   }
+  const excess = complexity(parsed.data);
+  if (excess) {
+    return {
+      code: 'source_too_large',
+      file: path,
+      line: 1,
+      message: `front matter ${excess}`,
+      hint: 'front matter holds a few short fields; remove YAML aliases (*name) and deeply nested values',
+    };
+  }
   return { data: parsed.data, lines: keyLines(parsed.matter ?? '') };
+}
+
+/**
+ * Counts values as if every alias were expanded, stopping at the budget: a "billion laughs" document
+ * parses in microseconds (aliases are shared references) but would explode in anything that walks it.
+ */
+function complexity(data: unknown): string | undefined {
+  let values = 0;
+  const walk = (value: unknown, depth: number): string | undefined => {
+    if (++values > MAX_FRONT_MATTER_VALUES) return `expands to more than ${MAX_FRONT_MATTER_VALUES} values`;
+    if (depth > MAX_FRONT_MATTER_DEPTH) return `nests deeper than ${MAX_FRONT_MATTER_DEPTH} levels`;
+    if (typeof value !== 'object' || value === null || value instanceof Date) return undefined;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      const found = walk(child, depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk(data, 0);
 }
 
 /** gray-matter hands the engine the text after the opening `---`, so index i is file line i + 1. */
@@ -54,7 +96,12 @@ function yamlProblem(path: string, error: unknown): Problem {
     message: 'front matter is not valid YAML',
     hint: 'check indentation and quote values that contain ": " or start with a special character',
   };
-  if (error instanceof yaml.YAMLException) {
+  if (error instanceof UnsupportedLanguage) {
+    problem.code = 'source_unreadable';
+    problem.line = 1;
+    problem.message = `front matter in ${error.message} is not supported`;
+    problem.hint = 'write the front matter in YAML, between --- lines';
+  } else if (error instanceof yaml.YAMLException) {
     problem.message = `front matter is not valid YAML: ${error.reason}`;
     if (error.mark) problem.line = error.mark.line + 1;
   } else if (error instanceof Error) {

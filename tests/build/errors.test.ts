@@ -120,7 +120,7 @@ describe('a build with invalid sources', () => {
       'content/posts/hola.fr.md:1: language: unknown language suffix ".fr"',
     ]);
     await expectFailure({ 'content/posts/hola.pt.md': md({ title: 'Olá' }) }, [
-      '(Brazilian Portuguese is .pt-br)',
+      '(Brazilian Portuguese is pt-br)',
     ]);
   });
 

@@ -129,7 +129,7 @@ describe('output', () => {
     const result = await build({ root: site.root, clock });
     const files = Object.keys(await snapshotDir(site.out)).sort();
     // Exactly what this build wrote, plus the author's file: the stale api/v0 file is gone.
-    expect(files).toEqual([...result.written.map((w) => w.path), 'favicon.svg'].sort());
+    expect(files).toEqual([...result.files.map((f) => f.path), 'favicon.svg'].sort());
     expect(files).toEqual(
       expect.arrayContaining(['api/content.json', 'api/v1/content.json', 'api/v1/schema.json']),
     );
@@ -162,3 +162,24 @@ async function readAll(s: TempSite): Promise<Record<string, string>> {
     out[path] = await readFile(join(s.out, path), 'utf8');
   return out;
 }
+
+describe('parsing on two threads', () => {
+  it('gives the same output as one thread, problems included', async () => {
+    site = await tempSite({ ...FILES, 'content/tips/rota.es.md': '---\ntitle: [\n---\n' });
+    const errors: string[] = [];
+    for (const parallelThreshold of [Number.POSITIVE_INFINITY, 1]) {
+      await expect(build({ root: site.root, clock, parallelThreshold })).rejects.toThrow(
+        /content\/tips\/rota\.es\.md:3: front matter is not valid YAML/,
+      );
+      errors.push(String(await build({ root: site.root, clock, parallelThreshold }).catch((e) => e.message)));
+    }
+    expect(errors[1]).toBe(errors[0]);
+    await site.remove('content/tips/rota.es.md');
+    const outputs: string[] = [];
+    for (const parallelThreshold of [Number.POSITIVE_INFINITY, 1]) {
+      await build({ root: site.root, clock, parallelThreshold });
+      outputs.push(JSON.stringify(await readAll(site)));
+    }
+    expect(outputs[1]).toBe(outputs[0]);
+  });
+});

@@ -105,7 +105,7 @@ function checkConsistency(result: BuildResult, docs: Documents): void {
   expect(listed[0]).toBe(index.counts.total);
 
   // Every address in every document: a file the build wrote, the MCP endpoint, or a page of the site.
-  const written = new Set(result.written.map((w) => w.path));
+  const written = new Set(result.files.map((f) => f.path));
   const sitePages = new Set<string>([
     config.site,
     ...config.sections.map((s) => s.url),
@@ -183,7 +183,7 @@ describe('the discovery documents of the sample site', () => {
 
   it('point the index documentation field at the /docs/ page the build wrote', () => {
     expect(docs.index.documentation).toBe('https://example.com/docs/');
-    expect(result.written.map((w) => w.path)).toContain('docs/index.html');
+    expect(result.files.map((f) => f.path)).toContain('docs/index.html');
     expect(docs.plugin.api.url).toBe(docs.index.openapi);
   });
 });

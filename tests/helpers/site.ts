@@ -21,6 +21,11 @@ export interface TempSite {
   remove(path: string): Promise<void>;
   /** Runs the CLI in-process from the site root; returns its exit code and what it printed. */
   cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Same, with an environment of its own (process.env is not read). */
+  cliWithEnv(
+    env: Record<string, string | undefined>,
+    ...args: string[]
+  ): Promise<{ code: number; stdout: string; stderr: string }>;
   /** Every file under the output folder with a hash of its bytes. */
   snapshot(): Promise<Record<string, string>>;
   readJson<T = unknown>(path: string): Promise<T>;
@@ -41,32 +46,35 @@ export async function tempSite(
   await write('package.json', '{ "type": "module" }\n');
   await write('site.config.ts', `export default ${JSON.stringify(config, null, 2)};\n`);
   for (const [path, content] of Object.entries(files)) await write(path, content);
+  const cliWithEnv = async (env: Record<string, string | undefined>, ...args: string[]) => {
+    let stdout = '';
+    let stderr = '';
+    const sink = (append: (s: string) => void) => ({
+      write: (s: string) => {
+        append(s);
+        return true;
+      },
+    });
+    const cwd = process.cwd();
+    process.chdir(root);
+    try {
+      const code = await main(
+        args,
+        { out: sink((s) => (stdout += s)), err: sink((s) => (stderr += s)) },
+        env,
+      );
+      return { code, stdout, stderr };
+    } finally {
+      process.chdir(cwd);
+    }
+  };
   return {
     root,
     out,
     write,
     remove: (path) => rm(join(root, path), { force: true }),
-    async cli(...args) {
-      let stdout = '';
-      let stderr = '';
-      const sink = (append: (s: string) => void) => ({
-        write: (s: string) => {
-          append(s);
-          return true;
-        },
-      });
-      const cwd = process.cwd();
-      process.chdir(root);
-      try {
-        const code = await main(args, {
-          out: sink((s) => (stdout += s)),
-          err: sink((s) => (stderr += s)),
-        });
-        return { code, stdout, stderr };
-      } finally {
-        process.chdir(cwd);
-      }
-    },
+    cli: (...args) => cliWithEnv(process.env, ...args),
+    cliWithEnv,
     snapshot: () => snapshotDir(out),
     readJson: async (path) => JSON.parse(await readFile(join(out, path), 'utf8')),
     dispose: () => rm(root, { recursive: true, force: true }),

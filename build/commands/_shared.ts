@@ -1,0 +1,77 @@
+import { type Command, Option } from 'commander';
+import type { CliContext } from '../cli.ts';
+import { formatAnnotation } from '../core/annotations.ts';
+import { formatProblems, isContentIndexError, type Problem } from '../core/errors.ts';
+import type { BuildOptions } from '../index.ts';
+
+export interface BuildFlags {
+  content?: string;
+  out?: string;
+  config?: string;
+  drafts?: boolean;
+  future?: boolean;
+  debug?: boolean;
+  json?: boolean;
+}
+
+/** Flags every command that builds shares. */
+export function withBuildFlags(command: Command): Command {
+  return command
+    .option('--content <dir>', 'content folder (default: content.dir of the configuration, or content)')
+    .option('--config <file>', 'site configuration', 'site.config.ts')
+    .option('--drafts', 'include files marked draft: true')
+    .option('--future', 'include files dated in the future')
+    .addOption(new Option('--debug', 'print stack traces of internal errors'));
+}
+
+export function buildOptions(flags: BuildFlags, context: CliContext): BuildOptions {
+  const options: BuildOptions = {
+    env: context.env,
+    drafts: flags.drafts ?? false,
+    future: flags.future ?? false,
+  };
+  if (flags.content) options.content = flags.content;
+  if (flags.out) options.out = flags.out;
+  if (flags.config) options.config = flags.config;
+  return options;
+}
+
+export function inGitHubActions(context: CliContext): boolean {
+  return context.env.GITHUB_ACTIONS === 'true';
+}
+
+/** Prints warnings; under GitHub Actions also as annotations. */
+export function printWarnings(warnings: readonly Problem[], context: CliContext): void {
+  if (warnings.length === 0) return;
+  context.printErr(`warning:\n${formatProblems(warnings)}`);
+  if (inGitHubActions(context)) for (const w of warnings) context.print(formatAnnotation(w, 'warning'));
+}
+
+/**
+ * A user error prints its problems (and annotations under GitHub Actions) and returns 1; anything else
+ * is a bug in content-index: one line, the stack only with --debug, and 2.
+ */
+export function reportFailure(
+  error: unknown,
+  context: CliContext,
+  options: { debug: boolean; wrote: boolean },
+): number {
+  if (isContentIndexError(error)) {
+    context.printErr(formatProblems(error.problems));
+    if (inGitHubActions(context)) for (const p of error.problems) context.print(formatAnnotation(p, 'error'));
+    const n = error.problems.length;
+    context.printErr(
+      `\n✗ ${n} problem${n === 1 ? '' : 's'}${options.wrote ? '; the output folder was not changed' : ''}.`,
+    );
+    if (options.debug && error.stack) context.printErr(error.stack);
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  context.printErr(`✗ internal error: ${message}`);
+  context.printErr(
+    options.debug && error instanceof Error && error.stack
+      ? error.stack
+      : 'rerun with --debug for the stack trace',
+  );
+  return 2;
+}

@@ -1,0 +1,107 @@
+import { access, mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { CliContext } from '../cli.ts';
+import { ContentIndexError } from '../core/errors.ts';
+import { CONTENT_TYPES, type ContentType, isLanguage, type Language } from '../core/languages.ts';
+import { resolveSiteConfig } from '../core/resolve-site-config.ts';
+import { scaffold } from '../core/scaffold.ts';
+import { importConfigModule } from '../stages/load-config.ts';
+import { reportFailure } from './_shared.ts';
+
+interface NewFlags {
+  lang: string;
+  config: string;
+  debug?: boolean;
+}
+
+export function registerNewCommand(program: Command, context: CliContext): void {
+  program
+    .command('new')
+    .description('create the files of a new post, project or tip (as drafts)')
+    .argument('<type>', 'post, project or tip')
+    .argument('<slug>', 'file name and slug, e.g. redes-neuronales')
+    .option('--lang <list>', 'languages to create, comma-separated', 'es,en,pt-br')
+    .option('--config <file>', 'site configuration', 'site.config.ts')
+    .option('--debug', 'print stack traces of internal errors')
+    .action(async (type: string, slug: string, flags: NewFlags) => {
+      try {
+        const created = await createItem(type, slug, flags, context);
+        for (const file of created) context.print(`created ${file}`);
+        context.print('The files are drafts: fill in the titles, then remove `draft: true` to publish.');
+      } catch (error) {
+        context.exit(reportFailure(error, context, { debug: flags.debug ?? false, wrote: false }));
+      }
+    });
+}
+
+async function createItem(
+  type: string,
+  slug: string,
+  flags: NewFlags,
+  context: CliContext,
+): Promise<string[]> {
+  if (!(CONTENT_TYPES as readonly string[]).includes(type)) {
+    throw new ContentIndexError([
+      {
+        code: 'field_invalid',
+        field: 'type',
+        message: `unknown type "${type}"`,
+        hint: 'use post, project or tip',
+      },
+    ]);
+  }
+  const langs = flags.lang.split(',').map((l) => l.trim().toLowerCase());
+  const unknown = langs.filter((l) => !isLanguage(l));
+  if (unknown.length > 0) {
+    throw new ContentIndexError([
+      {
+        code: 'language_unknown',
+        field: 'lang',
+        message: `unknown language ${unknown.join(', ')}`,
+        hint: 'use es, en and pt-br',
+      },
+    ]);
+  }
+  const root = process.cwd();
+  const config = resolveSiteConfig(
+    await importConfigModule(root, flags.config, 'site configuration'),
+    context.env,
+    flags.config,
+  );
+  const today = new Date().toISOString().slice(0, 10);
+  const files = scaffold({
+    type: type as ContentType,
+    slug,
+    langs: langs as Language[],
+    layout: config.content,
+    date: today,
+  });
+  // Check every target before writing any, so a refusal leaves nothing half-created.
+  const existing: string[] = [];
+  for (const file of files) {
+    if (
+      await access(resolve(root, file.path)).then(
+        () => true,
+        () => false,
+      )
+    )
+      existing.push(file.path);
+  }
+  if (existing.length > 0) {
+    throw new ContentIndexError(
+      existing.map((path) => ({
+        code: 'field_invalid' as const,
+        file: path,
+        message: 'already exists; nothing was written',
+        hint: 'choose another slug, or edit the existing file',
+      })),
+    );
+  }
+  for (const file of files) {
+    const target = join(root, file.path);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, file.content, { flag: 'wx' });
+  }
+  return files.map((f) => relative(root, join(root, f.path)));
+}

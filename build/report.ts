@@ -1,0 +1,100 @@
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+import type { Problem } from './core/errors.ts';
+import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from './core/languages.ts';
+import type { LeftOut } from './core/model.ts';
+import type { BuildResult } from './index.ts';
+
+const gzip = promisify(gzipCallback);
+
+/** What every build ends with: printed as text on a terminal, or as this JSON with --json. */
+export interface BuildReport {
+  ok: true;
+  dryRun: boolean;
+  outDir: string;
+  durationMs: number;
+  items: Record<(typeof PLURAL)[ContentType], number> & { total: number };
+  /** Per language: items that have that translation, and the share of all items. */
+  translations: Record<Language, { items: number; percent: number }>;
+  leftOut: LeftOut[];
+  files: { path: string; bytes: number; gzipBytes: number }[];
+  warnings: Problem[];
+  timings: BuildResult['timings'];
+}
+
+export interface FailureReport {
+  ok: false;
+  problems: Problem[];
+}
+
+export async function createReport(result: BuildResult, dryRun: boolean): Promise<BuildReport> {
+  const items = { posts: 0, projects: 0, tips: 0, total: result.model.entries.length };
+  const translated: Record<Language, number> = { es: 0, en: 0, 'pt-br': 0 };
+  for (const entry of result.model.entries) {
+    items[PLURAL[entry.type]]++;
+    for (const lang of LANGUAGES) if (entry.translations[lang]) translated[lang]++;
+  }
+  const translations = {} as BuildReport['translations'];
+  for (const lang of LANGUAGES) {
+    const share = items.total === 0 ? 0 : (translated[lang] / items.total) * 100;
+    translations[lang] = { items: translated[lang], percent: Math.round(share * 10) / 10 };
+  }
+  // Identical bodies (the alias and its version) are compressed once; gzip runs on the thread pool.
+  const sizes = new Map<string, Promise<number>>();
+  const files = await Promise.all(
+    result.files.map(async (file) => {
+      let size = sizes.get(file.content);
+      if (!size) {
+        size = gzip(file.content).then((b) => b.length);
+        sizes.set(file.content, size);
+      }
+      return { path: file.path, bytes: Buffer.byteLength(file.content), gzipBytes: await size };
+    }),
+  );
+  return {
+    ok: true,
+    dryRun,
+    outDir: result.outDir,
+    durationMs: Math.round(result.durationMs),
+    items,
+    translations,
+    leftOut: result.model.leftOut,
+    files: files.sort((a, b) => a.path.localeCompare(b.path)),
+    warnings: result.warnings,
+    timings: result.timings,
+  };
+}
+
+export function formatReport(report: BuildReport): string {
+  const { items } = report;
+  const head = report.dryRun
+    ? `✓ ${count(items.total, 'item')} valid; nothing written`
+    : `✓ ${count(items.total, 'item')} → ${count(report.files.length, 'file')} in ${report.outDir}`;
+  const lines = [`${head} (${report.durationMs} ms)`];
+  lines.push(`  items         ${CONTENT_TYPES.map((t) => `${PLURAL[t]} ${items[PLURAL[t]]}`).join(' · ')}`);
+  lines.push(
+    `  translations  ${LANGUAGES.map((l) => `${l} ${report.translations[l].items}/${items.total} (${report.translations[l].percent}%)`).join(' · ')}`,
+  );
+  report.leftOut.forEach((left, i) => {
+    const why = left.reason === 'draft' ? 'draft' : `dated ${left.date ?? '?'}, in the future`;
+    const whole = left.wholeItem ? ', with its translations' : '';
+    lines.push(`  ${i === 0 ? 'left out     ' : '             '} ${left.file} (${why}${whole})`);
+  });
+  const width = Math.max(0, ...report.files.map((f) => f.path.length));
+  report.files.forEach((file, i) => {
+    lines.push(
+      `  ${i === 0 ? 'files        ' : '             '} ${file.path.padEnd(width)}  ${bytes(file.bytes).padStart(9)}  gzip ${bytes(file.gzipBytes).padStart(9)}`,
+    );
+  });
+  return lines.join('\n');
+}
+
+export function count(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+export function bytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} B`;
+}

@@ -1,0 +1,132 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
+import { build } from '../../build/index.ts';
+import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
+
+let site: TempSite | undefined;
+afterEach(() => site?.dispose());
+
+async function index(s: TempSite): Promise<ContentIndexV1> {
+  await build({ root: s.root });
+  return s.readJson<ContentIndexV1>('api/v1/content.json');
+}
+
+const urls = (i: ContentIndexV1) =>
+  i.content
+    .map((c) => [c.type, c.url, c.url_en ?? null, c.url_pt ?? null])
+    .sort((a, b) => String(a[1]).localeCompare(String(b[1])));
+
+describe('language rule: suffix (Hugo)', () => {
+  it('pairs name.<lang>.md files and page bundles', async () => {
+    site = await tempSite({
+      'content/posts/hola.es.md': md({ title: 'Hola' }),
+      'content/posts/hola.en.md': md({ title: 'Hello', slug: 'hello' }),
+      'content/posts/bundle/index.es.md': md({ title: 'Paquete' }),
+      'content/posts/bundle/index.pt-br.md': md({ title: 'Pacote', slug: 'pacote' }),
+      'content/posts/bundle/notas.md': md({ title: 'not a page: a resource of the bundle' }),
+      'content/posts/_index.md': md({ title: 'list page' }),
+      'content/tips/sin-sufijo.md': md({ title: 'Sin sufijo es español' }),
+    });
+    expect(urls(await index(site))).toEqual([
+      ['post', 'https://example.com/blog/bundle/', null, 'https://example.com/pt-br/blog/pacote/'],
+      ['post', 'https://example.com/blog/hola/', 'https://example.com/en/blog/hello/', null],
+      ['tip', 'https://example.com/consejos/sin-sufijo/', null, null],
+    ]);
+  });
+});
+
+describe('language rule: folder (an Astro content collection)', () => {
+  const astro = {
+    ...FIXTURE_CONFIG,
+    content: {
+      dir: 'src/content',
+      types: { post: 'blog/**/*.{md,mdx}', project: 'projects/**/*.md', tip: 'tips/**/*.md' },
+      language: 'folder',
+      languageFolders: { 'pt-br': 'pt' },
+    },
+  };
+
+  it('reads src/content/blog/<lang>/… where it is', async () => {
+    site = await tempSite(
+      {
+        'src/content/blog/es/primer-post.md': md({ title: 'Primer post', pubDate: '2024-02-01' }),
+        'src/content/blog/en/primer-post.md': md({ title: 'First post', slug: 'first-post' }),
+        'src/content/blog/pt/primer-post.mdx': md({ title: 'Primeiro post', slug: 'primeiro-post' }),
+        'src/content/projects/es/motor/index.md': md({ title: 'Motor', technologies: ['Rust'] }),
+        'src/content/tips/es/atajo.md': md({ title: 'Atajo' }),
+        'src/content/tips/en/atajo.md': md({ title: 'Shortcut', slug: 'shortcut' }),
+        'src/content/config.ts': 'export const collections = {};\n',
+        'src/pages/index.astro': '---\n---\n<h1>not content</h1>\n',
+      },
+      astro,
+    );
+    expect(urls(await index(site))).toEqual([
+      [
+        'post',
+        'https://example.com/blog/primer-post/',
+        'https://example.com/en/blog/first-post/',
+        'https://example.com/pt-br/blog/primeiro-post/',
+      ],
+      ['tip', 'https://example.com/consejos/atajo/', 'https://example.com/en/tips/shortcut/', null],
+      ['project', 'https://example.com/proyectos/motor/', null, null],
+    ]);
+  });
+
+  it('refuses an unknown language folder, naming the expected ones', async () => {
+    site = await tempSite({ 'src/content/blog/fr/bonjour.md': md({ title: 'Bonjour' }) }, astro);
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'src/content/blog/fr/bonjour.md:1: language: unknown language folder "fr/"',
+    );
+    expect(result.stderr).toContain('hint: use es/, en/, pt/');
+  });
+});
+
+describe('language rule: front-matter field', () => {
+  const byField = { ...FIXTURE_CONFIG, content: { language: 'field', languageField: 'locale' } };
+
+  it('takes the language from the field and pairs by translationKey', async () => {
+    site = await tempSite(
+      {
+        'content/posts/intro.md': md({ title: 'Introducción', locale: 'es', translationKey: 'intro' }),
+        'content/posts/intro-english.md': md({
+          title: 'Introduction',
+          locale: 'en',
+          translationKey: 'intro',
+        }),
+        'content/posts/introducao.md': md({ title: 'Introdução', locale: 'pt-BR', translationKey: 'intro' }),
+        'content/tips/sin-campo.md': md({ title: 'Sin campo: canónico' }),
+      },
+      byField,
+    );
+    expect(urls(await index(site))).toEqual([
+      [
+        'post',
+        'https://example.com/blog/intro/',
+        'https://example.com/en/blog/intro-english/',
+        'https://example.com/pt-br/blog/introducao/',
+      ],
+      ['tip', 'https://example.com/consejos/sin-campo/', null, null],
+    ]);
+  });
+
+  it('refuses an unknown value with the line of the field', async () => {
+    site = await tempSite({ 'content/posts/x.md': md({ title: 'X', locale: 'fr' }) }, byField);
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('content/posts/x.md:3: locale: unknown language "fr" in locale');
+  });
+});
+
+it('refuses a file matched by the globs of two types', async () => {
+  site = await tempSite(
+    { 'content/notes/x.es.md': md({ title: 'X' }) },
+    { ...FIXTURE_CONFIG, content: { types: { post: 'notes/**/*.md', tip: 'notes/*.md' } } },
+  );
+  const result = await site.cli('build');
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain(
+    'content/notes/x.es.md: content.types: matches the globs of both post and tip',
+  );
+});

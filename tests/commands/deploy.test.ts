@@ -1,0 +1,54 @@
+import { execFile } from 'node:child_process';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
+
+const run = promisify(execFile);
+let site: TempSite;
+beforeAll(async () => {
+  site = await tempSite({ 'content/posts/hola.es.md': md({ title: 'Hola' }) });
+});
+afterAll(() => site.dispose());
+
+async function deploy(env: Record<string, string>) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDFLARE_')));
+  try {
+    const r = await run(
+      process.execPath,
+      [join(PROJECT_ROOT, 'bin/content-index.js'), 'deploy', '--project-name', 'test'],
+      {
+        cwd: site.root,
+        env: { ...clean, ...env, NO_COLOR: '1' },
+      },
+    );
+    return { code: 0, ...r };
+  } catch (error) {
+    return error as { code: number; stdout: string; stderr: string };
+  }
+}
+
+it('stops before building when the Cloudflare credentials are missing, saying what to set', async () => {
+  const result = await deploy({ CLOUDFLARE_ACCOUNT_ID: 'abc' });
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain(
+    'environment variable CLOUDFLARE_API_TOKEN: is not set; nothing was built or deployed',
+  );
+  expect(result.stderr).toContain('export CLOUDFLARE_API_TOKEN');
+  expect(result.stderr).not.toContain('CLOUDFLARE_ACCOUNT_ID: is not set');
+  await expect(access(join(site.root, 'public'))).rejects.toThrow(); // nothing was built
+  const neither = await deploy({});
+  expect(neither.stderr).toContain('CLOUDFLARE_ACCOUNT_ID: is not set');
+  expect(neither.stderr).toContain('CLOUDFLARE_API_TOKEN: is not set');
+});
+
+it('with credentials: builds, verifies the output, then hands over to wrangler pages deploy', async () => {
+  // No network here: wrangler fails to reach the API, which proves it was reached with the built folder.
+  const result = await deploy({ CLOUDFLARE_API_TOKEN: 'token', CLOUDFLARE_ACCOUNT_ID: 'account' });
+  expect(result.stdout).toContain('✓ built 1 item into');
+  expect(result.stdout).toContain('✓ output verified');
+  expect(`${result.stdout}${result.stderr}`).toMatch(/api\.cloudflare\.com|Cloudflare's API/);
+  expect(result.code).not.toBe(0);
+  await access(join(site.root, 'public/api/v1/content.json'));
+});

@@ -1,0 +1,81 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
+
+let site: TempSite | undefined;
+afterEach(() => site?.dispose());
+
+describe('content-index new', () => {
+  it.each([
+    ['post', 'content/posts'],
+    ['project', 'content/projects'],
+    ['tip', 'content/tips'],
+  ])('writes a %s in every requested language, as drafts that validate', async (type, dir) => {
+    site = await tempSite({});
+    const result = await site.cli('new', type, 'mi-entrada', '--lang', 'es,en,pt-br');
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n').slice(0, 3)).toEqual([
+      `created ${dir}/mi-entrada.es.md`,
+      `created ${dir}/mi-entrada.en.md`,
+      `created ${dir}/mi-entrada.pt-br.md`,
+    ]);
+    const es = await readFile(join(site.root, dir, 'mi-entrada.es.md'), 'utf8');
+    expect(es).toMatch(/^---\ntitle: "Título en español"\n/);
+    expect(es).toContain('draft: true');
+    expect(es.includes('technologies: []')).toBe(type === 'project');
+    // Drafts are valid but left out; with --drafts all three languages publish.
+    const built = await site.cli('build', '--drafts', '--json');
+    expect(built.code).toBe(0);
+    expect(JSON.parse(built.stdout).translations).toEqual({
+      es: { items: 1, percent: 100 },
+      en: { items: 1, percent: 100 },
+      'pt-br': { items: 1, percent: 100 },
+    });
+  });
+
+  it('always writes the canonical Spanish file, and only the languages asked for', async () => {
+    site = await tempSite({});
+    const result = await site.cli('new', 'tip', 'atajo', '--lang', 'en');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('created content/tips/atajo.es.md');
+    expect(result.stdout).toContain('created content/tips/atajo.en.md');
+    expect(result.stdout).not.toContain('pt-br');
+  });
+
+  it('refuses to overwrite, and writes nothing when one file exists', async () => {
+    site = await tempSite({ 'content/posts/existe.en.md': md({ title: 'Mine, do not touch' }) });
+    const result = await site.cli('new', 'post', 'existe');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('content/posts/existe.en.md: already exists; nothing was written');
+    await expect(readFile(join(site.root, 'content/posts/existe.es.md'), 'utf8')).rejects.toThrow();
+    expect(await readFile(join(site.root, 'content/posts/existe.en.md'), 'utf8')).toContain(
+      'Mine, do not touch',
+    );
+  });
+
+  it('refuses an unknown type, an unknown language and a slug that is not one', async () => {
+    site = await tempSite({});
+    expect((await site.cli('new', 'article', 'x')).stderr).toContain('type: unknown type "article"');
+    expect((await site.cli('new', 'post', 'x', '--lang', 'fr')).stderr).toContain(
+      'lang: unknown language fr',
+    );
+    expect((await site.cli('new', 'post', 'Con Espacios')).stderr).toContain(
+      'slug: "Con Espacios" is not a slug',
+    );
+  });
+
+  it('follows the configured layout (an Astro collection with language folders)', async () => {
+    site = await tempSite(
+      {},
+      {
+        ...FIXTURE_CONFIG,
+        content: { dir: 'src/content', types: { post: 'blog/**/*.md' }, language: 'folder' },
+      },
+    );
+    const result = await site.cli('new', 'post', 'hola', '--lang', 'es,en');
+    expect(result.stdout).toContain('created src/content/blog/es/hola.md');
+    expect(result.stdout).toContain('created src/content/blog/en/hola.md');
+    expect((await site.cli('build', '--drafts', '--json')).code).toBe(0);
+  });
+});

@@ -1,0 +1,77 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import yaml from 'js-yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from './helpers/site.ts';
+
+interface Step {
+  uses?: string;
+  run?: string;
+  env?: Record<string, string>;
+}
+interface Job {
+  permissions?: Record<string, string>;
+  steps: Step[];
+  if?: string;
+  needs?: string;
+}
+interface Workflow {
+  on: Record<string, unknown>;
+  permissions: unknown;
+  jobs: Record<string, Job>;
+}
+
+let workflow: Workflow;
+let text: string;
+let readme: string;
+let scripts: Record<string, string>;
+
+beforeAll(async () => {
+  text = await readFile(join(PROJECT_ROOT, '.github/workflows/deploy.yml'), 'utf8');
+  workflow = yaml.load(text) as Workflow;
+  readme = await readFile(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  scripts = JSON.parse(await readFile(join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts;
+});
+
+describe('the GitHub Actions workflow', () => {
+  it('runs on pull requests, on main and on a daily schedule', () => {
+    expect(Object.keys(workflow.on)).toEqual(expect.arrayContaining(['pull_request', 'push', 'schedule']));
+    expect(workflow.on.push).toEqual({ branches: ['main'] });
+    const [schedule] = workflow.on.schedule as { cron: string }[];
+    expect(schedule?.cron).toMatch(/^\d+ \d+ \* \* \*$/); // once a day
+  });
+
+  it('pins every action by commit SHA', () => {
+    const uses = Object.values(workflow.jobs).flatMap((job) =>
+      job.steps.flatMap((s) => (s.uses ? [s.uses] : [])),
+    );
+    expect(uses.length).toBeGreaterThan(0);
+    for (const use of uses) expect(use).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+  });
+
+  it('grants the least permissions: none by default, read-only contents per job', () => {
+    expect(workflow.permissions).toEqual({});
+    for (const job of Object.values(workflow.jobs)) expect(job.permissions).toEqual({ contents: 'read' });
+  });
+
+  it('hands secrets only to the deploy job, which runs on main after the tests', () => {
+    for (const [name, job] of Object.entries(workflow.jobs)) {
+      const usesSecrets = JSON.stringify(job).includes('secrets.');
+      expect(usesSecrets, name).toBe(name === 'deploy');
+    }
+    expect(workflow.jobs.deploy?.needs).toBe('test');
+    expect(workflow.jobs.deploy?.if).toContain("github.ref == 'refs/heads/main'");
+    expect(workflow.jobs.deploy?.if).toContain("github.event_name != 'pull_request'");
+  });
+
+  it('installs, tests and builds on every run, and deploys with the npm scripts the README documents', () => {
+    const runs = (job: string) => workflow.jobs[job]?.steps.flatMap((s) => (s.run ? [s.run] : [])) ?? [];
+    expect(runs('test')).toEqual(['npm ci', 'npm test', 'npm run build']);
+    expect(runs('deploy')).toEqual(['npm ci', 'npm run deploy']);
+    for (const command of [...runs('test'), ...runs('deploy')]) {
+      const script = /^npm (?:run )?([\w:-]+)$/.exec(command)?.[1];
+      if (script !== 'ci') expect(scripts[script ?? ''], command).toBeDefined();
+      expect(readme, `README documents ${command}`).toContain(command);
+    }
+  });
+});
