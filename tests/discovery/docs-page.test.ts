@@ -56,7 +56,6 @@ describe.skipIf(!hasChromium)(`/docs/ in headless Chromium (${CHROMIUM})`, () =>
     // Redoc renders the operations once it has fetched and parsed /openapi.json.
     await page.locator('[data-section-id="operation/getContentIndex"]').waitFor({ timeout: 60_000 });
     await page.waitForLoadState('networkidle');
-    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what a reader sees
     text = await page.locator('body').innerText();
     links = await page
       .locator('a[href]')
