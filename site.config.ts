@@ -13,4 +13,13 @@ export default defineSite({
   ],
   // The MCP endpoint also answers on the Pages project's own addresses (production and previews).
   mcp: { allowedHosts: ['content-index.pages.dev', '*.content-index.pages.dev'] },
+  // /.well-known/ai-plugin.json; every key has a default (see the README).
+  aiPlugin: {
+    nameForHuman: 'Código y Neuronas',
+    nameForModel: 'codigo_y_neuronas',
+    descriptionForHuman: 'Artículos, proyectos y consejos sobre IA, aprendizaje automático y programación.',
+    logoUrl: '/logo.png',
+    contactEmail: 'hola@example.com',
+    legalInfoUrl: '/aviso-legal/',
+  },
 });

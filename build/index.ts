@@ -10,6 +10,7 @@ import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registr
 import type { Env, SiteConfig } from './core/site-config.ts';
 import { validateIndex } from './core/validate-index.ts';
 import { validateManifest } from './core/validate-manifest.ts';
+import { docsAssets } from './stages/docs-assets.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { loadAuthorFiles } from './stages/load-author-files.ts';
 import { importConfigModule } from './stages/load-config.ts';
@@ -138,6 +139,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     serializers,
     author: await loadAuthorFiles(root),
   });
+  // The /docs/ renderer comes from node_modules, so it is added here rather than in the pure render().
+  rendered.files.push(...(await docsAssets()));
   const invalid = Object.entries(rendered.bodies).flatMap(([version, body]) =>
     validateIndex(version, body, model, serializers[version]?.schema),
   );

@@ -1,6 +1,7 @@
+import { discoveryFiles } from './discovery/render-discovery.ts';
 import { DEFAULT_CACHE_CONTROL } from './headers-config.ts';
 import type { HeaderRule } from './headers-file.ts';
-import type { Lifecycle } from './lifecycle.ts';
+import { isoSeconds, type Lifecycle, versionState } from './lifecycle.ts';
 import { buildMcpData, MCP_DATA_PATH } from './mcp/mcp-data.ts';
 import type { ContentModel } from './model.ts';
 import { jsonFile, type OutputFile } from './outputs.ts';
@@ -53,6 +54,17 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
       MCP_DATA_PATH,
       buildMcpData(model, { config: ctx.config, generated: ctx.generated, items: v1.content }),
     ),
+  );
+  files.push(
+    ...discoveryFiles(model, {
+      config: ctx.config,
+      versions: lifecycle.versions.map((v) => ({
+        name: v.version,
+        state: versionState(v, ctx.generated),
+        ...(v.sunset && { sunset: isoSeconds(v.sunset) }),
+      })),
+      schemaOf: (version) => serializers[version]?.schema,
+    }),
   );
   files.push(...renderServing(serving));
   return { bodies: api.bodies, latest: api.latest, files };

@@ -1,5 +1,7 @@
+import aiPluginSchema from '../schemas/ai-plugin.schema.json' with { type: 'json' };
 import siteConfigSchema from '../schemas/site-config.schema.json' with { type: 'json' };
 import { ajvProblems, createAjv } from './_ajv.ts';
+import { resolveAiPlugin } from './ai-plugin-config.ts';
 import { ContentIndexError, type Problem } from './errors.ts';
 import { CONTENT_TYPES, LANGUAGES } from './languages.ts';
 import {
@@ -31,7 +33,8 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
       fromEnv.add(key);
     }
   }
-  validateConfig ??= createAjv().compile(siteConfigSchema);
+  // `aiPlugin` refers to the manifest schema for its limits: one source for both.
+  validateConfig ??= createAjv().addSchema(aiPluginSchema).compile(siteConfigSchema);
   const target = isRecord(input) ? raw : input;
   if (!validateConfig(target)) {
     const problems: Problem[] = ajvProblems(validateConfig, { file, code: 'config_invalid' }).map((p) => {
@@ -73,6 +76,15 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
     documentation: siteUrl(site, config.documentation ?? '/docs/'),
     sections: (config.sections ?? []).map((s) => ({ name: s.name, url: siteUrl(site, s.url) })),
     routes,
+    aiPlugin: resolveAiPlugin(
+      config.aiPlugin,
+      {
+        site,
+        ...(config.name !== undefined && { name: config.name }),
+        ...(config.description !== undefined && { description: config.description }),
+      },
+      file,
+    ),
     content,
     mcp: { allowedHosts: (config.mcp?.allowedHosts ?? []).map((host) => host.toLowerCase()) },
   };

@@ -1,3 +1,4 @@
+import type { AiPluginConfig, AiPluginInput } from './ai-plugin-config.ts';
 import type { ContentType, Language } from './languages.ts';
 
 export type RoutePatterns = Record<ContentType, Record<Language, string>>;
@@ -60,6 +61,8 @@ export interface SiteConfigInput {
   sections?: SectionInput[];
   /** Per type and language, a pattern with `{slug}`, relative to the site address. Missing entries use defaults. */
   routes?: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
+  /** Values of `/.well-known/ai-plugin.json`; each has a default derived from the rest of the configuration. */
+  aiPlugin?: AiPluginInput;
   /** Where the content is and how its language is told, for existing Hugo or Astro trees. */
   content?: ContentLayoutInput;
   /** The MCP server at `/mcp`. */
@@ -91,6 +94,7 @@ export interface SiteConfig {
   documentation: string;
   sections: ResolvedSection[];
   routes: RoutePatterns;
+  aiPlugin: AiPluginConfig;
   content: ContentLayout;
   mcp: { allowedHosts: string[] };
 }

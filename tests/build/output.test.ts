@@ -126,18 +126,14 @@ describe('output', () => {
 
   it('keeps files it does not own and removes owned files it no longer produces', async () => {
     site = await tempSite({ ...FILES, 'public/favicon.svg': '<svg/>', 'public/api/v0/content.json': '{}' });
-    await build({ root: site.root, clock });
+    const result = await build({ root: site.root, clock });
     const files = Object.keys(await snapshotDir(site.out)).sort();
-    expect(files).toEqual([
-      '_headers',
-      '_routes.json',
-      'api/content.json',
-      'api/v1/content.json',
-      'api/v1/schema.json',
-      'api/versions.json',
-      'favicon.svg',
-      'mcp/data.json',
-    ]);
+    // Exactly what this build wrote, plus the author's file: the stale api/v0 file is gone.
+    expect(files).toEqual([...result.files.map((f) => f.path), 'favicon.svg'].sort());
+    expect(files).toEqual(
+      expect.arrayContaining(['api/content.json', 'api/v1/content.json', 'api/v1/schema.json']),
+    );
+    expect(files).not.toContain('api/v0/content.json');
     expect(await readFile(join(site.out, 'favicon.svg'), 'utf8')).toBe('<svg/>');
   });
 

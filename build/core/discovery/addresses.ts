@@ -1,0 +1,35 @@
+import type { Language } from '../languages.ts';
+
+/**
+ * Where each discovery document lives, relative to the site address (and to the output folder, which is
+ * published at the site address). One table, so every document links to the same places.
+ */
+export const DISCOVERY_PATHS = {
+  openapi: 'openapi.json',
+  aiPlugin: '.well-known/ai-plugin.json',
+  docs: 'docs/',
+  /** A Pages Function (the MCP server), not a file the build writes. */
+  mcp: 'mcp',
+} as const;
+
+/** One llms.txt per language; a file covers the pages under its folder (llms.txt v2). */
+export const LLMS_TXT_PATHS = {
+  es: 'llms.txt',
+  en: 'en/llms.txt',
+  'pt-br': 'pt-br/llms.txt',
+} as const satisfies Record<Language, string>;
+
+export const INDEX_ALIAS_PATH = 'api/content.json';
+
+export function indexPath(version: string): string {
+  return `api/${version}/content.json`;
+}
+
+export function schemaPath(version: string): string {
+  return `api/${version}/schema.json`;
+}
+
+/** `path` is relative to the site; the site address always ends with `/`. */
+export function addressOf(site: string, path: string): string {
+  return new URL(path, site).href;
+}

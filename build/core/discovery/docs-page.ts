@@ -1,0 +1,69 @@
+import type { SiteConfig } from '../site-config.ts';
+import { DISCOVERY_PATHS, LLMS_TXT_PATHS, schemaPath } from './addresses.ts';
+
+/** The renderer's files, copied into `docs/` by the build (see build/stages/docs-assets.ts). */
+export const DOCS_SCRIPT = 'redoc.standalone.js';
+
+/**
+ * Only this origin may be contacted: the page works offline from the CDN and leaks no reader to a third
+ * party even if a renderer update adds a remote asset. Redoc injects its styles at run time
+ * (`'unsafe-inline'` styles) and runs its search index in a blob worker.
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+/**
+ * `docs/index.html`: Redoc renders `/openapi.json`. Every address is relative, so the page also works
+ * on a preview deployment; the links above the reference do not need JavaScript.
+ */
+export function docsPage(config: SiteConfig, version: string): string {
+  const name = escapeHtml(config.name ?? new URL(config.site).host);
+  const up = (path: string) => escapeHtml(`../${path}`);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${DOCS_CSP}">
+<title>${name} Content Index API reference</title>
+<link rel="icon" href="data:,">
+<link rel="alternate" type="application/json" href="${up(DISCOVERY_PATHS.openapi)}" title="OpenAPI description">
+<style>
+  body { margin: 0; font-family: system-ui, sans-serif; }
+  .links { display: flex; flex-wrap: wrap; gap: 0.5rem 1.25rem; padding: 0.6rem 1.25rem; font-size: 0.9rem; border-bottom: 1px solid #ddd; }
+  .links strong { margin-right: auto; }
+</style>
+</head>
+<body>
+<nav class="links" aria-label="Machine-readable documents">
+  <strong>${name} Content Index API</strong>
+  <a href="${up(DISCOVERY_PATHS.openapi)}">OpenAPI</a>
+  <a href="${up(schemaPath(version))}">JSON Schema (${escapeHtml(version)})</a>
+  <a href="${up(LLMS_TXT_PATHS.es)}">llms.txt</a>
+  <a href="${up(DISCOVERY_PATHS.mcp)}">MCP server</a>
+  <a href="${up(DISCOVERY_PATHS.aiPlugin)}">ai-plugin.json</a>
+</nav>
+<redoc spec-url="${up(DISCOVERY_PATHS.openapi)}" expand-responses="200"></redoc>
+<noscript><p>The interactive reference needs JavaScript; the <a href="${up(DISCOVERY_PATHS.openapi)}">OpenAPI description</a> has the same content.</p></noscript>
+<script src="${DOCS_SCRIPT}"></script>
+</body>
+</html>
+`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
+}

@@ -1,0 +1,65 @@
+import { CONTENT_TYPES, LANGUAGES, type Language } from '../languages.ts';
+import type { ContentModel } from '../model.ts';
+import type { SiteConfig } from '../site-config.ts';
+import { addressOf, DISCOVERY_PATHS, indexPath, LLMS_TXT_PATHS } from './addresses.ts';
+import { LLMS_STRINGS } from './llms-txt-strings.ts';
+import { headingText, linkDestination, markdownText } from './markdown-text.ts';
+
+export interface LlmsTxtContext {
+  config: SiteConfig;
+  /** The current API version, whose versioned route the file points to. */
+  version: string;
+}
+
+/**
+ * One llms.txt (llmstxt.org) for `lang`: an H1 with the site name, a blockquote summary, a paragraph on
+ * the API and the MCP server, one H2 per content type with a line per item that exists in `lang` (with
+ * that language's title, address and description), and `## Optional` for secondary links.
+ */
+export function llmsTxt(model: ContentModel, lang: Language, ctx: LlmsTxtContext): string {
+  const { config } = ctx;
+  const text = LLMS_STRINGS[lang];
+  const at = (path: string) => addressOf(config.site, path);
+  const name = config.name ?? new URL(config.site).host;
+  const blocks: string[] = [
+    `# ${headingText(name)}`,
+    `> ${markdownText(config.description ?? text.summary(name))}`,
+    text.usage({
+      index: at(indexPath(ctx.version)),
+      openapi: at(DISCOVERY_PATHS.openapi),
+      mcp: at(DISCOVERY_PATHS.mcp),
+    }),
+    text.scope,
+  ];
+  for (const type of CONTENT_TYPES) {
+    const lines: string[] = [];
+    for (const entry of model.entries) {
+      const page = entry.type === type ? entry.translations[lang] : undefined;
+      if (page) lines.push(linkLine(page.title, page.url, page.description));
+    }
+    if (lines.length > 0) blocks.push(`## ${text.sections[type]}`, lines.join('\n'));
+  }
+  const { optional } = text;
+  const others = LANGUAGES.filter((other) => other !== lang).map((other) => {
+    const [label, description] = optional.llms(text.languageNames[other]);
+    return linkLine(label, at(LLMS_TXT_PATHS[other]), description);
+  });
+  blocks.push(
+    '## Optional',
+    [
+      linkLine(optional.index[0], at(indexPath(ctx.version)), optional.index[1]),
+      linkLine(optional.openapi[0], at(DISCOVERY_PATHS.openapi), optional.openapi[1]),
+      linkLine(optional.aiPlugin[0], at(DISCOVERY_PATHS.aiPlugin), optional.aiPlugin[1]),
+      linkLine(optional.docs[0], config.documentation, optional.docs[1]),
+      ...others,
+    ].join('\n'),
+  );
+  return `${blocks.join('\n\n')}\n`;
+}
+
+/** `- [title](url): description`, the llms.txt file-list line; the description is optional. */
+export function linkLine(title: string, url: string, description?: string): string {
+  const line = `- [${markdownText(title)}](${linkDestination(url)})`;
+  const folded = description === undefined ? '' : markdownText(description);
+  return folded ? `${line}: ${folded}` : line;
+}

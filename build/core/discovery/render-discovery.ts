@@ -1,0 +1,35 @@
+import { LANGUAGES } from '../languages.ts';
+import type { ContentModel } from '../model.ts';
+import { type OutputFile, prettyJsonFile } from '../outputs.ts';
+import type { SiteConfig } from '../site-config.ts';
+import { DISCOVERY_PATHS, LLMS_TXT_PATHS } from './addresses.ts';
+import { aiPluginManifest } from './ai-plugin.ts';
+import { type ApiVersion, currentVersion } from './api-versions.ts';
+import { docsPage } from './docs-page.ts';
+import { llmsTxt } from './llms-txt.ts';
+import { openApiDocument } from './openapi.ts';
+
+export interface DiscoveryContext {
+  config: SiteConfig;
+  versions: readonly ApiVersion[];
+  /** The JSON Schema of each version's body (the serializer registry's). */
+  schemaOf?: (version: string) => object | undefined;
+}
+
+/** /openapi.json, /.well-known/ai-plugin.json, the llms.txt files and /docs/, from one model and config. */
+export function discoveryFiles(model: ContentModel, ctx: DiscoveryContext): OutputFile[] {
+  const { config, versions } = ctx;
+  const version = currentVersion(versions).name;
+  return [
+    prettyJsonFile(
+      DISCOVERY_PATHS.openapi,
+      openApiDocument({ config, versions, ...(ctx.schemaOf && { schemaOf: ctx.schemaOf }) }),
+    ),
+    prettyJsonFile(DISCOVERY_PATHS.aiPlugin, aiPluginManifest(config.aiPlugin, config.site)),
+    ...LANGUAGES.map((lang) => ({
+      path: LLMS_TXT_PATHS[lang],
+      content: llmsTxt(model, lang, { config, version }),
+    })),
+    { path: `${DISCOVERY_PATHS.docs}index.html`, content: docsPage(config, version) },
+  ];
+}

@@ -1,0 +1,116 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../../build/index.ts';
+import { type PagesDev, startPagesDev } from '../helpers/pages-dev.ts';
+import { PROJECT_ROOT } from '../helpers/site.ts';
+
+/** Debian's package; `npx playwright install` cannot download a browser here. */
+const CHROMIUM = process.env.CONTENT_INDEX_CHROMIUM ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  console.warn(
+    `skipping the /docs/ browser test: no Chromium at ${CHROMIUM} (install it with: apt-get install -y chromium)`,
+  );
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+describe.skipIf(!hasChromium)(`/docs/ in headless Chromium (${CHROMIUM})`, () => {
+  let out: string;
+  let server: PagesDev;
+  let browser: Browser;
+  const requests: string[] = [];
+  const errors: string[] = [];
+  let text = '';
+  let links: string[] = [];
+
+  beforeAll(async () => {
+    out = await mkdtemp(join(tmpdir(), 'content-index-docs-'));
+    await build({ root: PROJECT_ROOT, out });
+    server = await startPagesDev(out);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-background-networking',
+        '--disable-gpu',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-sync',
+      ],
+    });
+    // Context-level events also see requests made by workers.
+    const context = await browser.newContext();
+    context.on('request', (request) => requests.push(request.url()));
+    const page = await context.newPage();
+    page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(`console: ${message.text()} (${message.location().url})`);
+    });
+    await page.goto(`${server.url}/docs/`);
+    // Redoc renders the operations once it has fetched and parsed /openapi.json.
+    await page.locator('[data-section-id="operation/getContentIndex"]').waitFor({ timeout: 60_000 });
+    await page.waitForLoadState('networkidle');
+    text = await page.locator('body').innerText();
+    links = await page
+      .locator('a[href]')
+      .evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await rm(out, { recursive: true, force: true });
+  });
+
+  it('loads nothing from any host but the local server', () => {
+    expect(requests.length).toBeGreaterThan(0);
+    const remote = requests.filter((url) => {
+      const parsed = new URL(url);
+      if (parsed.protocol === 'data:' || parsed.protocol === 'blob:') return false;
+      return !LOOPBACK.has(parsed.hostname);
+    });
+    expect(remote).toEqual([]);
+    expect(requests).toContain(`${server.url}/openapi.json`);
+    expect(requests).toContain(`${server.url}/docs/redoc.standalone.js`);
+  });
+
+  it('renders without errors (including Content-Security-Policy violations)', () => {
+    expect(errors).toEqual([]);
+  });
+
+  it('renders every endpoint of the spec', () => {
+    for (const path of [
+      '/api/v1/content.json',
+      '/api/content.json',
+      '/openapi.json',
+      '/.well-known/ai-plugin.json',
+      '/llms.txt',
+      '/mcp',
+    ]) {
+      expect(text, path).toContain(path);
+    }
+    expect(text).toContain('Código y Neuronas Content Index API');
+  });
+
+  it('renders the ContentIndex schema from the published JSON Schema', () => {
+    // Field names and descriptions come from build/schemas/v1/content-index.schema.json.
+    for (const field of ['site', 'languages', 'documentation', 'counts', 'content', 'versions']) {
+      expect(text).toMatch(new RegExp(`^${field}\\b`, 'm'));
+    }
+    expect(text).toContain('Language codes offered: es (canonical), en, pt-br.');
+    expect(text).toContain('Address of the machine-readable API description.');
+  });
+
+  it('links to llms.txt, the MCP endpoint and the JSON Schema', () => {
+    for (const path of ['/llms.txt', '/mcp', '/api/v1/schema.json', '/openapi.json']) {
+      expect(links, path).toContain(`${server.url}${path}`);
+    }
+    expect(links).toContain('https://example.com/llms.txt');
+    expect(links).toContain('https://example.com/mcp');
+  });
+});

@@ -1,0 +1,156 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
+import { build } from '../../build/index.ts';
+import { type ParsedLlmsTxt, parseLlmsTxt } from '../helpers/llms-txt.ts';
+import { FIXTURE_CONFIG, md, PROJECT_ROOT, tempSite } from '../helpers/site.ts';
+
+const FILES = { es: 'llms.txt', en: 'en/llms.txt', 'pt-br': 'pt-br/llms.txt' } as const;
+const fold = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+describe('the sample site llms.txt files', () => {
+  let out: string;
+  let index: ContentIndexV1;
+  const text: Record<string, string> = {};
+  beforeAll(async () => {
+    out = await mkdtemp(join(tmpdir(), 'content-index-llms-'));
+    await build({ root: PROJECT_ROOT, out });
+    index = JSON.parse(await readFile(join(out, 'api/v1/content.json'), 'utf8'));
+    for (const [lang, path] of Object.entries(FILES)) text[lang] = await readFile(join(out, path), 'utf8');
+  });
+  afterAll(() => rm(out, { recursive: true, force: true }));
+
+  it('follow the llmstxt.org format: H1, blockquote, usage paragraph, H2 sections of links, Optional last', () => {
+    const expectedSections = {
+      es: ['Artículos', 'Proyectos', 'Consejos', 'Optional'],
+      en: ['Posts', 'Projects', 'Tips', 'Optional'],
+      'pt-br': ['Artigos', 'Projetos', 'Dicas', 'Optional'],
+    };
+    for (const [lang, sections] of Object.entries(expectedSections)) {
+      const parsed = parseLlmsTxt(text[lang] as string);
+      expect(parsed.title).toBe('Código y Neuronas');
+      expect(parsed.summary).toBe(index.description);
+      expect(parsed.details[0]).toMatch(/MCP/);
+      expect(parsed.details[0]).toContain('list_content');
+      expect(parsed.sections.map((s) => s.name)).toEqual(sections);
+      for (const section of parsed.sections) expect(section.links.length).toBeGreaterThan(0);
+      const optional = parsed.sections.at(-1)?.links.map((l) => l.url);
+      expect(optional).toEqual(
+        expect.arrayContaining([
+          'https://example.com/openapi.json',
+          'https://example.com/.well-known/ai-plugin.json',
+          'https://example.com/api/v1/content.json',
+        ]),
+      );
+      // The usage paragraph links to the API and the MCP server.
+      expect(parsed.allLinks).toEqual(expect.arrayContaining(['https://example.com/mcp']));
+    }
+  });
+
+  it('list each language with that language’s titles and addresses', () => {
+    const en = parseLlmsTxt(text.en as string);
+    const links = en.sections.slice(0, -1).flatMap((s) => s.links);
+    expect(links.length).toBe(index.content.filter((i) => i.url_en).length);
+    for (const link of links) expect(link.url).toMatch(/^https:\/\/example\.com\/en\//);
+    expect(links.map((l) => l.title)).toContain('Neural Networks from Scratch with NumPy');
+    const pt = parseLlmsTxt(text['pt-br'] as string);
+    for (const link of pt.sections.slice(0, -1).flatMap((s) => s.links)) {
+      expect(link.url).toMatch(/^https:\/\/example\.com\/pt-br\//);
+    }
+  });
+});
+
+describe('hostile titles and descriptions', () => {
+  const HOSTILE_TITLE = '# [Borrador](https://evil.example/) > cita\n- lista *énfasis* `código`';
+  const HOSTILE_DESCRIPTION =
+    'Línea uno\n\n## No es un título\n> tampoco una cita (ni [un enlace](x)) <b>html</b> &amp; \\ barra_baja_ 1) fin';
+  const files = {
+    'content/posts/trampa.es.md': md({
+      title: HOSTILE_TITLE,
+      description: HOSTILE_DESCRIPTION,
+      slug: 'trampa(1',
+    }),
+    'content/posts/trampa.en.md': md({
+      title: '> Quote ] [ ( )\r\n1. item',
+      description: '\n\n# heading at start\n',
+      slug: 'trap)',
+    }),
+    'content/posts/trampa.pt-br.md': md({ title: '1. Primeiro', description: '- lista\n+ outra\n=====' }),
+    'content/tips/citado.es.md': md({ title: '> citado' }),
+    'content/projects/roto.es.md': md({
+      title: 'Proyecto ]( roto',
+      description: '[',
+      technologies: ['Rust'],
+    }),
+  };
+  const config = {
+    ...FIXTURE_CONFIG,
+    name: 'C# & <Co> #',
+    description: '> no es una cita\n# ni un título',
+    aiPlugin: { nameForModel: 'c_and_co' },
+  };
+
+  it('read back as exactly the folded text and the right address, in every language file', async () => {
+    const site = await tempSite(files, config);
+    try {
+      const result = await site.cli('build');
+      expect(result.code, result.stderr).toBe(0);
+      const index = await site.readJson<ContentIndexV1>('api/v1/content.json');
+      const parsed: Record<string, ParsedLlmsTxt> = {};
+      const file = (lang: string): ParsedLlmsTxt => {
+        const found = parsed[lang];
+        if (!found) throw new Error(`no ${lang} file`);
+        return found;
+      };
+      for (const [lang, path] of Object.entries(FILES)) {
+        parsed[lang] = parseLlmsTxt(await readFile(join(site.out, path), 'utf8'));
+      }
+      for (const each of Object.values(parsed)) {
+        expect(each.title).toBe('C# & <Co> #');
+        expect(each.summary).toBe('> no es una cita # ni un título');
+      }
+      const trampa = index.content.find((i) => i.url.includes('trampa'));
+      expect(trampa?.url).toBe('https://example.com/blog/trampa(1/');
+      const links = (lang: string) =>
+        file(lang)
+          .sections.slice(0, -1)
+          .flatMap((s) => s.links);
+      expect(links('es')).toEqual([
+        {
+          title: fold(HOSTILE_TITLE),
+          url: 'https://example.com/blog/trampa(1/',
+          description: fold(HOSTILE_DESCRIPTION),
+        },
+        { title: 'Proyecto ]( roto', url: 'https://example.com/proyectos/roto/', description: '[' },
+        { title: '> citado', url: 'https://example.com/consejos/citado/' },
+      ]);
+      expect(links('en')).toEqual([
+        {
+          title: '> Quote ] [ ( ) 1. item',
+          url: 'https://example.com/en/blog/trap)/',
+          description: '# heading at start',
+        },
+      ]);
+      expect(links('pt-br')).toEqual([
+        {
+          title: '1. Primeiro',
+          url: 'https://example.com/pt-br/blog/trampa/',
+          description: '- lista + outra =====',
+        },
+      ]);
+      // Nothing hostile became a heading, a quote or a link of its own.
+      expect(file('es').sections.map((s) => s.name)).toEqual([
+        'Artículos',
+        'Proyectos',
+        'Consejos',
+        'Optional',
+      ]);
+      expect(file('es').allLinks).not.toContain('https://evil.example/');
+      expect(file('es').allLinks).not.toContain('x');
+    } finally {
+      await site.dispose();
+    }
+  });
+});

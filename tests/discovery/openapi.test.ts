@@ -1,0 +1,229 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiVersion } from '../../build/core/discovery/api-versions.ts';
+import { openApiDocument } from '../../build/core/discovery/openapi.ts';
+import { type BuildResult, build } from '../../build/index.ts';
+import aiPluginSchema from '../../build/schemas/ai-plugin.schema.json' with { type: 'json' };
+import problemSchema from '../../build/schemas/problem.schema.json' with { type: 'json' };
+import indexSchemaV1 from '../../build/schemas/v1/content-index.schema.json' with { type: 'json' };
+import { PROJECT_ROOT } from '../helpers/site.ts';
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is read as plain JSON
+type Doc = any;
+
+let out: string;
+let result: BuildResult;
+let doc: Doc;
+
+beforeAll(async () => {
+  out = await mkdtemp(join(tmpdir(), 'content-index-openapi-'));
+  result = await build({ root: PROJECT_ROOT, out });
+  doc = JSON.parse(await readFile(join(out, 'openapi.json'), 'utf8'));
+});
+afterAll(() => rm(out, { recursive: true, force: true }));
+
+async function expectValidOpenApi(document: unknown): Promise<void> {
+  const validator = new Validator();
+  const outcome = await validator.validate(structuredClone(document) as Record<string, unknown>);
+  expect(outcome.errors ?? [], JSON.stringify(outcome.errors, null, 2)).toEqual([]);
+  expect(outcome.valid).toBe(true);
+  expect(validator.version).toBe('3.1');
+}
+
+/** An ajv instance that resolves `#/components/schemas/…` inside the OpenAPI document. */
+function responseValidator(document: Doc, path: string, status = '200', media = 'application/json') {
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats(ajv);
+  ajv.addSchema(document, 'urn:test:openapi');
+  const pointer = ['paths', path, 'get', 'responses', status, 'content', media, 'schema']
+    .map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1'))
+    .join('/');
+  return ajv.compile({ $ref: `urn:test:openapi#/${pointer}` });
+}
+
+/** The reverse of the build's transform: component refs back to `#/$defs/…`. */
+function asJsonSchemaDefs(component: unknown): unknown {
+  return JSON.parse(JSON.stringify(component).replaceAll('"#/components/schemas/', '"#/$defs/'));
+}
+
+function withoutBuildAnnotations(schema: object): unknown {
+  return JSON.parse(
+    JSON.stringify(schema, (key, value) =>
+      key === '$schema' || key === '$id' || key.startsWith('x-') ? undefined : value,
+    ),
+  );
+}
+
+describe('/openapi.json', () => {
+  it('passes a maintained OpenAPI 3.1 validator', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    await expectValidOpenApi(doc);
+    // The validator is not vacuous: a document missing a required field fails it.
+    const broken = structuredClone(doc);
+    delete broken.info.version;
+    expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
+
+  it('validates the real content.json of both index routes against its response schemas', async () => {
+    const body = JSON.parse(await readFile(join(out, 'api/v1/content.json'), 'utf8'));
+    for (const path of ['/api/v1/content.json', '/api/content.json']) {
+      const validate = responseValidator(doc, path);
+      expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+    }
+    // The response schema is not vacuous: a body without `content` fails it.
+    const validate = responseValidator(doc, '/api/content.json');
+    expect(validate({ ...body, content: undefined, site: 'not a uri' })).toBe(false);
+  });
+
+  it('validates the real ai-plugin.json against its response schema', async () => {
+    const manifest = JSON.parse(await readFile(join(out, '.well-known/ai-plugin.json'), 'utf8'));
+    const validate = responseValidator(doc, '/.well-known/ai-plugin.json');
+    expect(validate(manifest), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it('describes every endpoint of the spec, version 1.0.0, on the site address, with no security', () => {
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/content.json',
+        '/api/content.json',
+        '/openapi.json',
+        '/.well-known/ai-plugin.json',
+        '/llms.txt',
+        '/en/llms.txt',
+        '/pt-br/llms.txt',
+        '/mcp',
+      ]),
+    );
+    for (const item of Object.values(doc.paths) as Doc[]) {
+      expect(Object.keys(item)).toEqual(['get']); // read-only: GET alone
+      expect(item.get.parameters).toBeUndefined();
+      expect(item.get.requestBody).toBeUndefined();
+    }
+    expect(doc.paths['/api/content.json'].get.operationId).toBe('getContentIndex');
+    expect(Object.keys(doc.paths['/api/content.json'].get.responses)).toEqual(['200']);
+    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.servers).toEqual([{ url: 'https://example.com', description: 'Código y Neuronas' }]);
+    expect(doc.security).toBeUndefined();
+    expect(doc.components.securitySchemes).toBeUndefined();
+    expect(doc.externalDocs.url).toBe(result.config.documentation);
+  });
+
+  it('takes its component schemas from the JSON Schema files the build validates with', () => {
+    const schemas = doc.components.schemas;
+    const { $defs, ...root } = indexSchemaV1 as { $defs: Record<string, unknown> };
+    expect(asJsonSchemaDefs(schemas.ContentIndex)).toEqual(withoutBuildAnnotations(root));
+    for (const name of ['ContentItem', 'Section', 'Counts', 'Versions', 'Deprecation']) {
+      expect(asJsonSchemaDefs(schemas[name]), name).toEqual(withoutBuildAnnotations($defs[name] as object));
+    }
+    expect(schemas.Problem).toEqual(withoutBuildAnnotations(problemSchema));
+    expect(schemas.AiPluginManifest).toEqual(withoutBuildAnnotations(aiPluginSchema));
+    expect(Object.keys(schemas).sort()).toEqual(
+      [
+        'AiPluginManifest',
+        'ContentIndex',
+        'ContentItem',
+        'Counts',
+        'Deprecation',
+        'Problem',
+        'Section',
+        'Versions',
+      ].sort(),
+    );
+  });
+
+  it('documents the 410 problem body on the versioned route and not on the alias', () => {
+    const gone = doc.paths['/api/v1/content.json'].get.responses['410'];
+    expect(gone.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    expect(gone.headers.Link).toBeDefined();
+    expect(doc.paths['/api/v1/content.json'].get.deprecated).toBeUndefined();
+    expect(doc.paths['/api/content.json'].get.responses['410']).toBeUndefined();
+  });
+
+  it('describes llms.txt as text and links the documents people and agents need', () => {
+    expect(Object.keys(doc.paths['/llms.txt'].get.responses['200'].content)).toEqual(['text/plain']);
+    for (const link of [
+      'https://example.com/llms.txt',
+      'https://example.com/mcp',
+      'https://example.com/api/v1/schema.json',
+      'https://example.com/.well-known/ai-plugin.json',
+    ]) {
+      expect(doc.info.description).toContain(`](${link})`);
+    }
+  });
+});
+
+describe('the OpenAPI document for other version lifecycles', () => {
+  const config = () => result.config;
+
+  it('marks a deprecated version deprecated, keeps its 200 with the deprecation headers, and stays valid', async () => {
+    const versions: ApiVersion[] = [
+      { name: 'v1', state: 'deprecated', sunset: '2027-09-01T00:00:00Z' },
+      { name: 'v2', state: 'current' },
+    ];
+    const document: Doc = openApiDocument({ config: config(), versions, schemaOf: () => indexSchemaV1 });
+    await expectValidOpenApi(document);
+    const v1 = document.paths['/api/v1/content.json'].get;
+    const v2 = document.paths['/api/v2/content.json'].get;
+    expect(v1.deprecated).toBe(true);
+    expect(v1.operationId).toBe('getContentIndexV1');
+    expect(Object.keys(v1.responses)).toEqual(['200', '410']);
+    expect(Object.keys(v1.responses['200'].headers)).toEqual(['Deprecation', 'Sunset', 'Link']);
+    expect(v1.description).toContain('2027-09-01T00:00:00Z');
+    expect(v2.deprecated).toBeUndefined();
+    expect(v2.responses['200'].headers).toBeUndefined();
+    expect(v2.responses['410']).toBeDefined();
+    const alias = document.paths['/api/content.json'].get;
+    expect(alias.deprecated).toBeUndefined();
+    expect(alias.description).toContain('today v2');
+  });
+
+  it('documents only 410 for a withdrawn version, and gives a version with its own schema its own components', async () => {
+    const v2Schema = structuredClone(indexSchemaV1) as Doc;
+    v2Schema.properties.extra = { type: 'string' };
+    const versions: ApiVersion[] = [
+      { name: 'v1', state: 'withdrawn', sunset: '2027-09-01T00:00:00Z' },
+      { name: 'v2', state: 'deprecated' },
+      { name: 'v3', state: 'current' },
+    ];
+    const document: Doc = openApiDocument({
+      config: config(),
+      versions,
+      schemaOf: (v) => (v === 'v2' ? v2Schema : indexSchemaV1),
+    });
+    await expectValidOpenApi(document);
+    const v1 = document.paths['/api/v1/content.json'].get;
+    expect(v1.deprecated).toBe(true);
+    expect(Object.keys(v1.responses)).toEqual(['410']);
+    const v2 = document.paths['/api/v2/content.json'].get;
+    expect(v2.deprecated).toBe(true);
+    expect(v2.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/ContentIndexV2',
+    );
+    expect(document.components.schemas.ContentIndexV2.properties.extra).toEqual({ type: 'string' });
+    expect(document.components.schemas.ContentIndexV2.properties.content.items.$ref).toBe(
+      '#/components/schemas/ContentItemV2',
+    );
+    expect(
+      document.paths['/api/v3/content.json'].get.responses['200'].content['application/json'].schema.$ref,
+    ).toBe('#/components/schemas/ContentIndex');
+  });
+
+  it('refuses a version list without exactly one current version', () => {
+    expect(() =>
+      openApiDocument({
+        config: config(),
+        versions: [
+          { name: 'v1', state: 'current' },
+          { name: 'v2', state: 'current' },
+        ],
+      }),
+    ).toThrow(/exactly one current/);
+  });
+});
