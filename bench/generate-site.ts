@@ -129,7 +129,7 @@ export function* generateSite(options: GenerateOptions): Generator<GeneratedFile
   }
 }
 
-/** Writes a generated site (content plus a site.config.ts) into `root`. Returns the number of files. */
+/** Writes a generated site (content, site.config.ts, headers.config.ts) into `root`. Returns the number of files. */
 export async function writeSite(root: string, options: GenerateOptions): Promise<number> {
   let count = 0;
   await mkdir(root, { recursive: true });
@@ -137,6 +137,10 @@ export async function writeSite(root: string, options: GenerateOptions): Promise
   await writeFile(
     join(root, 'site.config.ts'),
     `export default ${JSON.stringify({ site: 'https://example.com/', images: 'https://images.example.com/', name: 'Synthetic', description: 'Generated for benchmarks' })};\n`,
+  );
+  await writeFile(
+    join(root, 'headers.config.ts'),
+    "export default { versions: { v1: { published: '2025-01-15' } } };\n",
   );
   const dirs = new Set<string>();
   for (const file of generateSite(options)) {

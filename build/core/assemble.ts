@@ -127,7 +127,7 @@ export function assemble(
   const byPath = new Map(files.map((f) => [f.path, f]));
   problems.push(...addressConflicts(entries, (path) => byPath.get(path)?.lines.slug ?? 1));
   if (problems.length > 0) return { ok: false, problems, warnings };
-  entries.sort(compareEntries);
+  sortEntries(entries);
   leftOut.sort((a, b) => a.file.localeCompare(b.file));
   return { ok: true, model: { entries, leftOut }, warnings };
 }
@@ -218,16 +218,15 @@ function addressConflicts(entries: readonly ContentEntry[], slugLine: (file: str
   return problems;
 }
 
-function compareEntries(a: ContentEntry, b: ContentEntry): number {
-  if (a.date !== b.date) {
-    if (a.date === undefined) return 1;
-    if (b.date === undefined) return -1;
-    const byDate = Date.parse(b.date) - Date.parse(a.date);
-    if (byDate !== 0) return byDate;
-  }
-  return a.translations.es.url < b.translations.es.url
-    ? -1
-    : a.translations.es.url > b.translations.es.url
-      ? 1
-      : 0;
+/** Newest first, undated last, ties by canonical address. Dates are parsed once, not per comparison. */
+function sortEntries(entries: ContentEntry[]): void {
+  const keyed = entries.map((entry) => ({
+    entry,
+    time: entry.date === undefined ? Number.NEGATIVE_INFINITY : Date.parse(entry.date),
+    url: entry.translations.es.url,
+  }));
+  keyed.sort((a, b) => b.time - a.time || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+  keyed.forEach((k, i) => {
+    entries[i] = k.entry;
+  });
 }

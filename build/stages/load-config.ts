@@ -9,7 +9,15 @@ export async function importConfigModule(
   root: string,
   file: string,
   what: string,
-  { helper = 'defineSite', flag = '--config' }: { helper?: string; flag?: string } = {},
+  {
+    helper = 'defineSite',
+    flag = '--config',
+    example,
+  }: {
+    helper?: string;
+    flag?: string /** A minimal file to start from, for the not-found hint. */;
+    example?: string;
+  } = {},
 ): Promise<unknown> {
   const absolute = resolve(root, file);
   const shown = relative(root, absolute) || file;
@@ -22,7 +30,9 @@ export async function importConfigModule(
         code: 'config_invalid',
         file: shown,
         message: `${what} not found`,
-        hint: `create ${shown} (see the README's Configuration section) or pass ${flag}`,
+        hint: example
+          ? `create ${shown} with:\n${example}\n  or pass ${flag}`
+          : `create ${shown} (see the README's Configuration section) or pass ${flag}`,
       },
     ]);
   }

@@ -24,6 +24,8 @@ export async function loadLifecycle(options: LoadLifecycleOptions): Promise<Reso
   const input = await importConfigModule(options.root, options.file, 'headers configuration', {
     helper: 'defineHeaders',
     flag: '--headers',
+    // The day of the first build is a fine publication date for a site's first API version.
+    example: `    export default { versions: { v1: { published: '${options.now.toISOString().slice(0, 10)}' } } };`,
   });
   const headers = resolveHeadersConfig(input, {
     file: relative(options.root, resolve(options.root, options.file)),

@@ -5,7 +5,8 @@ import { CANONICAL_LANGUAGE, CONTENT_TYPES, type ContentType } from '../core/lan
 import { globBase, type Location, locate, normalizeLanguage, unknownLanguage } from '../core/layout.ts';
 import type { SourceFile } from '../core/model.ts';
 import type { ContentLayout } from '../core/site-config.ts';
-import type { ParseTask } from './_parse-chunk.ts';
+import type { ParseTask } from './parse/parse-chunk.js';
+import { keyLines } from './parse/parse-source.js';
 import { type ParseCache, type ParseFilesOptions, parseFiles } from './parse-files.ts';
 
 export interface LoadOptions {
@@ -94,11 +95,16 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       problems.push(outcome);
       continue;
     }
+    let lines: Record<string, number> | undefined;
+    const linesOf = () => {
+      lines ??= keyLines(outcome.matter);
+      return lines;
+    };
     let lang = task.location.lang;
     if (lang === undefined) {
       const told = languageFromField(outcome.data, layout.languageField);
       if (typeof told === 'object') {
-        problems.push({ ...told, file: task.path, line: outcome.lines[layout.languageField] ?? 1 });
+        problems.push({ ...told, file: task.path, line: linesOf()[layout.languageField] ?? 1 });
         continue;
       }
       lang = told;
@@ -109,7 +115,9 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       name: task.location.name,
       lang,
       data: outcome.data,
-      lines: outcome.lines,
+      get lines() {
+        return linesOf();
+      },
     });
   }
   return { files, problems };

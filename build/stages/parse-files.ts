@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { type ParseOutcome, type ParseTask, parseChunk } from './_parse-chunk.ts';
+import { type ParseOutcome, type ParseTask, parseChunk } from './parse/parse-chunk.js';
 
 export interface ParseFilesOptions {
   maxFileBytes: number;
@@ -64,7 +64,7 @@ async function parseUncached(
   const threshold = options.parallelThreshold ?? 2000;
   if (tasks.length < threshold) return parseChunk(tasks, options.maxFileBytes);
   const split = Math.floor(tasks.length * (1 - WORKER_SHARE));
-  const worker = new Worker(new URL('./_parse-worker.mjs', import.meta.url), {
+  const worker = new Worker(new URL('./parse/worker.js', import.meta.url), {
     workerData: { tasks: tasks.slice(split), maxFileBytes: options.maxFileBytes },
   });
   const fromWorker = new Promise<ParseOutcome[]>((resolve, reject) => {

@@ -1,22 +1,27 @@
+// Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
+// without a TypeScript loader.
 import matter from 'gray-matter';
 import yaml from 'js-yaml';
-import type { Problem } from '../core/errors.ts';
 
-export interface ParsedSource {
-  data: unknown;
-  /** 1-based line of each top-level front-matter key. */
-  lines: Record<string, number>;
-}
+/** @typedef {import('../../core/errors.ts').Problem} Problem */
+
+/**
+ * @typedef {object} ParsedSource
+ * @property {unknown} data
+ * @property {string} matter The front matter's text; `keyLines` maps it to line numbers when a message needs one.
+ */
 
 class UnsupportedLanguage extends Error {}
 
-const refuse = (language: string) => () => {
+/** @param {string} language */
+const refuse = (language) => () => {
   throw new UnsupportedLanguage(language);
 };
 
 const engines = {
   // js-yaml 4 rather than gray-matter's bundled js-yaml 3: faster, and the maintained line.
-  yaml: (text: string) => yaml.load(text, { schema: yaml.DEFAULT_SCHEMA }) as object,
+  /** @param {string} text */
+  yaml: (text) => /** @type {object} */ (yaml.load(text, { schema: yaml.DEFAULT_SCHEMA })),
   // gray-matter would `eval` a `---js` block: content must never run code during a build.
   javascript: refuse('javascript'),
   js: refuse('js'),
@@ -26,8 +31,13 @@ const engines = {
 export const MAX_FRONT_MATTER_VALUES = 10_000;
 export const MAX_FRONT_MATTER_DEPTH = 32;
 
-/** Front matter of one file. Never throws: malformed input becomes a Problem with its line. */
-export function parseSource(path: string, text: string): ParsedSource | Problem {
+/**
+ * Front matter of one file. Never throws: malformed input becomes a Problem with its line.
+ * @param {string} path
+ * @param {string} text
+ * @returns {ParsedSource | Problem}
+ */
+export function parseSource(path, text) {
   if (text.includes('\u0000')) {
     return {
       code: 'source_unreadable',
@@ -38,10 +48,11 @@ export function parseSource(path: string, text: string): ParsedSource | Problem 
     };
   }
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  let parsed: { data: unknown; matter: string };
+  /** @type {{ data: unknown; matter: string }} */
+  let parsed;
   try {
     // Passing options also turns off gray-matter's cache, which would keep every file in memory.
-    parsed = matter(source, { engines }) as unknown as { data: unknown; matter: string };
+    parsed = /** @type {any} */ (matter(source, /** @type {any} */ ({ engines })));
   } catch (error) {
     return yamlProblem(path, error);
   }
@@ -55,16 +66,19 @@ export function parseSource(path: string, text: string): ParsedSource | Problem 
       hint: 'front matter holds a few short fields; remove YAML aliases (*name) and deeply nested values',
     };
   }
-  return { data: parsed.data, lines: keyLines(parsed.matter ?? '') };
+  return { data: parsed.data, matter: parsed.matter ?? '' };
 }
 
 /**
  * Counts values as if every alias were expanded, stopping at the budget: a "billion laughs" document
  * parses in microseconds (aliases are shared references) but would explode in anything that walks it.
+ * @param {unknown} data
+ * @returns {string | undefined}
  */
-function complexity(data: unknown): string | undefined {
+function complexity(data) {
   let values = 0;
-  const walk = (value: unknown, depth: number): string | undefined => {
+  /** @type {(value: unknown, depth: number) => string | undefined} */
+  const walk = (value, depth) => {
     if (++values > MAX_FRONT_MATTER_VALUES) return `expands to more than ${MAX_FRONT_MATTER_VALUES} values`;
     if (depth > MAX_FRONT_MATTER_DEPTH) return `nests deeper than ${MAX_FRONT_MATTER_DEPTH} levels`;
     if (typeof value !== 'object' || value === null || value instanceof Date) return undefined;
@@ -77,9 +91,15 @@ function complexity(data: unknown): string | undefined {
   return walk(data, 0);
 }
 
-/** gray-matter hands the engine the text after the opening `---`, so index i is file line i + 1. */
-function keyLines(frontMatter: string): Record<string, number> {
-  const lines: Record<string, number> = {};
+/**
+ * 1-based line of each top-level key. gray-matter hands the engine the text after the opening `---`,
+ * so index i is file line i + 1. Computed only when a message needs a line: most files never do.
+ * @param {string} frontMatter
+ * @returns {Record<string, number>}
+ */
+export function keyLines(frontMatter) {
+  /** @type {Record<string, number>} */
+  const lines = {};
   const rows = frontMatter.split('\n');
   for (let i = 0; i < rows.length; i++) {
     const match = /^(?:"([^"]+)"|'([^']+)'|([^\s#'"-][^:]*?))\s*:(?:\s|$)/.exec(rows[i] ?? '');
@@ -89,8 +109,14 @@ function keyLines(frontMatter: string): Record<string, number> {
   return lines;
 }
 
-function yamlProblem(path: string, error: unknown): Problem {
-  const problem: Problem = {
+/**
+ * @param {string} path
+ * @param {unknown} error
+ * @returns {Problem}
+ */
+function yamlProblem(path, error) {
+  /** @type {Problem} */
+  const problem = {
     code: 'yaml_invalid',
     file: path,
     message: 'front matter is not valid YAML',

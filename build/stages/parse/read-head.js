@@ -1,24 +1,27 @@
+// Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
+// without a TypeScript loader.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 /** Front matter larger than this is refused: no real page needs it, and it bounds YAML work. */
 export const MAX_FRONT_MATTER_BYTES = 64 * 1024;
 const FIRST_READ = 4096;
 
-export interface Head {
-  /** The file's size on disk. */
-  size: number;
-  /** The file up to and including its closing front-matter fence, or all of it when there is none. */
-  text: string;
-  /** True when the file opens a front-matter block that does not close within the limit. */
-  unterminated: boolean;
-}
+/**
+ * @typedef {object} Head
+ * @property {number} size The file's size on disk.
+ * @property {string} text The file up to and including its closing front-matter fence, or all of it when there is none.
+ * @property {boolean} unterminated True when the file opens a front-matter block that does not close within the limit.
+ */
 
 /**
  * Reads only as much of a file as its front matter needs. The index never uses the Markdown body, and
  * skipping it is most of the I/O on a real site (bodies are 10–50× larger than front matter).
  * Synchronous on purpose: many small sequential reads are faster without the thread-pool round trips.
+ * @param {string} path
+ * @param {number} maxFileBytes
+ * @returns {Head}
  */
-export function readHead(path: string, maxFileBytes: number): Head {
+export function readHead(path, maxFileBytes) {
   const fd = openSync(path, 'r');
   try {
     const size = fstatSync(fd).size;

@@ -1,0 +1,5 @@
+// The parse worker's entry: the same parseChunk the main thread runs, on the tasks it was handed.
+import { parentPort, workerData } from 'node:worker_threads';
+import { parseChunk } from './parse-chunk.js';
+
+parentPort?.postMessage(parseChunk(workerData.tasks, workerData.maxFileBytes));
