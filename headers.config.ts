@@ -6,6 +6,6 @@ export default defineHeaders({
   versions: {
     v1: { published: '2025-01-15' },
   },
-  // The default policy, spelled out: see "Caching" in the README for why.
+  // The default policy, spelled out: see "Response headers and caching" in the README for why.
   cacheControl: { maxAge: 300, staleWhileRevalidate: 3600 },
 });

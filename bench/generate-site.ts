@@ -66,8 +66,8 @@ const WORDS = {
 const LANGS = ['es', 'en', 'pt-br'] as const;
 const TITLE = { es: 'Guía de', en: 'A guide to', 'pt-br': 'Guia de' };
 
-/** mulberry32: tiny, fast, good enough for reproducible test data. */
-function random(seed: number): () => number {
+/** mulberry32: tiny, fast, good enough for reproducible test data (the tests' generator uses it too). */
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

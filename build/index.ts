@@ -28,8 +28,6 @@ export interface Logger {
   warn(message: string): void;
 }
 
-export const silentLogger: Logger = { info: () => undefined, warn: () => undefined };
-
 export interface BuildOptions {
   /** Project root; other paths are relative to it. Default: the current directory. */
   root?: string;
@@ -51,7 +49,6 @@ export interface BuildOptions {
   clock?: () => Date;
   /** Environment for configuration overrides. Default: none (the CLI passes process.env). */
   env?: Env;
-  logger?: Logger;
   maxFileBytes?: number;
   /** From this many files on, parsing is shared with a worker thread (default 2000). */
   parallelThreshold?: number;

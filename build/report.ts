@@ -4,6 +4,7 @@ import type { Problem } from './core/errors.ts';
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from './core/languages.ts';
 import type { LeftOut } from './core/model.ts';
 import type { BuildResult } from './index.ts';
+import { formatBytes } from './stages/parse/parse-chunk.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -83,7 +84,7 @@ export function formatReport(report: BuildReport): string {
   const width = Math.max(0, ...report.files.map((f) => f.path.length));
   report.files.forEach((file, i) => {
     lines.push(
-      `  ${i === 0 ? 'files        ' : '             '} ${file.path.padEnd(width)}  ${bytes(file.bytes).padStart(9)}  gzip ${bytes(file.gzipBytes).padStart(9)}`,
+      `  ${i === 0 ? 'files        ' : '             '} ${file.path.padEnd(width)}  ${formatBytes(file.bytes).padStart(9)}  gzip ${formatBytes(file.gzipBytes).padStart(9)}`,
     );
   });
   return lines.join('\n');
@@ -91,10 +92,4 @@ export function formatReport(report: BuildReport): string {
 
 export function count(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
-
-export function bytes(n: number): string {
-  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${n} B`;
 }

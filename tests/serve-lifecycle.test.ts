@@ -1,24 +1,24 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../build/index.ts';
 import problemSchema from '../build/schemas/problem.schema.json' with { type: 'json' };
 import { WITH_V2 } from './fixtures/v2/serializer.ts';
+import { clientAjv } from './helpers/ajv.ts';
 import { type PagesDev, startPagesDev } from './helpers/pages-dev.ts';
 import { md, snapshotDir, type TempSite, tempSite } from './helpers/site.ts';
 
 // Everything here goes through `wrangler pages dev` (workerd): the generated _headers and _routes.json,
 // the Pages Function on /api/*, and its clock, injected only here with a binding.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 const BUILT = new Date('2026-11-22T12:00:00Z');
 const FILES = {
   'content/posts/hola.es.md': md({ title: 'Hola', date: '2026-01-01' }),
   'content/posts/hola.en.md': md({ title: 'Hello', slug: 'hello' }),
   'content/projects/motor.es.md': md({ title: 'Motor', technologies: ['Rust'] }),
+  // A site home page and no 404.html: Pages then answers unknown paths with this page (SPA fallback).
+  'public/index.html': '<!doctype html><title>Código y Neuronas</title>',
 };
 const V2_LIFECYCLE = `export default ${JSON.stringify({
   versions: {
@@ -31,12 +31,6 @@ const V2_URL = 'https://example.com/api/v2/content.json';
 
 const clockArgs = (now: string) => ['--binding', `CONTENT_INDEX_TEST_NOW=${now}`];
 const DEPRECATION_HEADERS = ['deprecation', 'sunset', 'link'];
-
-function strictAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  addFormats(ajv);
-  return ajv;
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: bodies of several shapes; the assertions check them
 async function get(server: PagesDev, path: string): Promise<{ response: Response; body: any }> {
@@ -95,6 +89,18 @@ describe('with only v1 published', () => {
     }
   });
 
+  it('answers an unknown file under /api/ with a 404 problem, not the site HTML labelled as JSON', async () => {
+    for (const path of ['/api/typo.json', '/api/contents.json']) {
+      const { response, body } = await get(server, path).catch(() => ({
+        response: undefined,
+        body: undefined,
+      }));
+      expect(response?.status, path).toBe(404);
+      expect(response?.headers.get('content-type'), path).toBe('application/problem+json; charset=utf-8');
+      expect(body?.type, path).toBe('https://example.com/docs/#not-found');
+    }
+  });
+
   it('answers an unknown version with a 404 problem body, not an HTML page', async () => {
     const { response, body } = await get(server, '/api/v9/content.json');
     expect(response.status).toBe(404);
@@ -110,7 +116,7 @@ describe('with only v1 published', () => {
       current_version: 'v1',
       current_url: 'https://example.com/api/v1/content.json',
     });
-    expect(strictAjv().validate(problemSchema, body)).toBe(true);
+    expect(clientAjv().validate(problemSchema, body)).toBe(true);
   });
 
   it('wrangler accepts the generated _headers and _routes.json as they are', () => {
@@ -181,7 +187,7 @@ describe('with a fixture v2 published and v1 deprecated', () => {
   });
 
   it('both bodies validate against their own published schemas', async () => {
-    const ajv = strictAjv();
+    const ajv = clientAjv();
     for (const version of ['v1', 'v2']) {
       const schema = (await get(server, `/api/${version}/schema.json`)).body;
       const { body } = await get(server, `/api/${version}/content.json`);
@@ -190,7 +196,7 @@ describe('with a fixture v2 published and v1 deprecated', () => {
     }
     // …and not against each other's: the versions really differ in shape.
     const v1Schema = (await get(server, '/api/v1/schema.json')).body;
-    expect(strictAjv().validate(v1Schema, (await get(server, '/api/v2/content.json')).body)).toBe(false);
+    expect(clientAjv().validate(v1Schema, (await get(server, '/api/v2/content.json')).body)).toBe(false);
   });
 });
 
@@ -239,7 +245,7 @@ describe('at the sunset instant, without a rebuild', () => {
         current_version: 'v2',
         current_url: V2_URL,
       });
-      expect(strictAjv().validate(problemSchema, body)).toBe(true);
+      expect(clientAjv().validate(problemSchema, body)).toBe(true);
     }
     const v2 = await get(server, '/api/v2/content.json');
     expect(v2.response.status).toBe(200);

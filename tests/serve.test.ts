@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -36,4 +36,26 @@ it('serves the published JSON Schema', async () => {
   const response = await fetch(`${server.url}/api/v1/schema.json`);
   expect(response.status).toBe(200);
   expect((await response.json()).title).toBe('ContentIndex');
+});
+
+// The discovery documents, from the same server: one workerd start for the whole sample site.
+it.each([
+  ['/openapi.json', /^application\/json/, 'openapi.json'],
+  ['/.well-known/ai-plugin.json', /^application\/json/, '.well-known/ai-plugin.json'],
+  ['/llms.txt', /^text\/plain; charset=utf-8$/i, 'llms.txt'],
+  ['/en/llms.txt', /^text\/plain; charset=utf-8$/i, 'en/llms.txt'],
+  ['/pt-br/llms.txt', /^text\/plain; charset=utf-8$/i, 'pt-br/llms.txt'],
+  ['/docs/', /^text\/html/, 'docs/index.html'],
+])('serves %s through workerd with its Content-Type, open to any origin', async (path, type, file) => {
+  const response = await fetch(`${server.url}${path}`, { headers: { Origin: 'https://agent.example' } });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(type);
+  expect(response.headers.get('access-control-allow-origin')).toBe('*');
+  expect(await response.text()).toBe(await readFile(join(out, file), 'utf8'));
+});
+
+it('serves the renderer script the docs page loads, as JavaScript', async () => {
+  const response = await fetch(`${server.url}/docs/redoc.standalone.js`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/javascript/);
 });

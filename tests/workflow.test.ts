@@ -64,6 +64,11 @@ describe('the GitHub Actions workflow', () => {
     expect(workflow.jobs.deploy?.if).toContain("github.event_name != 'pull_request'");
   });
 
+  it('runs the /docs/ browser test against the Chrome of the runner rather than skipping it', () => {
+    const test = workflow.jobs.test?.steps.find((s) => s.run === 'npm test');
+    expect(test?.env?.CONTENT_INDEX_CHROMIUM).toBe('/usr/bin/google-chrome');
+  });
+
   it('installs, tests and builds on every run, and deploys with the npm scripts the README documents', () => {
     const runs = (job: string) => workflow.jobs[job]?.steps.flatMap((s) => (s.run ? [s.run] : [])) ?? [];
     expect(runs('test')).toEqual(['npm ci', 'npm test', 'npm run build']);

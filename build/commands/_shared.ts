@@ -3,6 +3,7 @@ import type { CliContext } from '../cli.ts';
 import { formatAnnotation } from '../core/annotations.ts';
 import { formatProblems, isContentIndexError, type Problem } from '../core/errors.ts';
 import type { BuildOptions } from '../index.ts';
+import { count } from '../report.ts';
 
 export interface BuildFlags {
   content?: string;
@@ -62,9 +63,8 @@ export function reportFailure(
   if (isContentIndexError(error)) {
     context.printErr(formatProblems(error.problems));
     if (inGitHubActions(context)) for (const p of error.problems) context.print(formatAnnotation(p, 'error'));
-    const n = error.problems.length;
     context.printErr(
-      `\n✗ ${n} problem${n === 1 ? '' : 's'}${options.wrote ? '; the output folder was not changed' : ''}.`,
+      `\n✗ ${count(error.problems.length, 'problem')}${options.wrote ? '; the output folder was not changed' : ''}.`,
     );
     if (options.debug && error.stack) context.printErr(error.stack);
     return 1;

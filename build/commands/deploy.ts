@@ -51,7 +51,7 @@ async function deploy(flags: DeployFlags, context: CliContext): Promise<number> 
   }
   const result = await build({ ...buildOptions(flags, context) });
   context.print(`✓ built ${count(result.model.entries.length, 'item')} into ${result.outDir}`);
-  await verifyOutput(result.outDir);
+  await verifyOutput(result.outDir, new Date());
   context.print('✓ output verified');
   const project = flags.projectName ?? (await projectName());
   const args = ['pages', 'deploy', result.outDir, '--project-name', project];

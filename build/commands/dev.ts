@@ -1,9 +1,10 @@
 import { type FSWatcher, watch } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { formatProblems, isContentIndexError } from '../core/errors.ts';
 import { build } from '../index.ts';
+import { count } from '../report.ts';
 import { compatibilityArgs, spawnWrangler, stripAnsi } from '../stages/wrangler.ts';
 import { type BuildFlags, buildOptions, printWarnings, reportFailure, withBuildFlags } from './_shared.ts';
 
@@ -11,9 +12,6 @@ interface DevFlags extends BuildFlags {
   port: string;
   ip: string;
 }
-
-/** Files outside the content folder whose change means a rebuild. */
-const WATCHED_FILES = ['headers.config.ts', '_headers'];
 
 export function registerDevCommand(program: Command, context: CliContext): void {
   withBuildFlags(
@@ -47,7 +45,9 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         return false;
       }
       context.printErr(formatProblems(error.problems));
-      context.printErr(`✗ ${reason}: ${error.problems.length} problem(s); still serving the last good build`);
+      context.printErr(
+        `✗ ${reason}: ${count(error.problems.length, 'problem')}; still serving the last good build`,
+      );
       return false;
     }
   };
@@ -85,24 +85,50 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const changed = (what: string) => {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      running = running.then(() => rebuild(`rebuilt after a change to ${what}`));
+      running = running.then(async () => {
+        await rebuild(`rebuilt after a change to ${what}`);
+        watchContent(); // the configuration may have moved the content folder
+      });
     }, 40);
   };
-  const watchers: FSWatcher[] = [];
-  const watchPath = (path: string, recursive: boolean, label: (file: string | null) => string) => {
+
+  // Configuration files are watched through their folders: an editor that saves by writing a new file
+  // and renaming it over the old one would leave a watch on the file itself deaf.
+  const configFiles = [
+    flags.config ?? 'site.config.ts',
+    flags.headers ?? 'headers.config.ts',
+    '_headers',
+    '_redirects',
+  ].map((file) => resolve(root, file));
+  const configWatchers = [...new Set(configFiles.map((file) => dirname(file)))].map((dir) =>
+    watch(dir, (_event, name) => {
+      const file = name && configFiles.find((f) => f === resolve(dir, String(name)));
+      if (file) changed(relative(root, file));
+    }),
+  );
+  let content: { dir: string; watcher: FSWatcher } | undefined;
+  const watchContent = () => {
+    if (content?.dir === contentDir) return;
+    content?.watcher.close();
+    content = undefined;
     try {
-      watchers.push(watch(path, { recursive }, (_event, file) => changed(label(file))));
+      const dir = contentDir;
+      const watcher = watch(dir, { recursive: true }, (_event, file) =>
+        changed(join(relative(root, dir), String(file ?? ''))),
+      );
+      content = { dir, watcher };
     } catch {
-      // A file that does not exist yet (no headers.config.ts) simply is not watched.
+      context.printErr(
+        `warning: ${relative(root, contentDir) || '.'} does not exist yet; create it and save the configuration`,
+      );
     }
   };
-  watchPath(contentDir, true, (file) => `${flags.content ?? 'content'}/${file ?? ''}`);
-  for (const file of [flags.config ?? 'site.config.ts', ...WATCHED_FILES])
-    watchPath(resolve(root, file), false, () => file);
+  watchContent();
 
   await new Promise<void>((done) => {
     const stop = () => {
-      for (const watcher of watchers) watcher.close();
+      for (const watcher of configWatchers) watcher.close();
+      content?.watcher.close();
       clearTimeout(timer);
       wrangler.kill('SIGTERM');
       done();

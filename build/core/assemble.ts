@@ -2,7 +2,7 @@ import type { Problem } from './errors.ts';
 import { type FrontMatter, validateFrontMatter } from './front-matter.ts';
 import { CANONICAL_LANGUAGE, LANGUAGES, type Language } from './languages.ts';
 import type { ContentEntry, ContentModel, LeftOut, SourceFile, Translation } from './model.ts';
-import { type SiteConfig, siteUrl } from './site-config.ts';
+import { type ContentLayout, type SiteConfig, siteUrl } from './site-config.ts';
 
 export interface AssembleOptions {
   /** Include files marked `draft: true`. */
@@ -78,7 +78,7 @@ export function assemble(
           line: file.lines.translationKey ?? 1,
           field: 'translationKey',
           message: `this ${file.lang} translation has no Spanish (canonical) file`,
-          hint: `add ${canonicalPathFor(file)}, or set translationKey to the Spanish file's translationKey or name`,
+          hint: `add ${canonicalFileFor(file, config.content)}, or set translationKey to the Spanish file's translationKey or name`,
         });
       }
       continue;
@@ -138,8 +138,21 @@ function translationKeyOf(file: SourceFile): string | undefined {
   return typeof key === 'string' && key.trim() !== '' ? key : undefined;
 }
 
-function canonicalPathFor(file: SourceFile): string {
-  return file.path.replace(new RegExp(`\\.${file.lang}(\\.[a-z]+)$`), `.${CANONICAL_LANGUAGE}$1`);
+/** Where the missing Spanish file would go, in the site's own layout. */
+function canonicalFileFor(file: SourceFile, layout: ContentLayout): string {
+  switch (layout.language) {
+    case 'suffix':
+      return file.path.replace(new RegExp(`\\.${file.lang}(\\.[a-z]+)$`), `.${CANONICAL_LANGUAGE}$1`);
+    case 'folder': {
+      const from = `/${layout.languageFolders[file.lang]}/`;
+      const at = file.path.lastIndexOf(from);
+      return at < 0
+        ? `a Spanish file for ${file.path}`
+        : `${file.path.slice(0, at)}/${layout.languageFolders[CANONICAL_LANGUAGE]}/${file.path.slice(at + from.length)}`;
+    }
+    case 'field':
+      return `a Spanish file (${layout.languageField}: ${CANONICAL_LANGUAGE}) named ${file.name} or with the same translationKey`;
+  }
 }
 
 function exclusion(data: FrontMatter, options: AssembleOptions): LeftOut['reason'] | undefined {

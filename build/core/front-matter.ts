@@ -50,8 +50,14 @@ export function normalizeFrontMatter(data: unknown): unknown {
   const out: Record<string, unknown> = { ...data };
   const date = out.date;
   if (date instanceof Date) out.date = Number.isNaN(date.getTime()) ? String(date) : date.toISOString();
+  // A quoted date-time without a zone would be read in the build machine's time zone, and the same
+  // sources would publish different bytes on different machines: it means UTC, as YAML's own timestamps do.
+  if (typeof out.date === 'string' && LOCAL_DATE_TIME.test(out.date))
+    out.date = `${out.date.replace(' ', 'T')}Z`;
   return out;
 }
+
+const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/;
 
 export type FrontMatterResult =
   | { ok: true; data: FrontMatter; warnings: Problem[] }

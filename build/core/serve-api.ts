@@ -138,6 +138,11 @@ async function passThrough(
   manifest: VersionManifest,
   url: URL,
 ): Promise<Response> {
+  // Only the files the build writes there: anything else would be the site's HTML fallback page,
+  // which the generated `/api/*` headers would label as JSON.
+  if (url.pathname !== '/api/content.json' && url.pathname !== `/${MANIFEST_PATH}`) {
+    return notFound(request, policy, manifest, url);
+  }
   const asset = await ctx.assets.fetch(request);
   if (asset.status !== 200 && asset.status !== 304) return notFound(request, policy, manifest, url);
   const headers = new Headers(asset.headers);

@@ -105,6 +105,11 @@ export const DEFAULT_ROUTES: RoutePatterns = {
   tip: { es: '/consejos/{slug}/', en: '/en/tips/{slug}/', 'pt-br': '/pt-br/dicas/{slug}/' },
 };
 
+/** The site's name for titles and headings: the configured one, or its host name. */
+export function siteName(config: Pick<SiteConfig, 'name' | 'site'>): string {
+  return config.name ?? new URL(config.site).host;
+}
+
 /** Identity helper that gives `site.config.ts` type checking and editor completion. */
 export function defineSite(config: SiteConfigInput): SiteConfigInput {
   return config;

@@ -1,14 +1,14 @@
 import type { ValidateFunction } from 'ajv';
-import contentIndexV1Schema from '../schemas/v1/content-index.schema.json' with { type: 'json' };
 import { ajvProblems, createAjv } from './_ajv.ts';
 import type { Problem } from './errors.ts';
 import type { ContentModel } from './model.ts';
+import { SERIALIZERS } from './serializers/registry.ts';
 
-const SCHEMAS: Record<string, object> = { v1: contentIndexV1Schema };
 const compiled = new WeakMap<object, ValidateFunction>();
 
+/** A registered version's published schema (the serializer registry is the one list of versions). */
 export function indexSchema(version: string): object | undefined {
-  return SCHEMAS[version];
+  return SERIALIZERS[version]?.schema;
 }
 
 /**
@@ -20,7 +20,7 @@ export function validateIndex(
   version: string,
   body: unknown,
   model: ContentModel,
-  schema: object | undefined = SCHEMAS[version],
+  schema: object | undefined = indexSchema(version),
 ): Problem[] {
   if (!schema) return [{ code: 'index_invalid', message: `no JSON Schema for version ${version}` }];
   let validate = compiled.get(schema);

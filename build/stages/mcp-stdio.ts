@@ -6,7 +6,6 @@ import { ContentIndexError } from '../core/errors.ts';
 import { MCP_DATA_PATH, type McpData, parseMcpData } from '../core/mcp/mcp-data.ts';
 import { createServerFactory } from '../core/mcp/server.ts';
 import { loadMcp } from '../core/mcp/tools.ts';
-import { render } from '../core/render.ts';
 import { type BuildOptions, build, type Logger } from '../index.ts';
 
 export interface McpStdioOptions {
@@ -58,17 +57,9 @@ async function fromPublic(options: McpStdioOptions): Promise<{ data: McpData; fr
 }
 
 async function fromSources(options: McpStdioOptions): Promise<{ data: McpData; from: string }> {
-  const clock = options.sources?.clock ?? (() => new Date());
-  const generated = clock();
-  const result = await build({
-    ...options.sources,
-    root: options.root,
-    dryRun: true,
-    clock: () => generated,
-  });
-  const file = render(result.model, { config: result.config, generated }).files.find(
-    (f) => f.path === MCP_DATA_PATH,
-  );
+  const result = await build({ ...options.sources, root: options.root, dryRun: true });
+  // A dry run still renders every file: the data the Function would serve is among them.
+  const file = result.files.find((f) => f.path === MCP_DATA_PATH);
   if (!file) throw new Error(`the build rendered no ${MCP_DATA_PATH}`);
   return { data: parseMcpData(JSON.parse(file.content)), from: options.sources?.content ?? 'content' };
 }

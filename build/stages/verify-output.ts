@@ -2,13 +2,20 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ajvProblems, createAjv } from '../core/_ajv.ts';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
-import { indexSchema } from '../core/validate-index.ts';
+import { versionState } from '../core/lifecycle.ts';
+import { SERIALIZERS, type SerializerRegistry } from '../core/serializers/registry.ts';
+import { MANIFEST_PATH, parseManifest } from '../core/version-manifest.ts';
 
 /**
- * Reads back what a build wrote, as a client would, before anything is deployed: the index parses and
- * validates against its published schema, the alias matches its version, and counts agree with content.
+ * Reads back what a build wrote, as a client would, before anything is deployed: every version the
+ * manifest still serves parses and validates against its schema, counts agree with content, and the
+ * alias is byte for byte the current version.
  */
-export async function verifyOutput(outDir: string, version = 'v1'): Promise<void> {
+export async function verifyOutput(
+  outDir: string,
+  now: Date,
+  serializers: SerializerRegistry = SERIALIZERS,
+): Promise<void> {
   const problems: Problem[] = [];
   const read = async (path: string) => {
     try {
@@ -23,32 +30,45 @@ export async function verifyOutput(outDir: string, version = 'v1'): Promise<void
       return undefined;
     }
   };
-  const versioned = await read(`api/${version}/content.json`);
+  const manifestText = await read(MANIFEST_PATH);
+  const manifest = manifestText === undefined ? undefined : parseManifest(JSON.parse(manifestText));
+  if (manifestText !== undefined && !manifest) {
+    problems.push({ code: 'index_invalid', file: MANIFEST_PATH, message: 'is not a versions manifest' });
+  }
   const alias = await read('api/content.json');
-  if (versioned !== undefined) {
-    const body = JSON.parse(versioned) as { counts?: { total?: number }; content?: unknown[] };
-    const validate = createAjv().compile(indexSchema(version) ?? {});
-    if (!validate(body))
-      problems.push(...ajvProblems(validate, { file: `api/${version}/content.json`, code: 'index_invalid' }));
+  for (const version of manifest?.versions ?? []) {
+    const dates = { deprecated: date(version.deprecated_at), sunset: date(version.sunset_at) };
+    if (versionState(dates, now) === 'withdrawn') continue;
+    const path = `api/${version.version}/content.json`;
+    const text = await read(path);
+    if (text === undefined) continue;
+    const body = JSON.parse(text) as { counts?: { total?: number }; content?: unknown[] };
+    const schema = serializers[version.version]?.schema;
+    if (!schema) {
+      problems.push({
+        code: 'index_invalid',
+        file: path,
+        message: `no schema is registered for ${version.version}`,
+      });
+      continue;
+    }
+    const validate = createAjv().compile(schema);
+    if (!validate(body)) problems.push(...ajvProblems(validate, { file: path, code: 'index_invalid' }));
     if (body.counts?.total !== body.content?.length) {
       problems.push({
         code: 'index_invalid',
-        file: `api/${version}/content.json`,
+        file: path,
         field: 'counts.total',
         message: 'does not match content',
       });
     }
-  }
-  if (versioned !== undefined && alias !== undefined && alias !== versioned) {
-    // With several versions the alias follows the latest, which may not be `version`.
-    const latest = JSON.parse(alias) as { versions?: { current?: string } };
-    if (latest.versions?.current === version) {
-      problems.push({
-        code: 'index_invalid',
-        file: 'api/content.json',
-        message: `differs from api/${version}/content.json`,
-      });
+    if (version.version === manifest?.current && alias !== undefined && alias !== text) {
+      problems.push({ code: 'index_invalid', file: 'api/content.json', message: `differs from ${path}` });
     }
   }
   if (problems.length > 0) throw new ContentIndexError(problems);
+}
+
+function date(value: string | null): Date | undefined {
+  return value ? new Date(value) : undefined;
 }

@@ -28,11 +28,12 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
     }
     const previous = await listOwned(outDir);
     await mkdir(outDir, { recursive: true });
-    for (const file of files) {
-      const target = join(outDir, file.path);
-      await mkdir(dirname(target), { recursive: true });
-      await rename(join(staging, file.path), target);
-    }
+    await swapIn(
+      staging,
+      outDir,
+      files.map((f) => f.path),
+      new Set(previous),
+    );
     const current = new Set(files.map((f) => f.path));
     const removed = previous.filter((p) => !current.has(p));
     for (const path of removed) await rm(join(outDir, path), { force: true });
@@ -40,6 +41,46 @@ export async function writeOutput(outDir: string, files: readonly OutputFile[]):
     return { written, removed };
   } finally {
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Renames each staged file over its target, moving the old file aside first. Should a rename fail half
+ * way (a permission, a full inode table), everything swapped so far is put back: the output is either
+ * the old build or the new one, never a mix.
+ */
+async function swapIn(
+  staging: string,
+  outDir: string,
+  paths: readonly string[],
+  existing: ReadonlySet<string>,
+) {
+  const aside = join(staging, '.previous');
+  const done: string[] = [];
+  const restore = (path: string) => rename(join(aside, path), join(outDir, path)).catch(() => undefined);
+  try {
+    for (const path of paths) {
+      const target = join(outDir, path);
+      await mkdir(dirname(target), { recursive: true });
+      const replaces = existing.has(path);
+      if (replaces) {
+        await mkdir(dirname(join(aside, path)), { recursive: true });
+        await rename(target, join(aside, path));
+      }
+      try {
+        await rename(join(staging, path), target);
+      } catch (error) {
+        if (replaces) await restore(path);
+        throw error;
+      }
+      done.push(path);
+    }
+  } catch (error) {
+    for (const path of done.reverse()) {
+      await rm(join(outDir, path), { force: true });
+      if (existing.has(path)) await restore(path);
+    }
+    throw error;
   }
 }
 

@@ -72,6 +72,13 @@ describe('language rule: folder (an Astro content collection)', () => {
     ]);
   });
 
+  it('points an orphan translation at where its Spanish file goes in this layout', async () => {
+    site = await tempSite({ 'src/content/blog/pt/sozinho.md': md({ title: 'Sozinho' }) }, astro);
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('hint: add src/content/blog/es/sozinho.md, or set translationKey');
+  });
+
   it('refuses an unknown language folder, naming the expected ones', async () => {
     site = await tempSite({ 'src/content/blog/fr/bonjour.md': md({ title: 'Bonjour' }) }, astro);
     const result = await site.cli('build');

@@ -1,8 +1,12 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build } from '../../build/index.ts';
-import { md, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
+import { md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
+
+const run = promisify(execFile);
 
 const NOW = new Date('2026-06-01T12:00:00Z');
 const clock = () => NOW;
@@ -10,9 +14,9 @@ const clock = () => NOW;
 const FILES = {
   'content/posts/publicado.es.md': md({ title: 'Publicado', date: '2026-05-01' }),
   'content/posts/publicado.en.md': md({ title: 'Published', slug: 'published', draft: true }),
-  'content/posts/borrador-secreto.es.md': md({ title: 'Borrador secreto', draft: true }),
-  'content/posts/borrador-secreto.en.md': md({ title: 'Secret draft', slug: 'secret-draft' }),
-  'content/tips/futuro-lejano.es.md': md({ title: 'Futuro lejano', date: '2026-06-01T12:00:01Z' }),
+  'content/posts/borrador-secreto.es.md': md({ title: 'Borrador secreto Zqxsecreto', draft: true }),
+  'content/posts/borrador-secreto.en.md': md({ title: 'Secret draft Zqxdraft', slug: 'secret-draft' }),
+  'content/tips/futuro-lejano.es.md': md({ title: 'Futuro lejano Zqxfuturo', date: '2026-06-01T12:00:01Z' }),
   'content/tips/hoy.es.md': md({ title: 'Hoy', date: '2026-06-01T12:00:00Z' }),
   'content/projects/motor.es.md': md({
     title: 'Motor',
@@ -36,6 +40,9 @@ describe('drafts and future-dated items', () => {
     site = await tempSite(FILES);
     const result = await build({ root: site.root, clock });
     const everything = await allOutput(site);
+    // Unique words, so a leak into the search index (folded, lowercased, one word per term) shows too.
+    for (const token of ['zqxsecreto', 'zqxdraft', 'zqxfuturo'])
+      expect(everything.toLowerCase()).not.toContain(token);
     for (const secret of [
       'Borrador secreto',
       'borrador-secreto',
@@ -72,6 +79,8 @@ describe('drafts and future-dated items', () => {
     let everything = await allOutput(site);
     expect(everything).toContain('Borrador secreto');
     expect(everything).toContain('https://example.com/en/blog/secret-draft/');
+    // The search index holds the word too: so the check above would see a leak into it.
+    expect(await readFile(join(site.out, 'mcp/data.json'), 'utf8')).toMatch(/"zqxsecreto"/);
     expect(everything).toContain('https://example.com/en/blog/published/');
     expect(everything).not.toContain('Futuro lejano');
 
@@ -100,6 +109,33 @@ describe('output', () => {
     const strip = (s: string) => s.replace(/"generated":"[^"]+"/g, '"generated":"…"');
     for (const path of Object.keys(first)) expect(strip(second[path] ?? '')).toBe(strip(first[path] ?? ''));
     expect(first['api/v1/content.json']).not.toBe(second['api/v1/content.json']); // only `generated` moved
+  });
+
+  it('is byte-identical when built in another time zone', async () => {
+    // Around a day boundary: read in local time, a zone-less date-time would swap these two.
+    site = await tempSite({
+      'content/posts/tarde.es.md': md({ title: 'Tarde', date: '2026-05-01T22:30:00' }),
+      'content/posts/manana.es.md': md({ title: 'Mañana', date: '2026-05-02' }),
+      'content/tips/espacio.es.md': md({ title: 'Espacio', date: '2026-05-01 23:00' }),
+    });
+    const bin = join(PROJECT_ROOT, 'bin/content-index.js');
+    const outputs: string[] = [];
+    for (const TZ of ['UTC', 'America/Sao_Paulo', 'Asia/Tokyo']) {
+      await run(process.execPath, [bin, 'build', '--out', `out-${TZ.replace('/', '-')}`], {
+        cwd: site.root,
+        env: { ...process.env, TZ },
+      });
+      const index = await readFile(
+        join(site.root, `out-${TZ.replace('/', '-')}`, 'api/v1/content.json'),
+        'utf8',
+      );
+      outputs.push(index.replace(/"generated":"[^"]+"/, ''));
+    }
+    expect(outputs[1]).toBe(outputs[0]);
+    expect(outputs[2]).toBe(outputs[0]);
+    expect(
+      JSON.parse(`${outputs[0]}`.replace(',,', ',')).content.map((c: { title: string }) => c.title),
+    ).toEqual(['Mañana', 'Espacio', 'Tarde']);
   });
 
   it('orders content newest first, undated last, ties by address', async () => {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../helpers/pages-dev.ts';
@@ -72,13 +73,26 @@ it('serves the build, picks up an edit, keeps the last good build through a brok
   expect(await titles()).toEqual(['Primero', 'Segundo, arreglado']);
 });
 
-it('rebuilds when the site configuration changes', async () => {
+it('rebuilds when the site configuration is saved the way editors do (write a copy, rename it over)', async () => {
   await site.write(
-    'site.config.ts',
+    'site.config.ts.tmp',
     'export default { site: "https://renamed.example.com/", images: "https://images.example.com/" };\n',
   );
+  await rename(join(site.root, 'site.config.ts.tmp'), join(site.root, 'site.config.ts'));
   await until('the new site address', async () => {
     const body = (await (await fetch(`${url}/api/v1/content.json`)).json()) as { site: string };
     return body.site === 'https://renamed.example.com/' ? true : undefined;
+  });
+});
+
+it('rebuilds after a second rename-save of the configuration too', async () => {
+  await site.write(
+    'site.config.ts.tmp',
+    'export default { site: "https://again.example.com/", images: "https://images.example.com/" };\n',
+  );
+  await rename(join(site.root, 'site.config.ts.tmp'), join(site.root, 'site.config.ts'));
+  await until('the second site address', async () => {
+    const body = (await (await fetch(`${url}/api/v1/content.json`)).json()) as { site: string };
+    return body.site === 'https://again.example.com/' ? true : undefined;
   });
 });

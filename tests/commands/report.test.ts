@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../build/cli.ts';
 import type { BuildReport, FailureReport } from '../../build/report.ts';
 import { md, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -74,6 +75,37 @@ describe('the build report', () => {
     } finally {
       await site.remove('content/posts/mal.es.md');
     }
+  });
+
+  it('draws a self-rewriting status line on a terminal, and clears it before the report', async () => {
+    let stderr = '';
+    let stdout = '';
+    const cwd = process.cwd();
+    process.chdir(site.root);
+    try {
+      const code = await main(
+        ['build'],
+        {
+          out: { write: (s: string) => (stdout += s) },
+          err: { write: (s: string) => (stderr += s), isTTY: true },
+        },
+        {},
+      );
+      expect(code).toBe(0);
+    } finally {
+      process.chdir(cwd);
+    }
+    for (const stage of [
+      'Reading the configuration',
+      'Reading content files',
+      'Validating',
+      'Rendering',
+      'Writing',
+    ]) {
+      expect(stderr).toContain(`\r\u001b[2K… ${stage}`);
+    }
+    expect(stderr.endsWith('\r\u001b[2K')).toBe(true);
+    expect(stdout).toMatch(/^✓ 3 items/);
   });
 
   it('draws no progress line off a terminal', async () => {

@@ -1,20 +1,17 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build } from '../../build/index.ts';
 import schema from '../../build/schemas/ai-plugin.schema.json' with { type: 'json' };
+import { clientAjv } from '../helpers/ajv.ts';
 import { FIXTURE_CONFIG, md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
 
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 const FILES = { 'content/posts/hola.es.md': md({ title: 'Hola' }) };
 
 /** An independent validator (no build annotations, non-strict) for the published manifest schema. */
 function validateManifest(manifest: unknown) {
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  addFormats(ajv);
+  const ajv = clientAjv();
   const validate = ajv.compile(schema);
   return { valid: validate(manifest), errors: validate.errors };
 }

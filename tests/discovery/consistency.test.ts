@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,7 +50,7 @@ function sectionLinks(file: ParsedLlmsTxt, lang: Language, type: (typeof CONTENT
  * content.json and in each llms.txt exactly when that translation exists, with the same address and
  * that language's title; the counts agree; every address points to a written file or to the site.
  */
-function checkConsistency(result: BuildResult, docs: Documents): void {
+function checkConsistency(result: BuildResult, docs: Documents, authorFiles: string): void {
   const { index, llms } = docs;
   const { config, model } = result;
 
@@ -110,7 +111,6 @@ function checkConsistency(result: BuildResult, docs: Documents): void {
     config.site,
     ...config.sections.map((s) => s.url),
     ...model.entries.flatMap((e) => Object.values(e.translations).map((t) => t?.url ?? '')),
-    docs.plugin.logo_url,
     docs.plugin.legal_info_url,
   ]);
   const addresses = collectAddresses(docs, config.site);
@@ -126,8 +126,8 @@ function checkConsistency(result: BuildResult, docs: Documents): void {
       expect(written.has(file), `${where}: ${address} → ${file} was not written`).toBe(true);
     } else {
       expect(
-        sitePages.has(address),
-        `${where}: ${address} is neither a written file nor a page of the site`,
+        sitePages.has(address) || existsSync(join(authorFiles, file)),
+        `${where}: ${address} is neither a written file, a file of the author's public/, nor a page of the site`,
       ).toBe(true);
     }
   }
@@ -175,7 +175,7 @@ describe('the discovery documents of the sample site', () => {
   afterAll(() => rm(out, { recursive: true, force: true }));
 
   it('agree with content.json item by item, in counts, and in every address', () => {
-    checkConsistency(result, docs);
+    checkConsistency(result, docs, join(PROJECT_ROOT, 'public'));
     // The sample site has items missing a translation, so "exactly when it exists" is exercised.
     expect(docs.index.content.some((i) => !i.url_en)).toBe(true);
     expect(docs.index.content.some((i) => !i.url_pt)).toBe(true);
@@ -193,7 +193,7 @@ describe('the discovery documents of a generated site of 500 items', () => {
   let result: BuildResult;
   let docs: Documents;
   beforeAll(async () => {
-    site = await tempSite(generateSite(500, 42));
+    site = await tempSite({ ...generateSite(500, 42), 'public/logo.png': 'a logo' });
     result = await build({ root: site.root, clock: () => new Date('2026-06-01T00:00:00Z') });
     docs = await readDocuments(site.out);
   });
@@ -202,6 +202,6 @@ describe('the discovery documents of a generated site of 500 items', () => {
   it('agree with content.json item by item, in counts, and in every address', () => {
     expect(result.model.entries.length + result.model.leftOut.filter((l) => l.wholeItem).length).toBe(500);
     expect(result.model.entries.length).toBeGreaterThan(450);
-    checkConsistency(result, docs);
+    checkConsistency(result, docs, site.out);
   });
 });

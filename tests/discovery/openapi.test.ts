@@ -2,8 +2,6 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiVersion } from '../../build/core/discovery/api-versions.ts';
 import { openApiDocument } from '../../build/core/discovery/openapi.ts';
@@ -11,9 +9,8 @@ import { type BuildResult, build } from '../../build/index.ts';
 import aiPluginSchema from '../../build/schemas/ai-plugin.schema.json' with { type: 'json' };
 import problemSchema from '../../build/schemas/problem.schema.json' with { type: 'json' };
 import indexSchemaV1 from '../../build/schemas/v1/content-index.schema.json' with { type: 'json' };
+import { clientAjv } from '../helpers/ajv.ts';
 import { PROJECT_ROOT } from '../helpers/site.ts';
-
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is read as plain JSON
 type Doc = any;
@@ -39,8 +36,7 @@ async function expectValidOpenApi(document: unknown): Promise<void> {
 
 /** An ajv instance that resolves `#/components/schemas/…` inside the OpenAPI document. */
 function responseValidator(document: Doc, path: string, status = '200', media = 'application/json') {
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  addFormats(ajv);
+  const ajv = clientAjv();
   ajv.addSchema(document, 'urn:test:openapi');
   const pointer = ['paths', path, 'get', 'responses', status, 'content', media, 'schema']
     .map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1'))

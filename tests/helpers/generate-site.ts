@@ -1,16 +1,5 @@
+import { random } from '../../bench/generate-site.ts';
 import { md } from './site.ts';
-
-/** mulberry32: a tiny seeded generator, so a generated site is the same on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = [
   'redes',

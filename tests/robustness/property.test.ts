@@ -1,7 +1,5 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,11 +7,10 @@ import { isContentIndexError } from '../../build/core/errors.ts';
 import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
 import { build } from '../../build/index.ts';
 import schema from '../../build/schemas/v1/content-index.schema.json' with { type: 'json' };
+import { clientAjv } from '../helpers/ajv.ts';
 import { md, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-addFormats(ajv);
+const ajv = clientAjv();
 const validateIndex = ajv.compile(schema);
 const clock = () => new Date('2026-06-01T00:00:00Z');
 

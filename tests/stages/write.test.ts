@@ -42,3 +42,17 @@ it('replaces owned files, removes stale ones and prunes their empty folders', as
   expect(Object.keys(await snapshotDir(out)).sort()).toEqual(['api/v1/content.json', 'robots.txt']);
   expect(await readdir(join(out, 'api'))).toEqual(['v1']);
 });
+
+it('puts every file back when a rename fails half way through the swap', async () => {
+  // A folder where a file must go: its rename fails after the files before it were swapped in.
+  await mkdir(join(out, 'openapi.json'), { recursive: true });
+  await writeFile(join(out, 'openapi.json', 'keep'), 'x');
+  const before = await snapshotDir(out);
+  const files = [
+    { path: 'api/v1/content.json', content: '{"new":true}\n' },
+    { path: 'api/content.json', content: '{"new":true}\n' },
+    { path: 'openapi.json', content: '{}' },
+  ];
+  await expect(writeOutput(out, files)).rejects.toThrow();
+  expect(await snapshotDir(out)).toEqual(before);
+});

@@ -1,4 +1,4 @@
-import type { SiteConfig } from '../site-config.ts';
+import { type SiteConfig, siteName } from '../site-config.ts';
 import { DISCOVERY_PATHS, LLMS_TXT_PATHS, schemaPath } from './addresses.ts';
 
 /** The renderer's files, copied into `docs/` by the build (see build/stages/docs-assets.ts). */
@@ -27,7 +27,7 @@ export const DOCS_CSP = [
  * on a preview deployment; the links above the reference do not need JavaScript.
  */
 export function docsPage(config: SiteConfig, version: string): string {
-  const name = escapeHtml(config.name ?? new URL(config.site).host);
+  const name = escapeHtml(siteName(config));
   const up = (path: string) => escapeHtml(`../${path}`);
   return `<!doctype html>
 <html lang="en">

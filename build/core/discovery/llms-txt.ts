@@ -1,6 +1,6 @@
 import { CONTENT_TYPES, LANGUAGES, type Language } from '../languages.ts';
 import type { ContentModel } from '../model.ts';
-import type { SiteConfig } from '../site-config.ts';
+import { type SiteConfig, siteName } from '../site-config.ts';
 import { addressOf, DISCOVERY_PATHS, indexPath, LLMS_TXT_PATHS } from './addresses.ts';
 import { LLMS_STRINGS } from './llms-txt-strings.ts';
 import { headingText, linkDestination, markdownText } from './markdown-text.ts';
@@ -20,7 +20,7 @@ export function llmsTxt(model: ContentModel, lang: Language, ctx: LlmsTxtContext
   const { config } = ctx;
   const text = LLMS_STRINGS[lang];
   const at = (path: string) => addressOf(config.site, path);
-  const name = config.name ?? new URL(config.site).host;
+  const name = siteName(config);
   const blocks: string[] = [
     `# ${headingText(name)}`,
     `> ${markdownText(config.description ?? text.summary(name))}`,

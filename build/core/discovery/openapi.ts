@@ -1,7 +1,7 @@
 import aiPluginSchema from '../../schemas/ai-plugin.schema.json' with { type: 'json' };
 import problemSchema from '../../schemas/problem.schema.json' with { type: 'json' };
 import { LANGUAGES, type Language } from '../languages.ts';
-import type { SiteConfig } from '../site-config.ts';
+import { type SiteConfig, siteName } from '../site-config.ts';
 import { indexSchema } from '../validate-index.ts';
 import {
   addressOf,
@@ -42,7 +42,7 @@ export function openApiDocument(input: OpenApiInput): object {
   const { config, versions } = input;
   const schemaOf = input.schemaOf ?? indexSchema;
   const site = config.site;
-  const name = config.name ?? new URL(site).host;
+  const name = siteName(config);
   const latest = currentVersion(versions);
   const at = (path: string) => addressOf(site, path);
 

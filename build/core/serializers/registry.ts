@@ -1,26 +1,12 @@
 import contentIndexV1Schema from '../../schemas/v1/content-index.schema.json' with { type: 'json' };
 import type { ContentModel } from '../model.ts';
-import type { SiteConfig } from '../site-config.ts';
-import { serializeV1 } from './v1.ts';
+import { type DeprecationV1, type SerializeContext, serializeV1 } from './v1.ts';
 
 /** `versions.deprecation` of a deprecated version's body: `$defs/Deprecation` in every version's schema. */
-export interface DeprecationBody {
-  version: string;
-  successor: string;
-  successor_url: string;
-  deprecated_at: string;
-  sunset_at: string;
-  documentation?: string;
-}
+export type DeprecationBody = DeprecationV1;
 
-export interface VersionContext {
-  config: SiteConfig;
-  generated: Date;
-  /** The current (latest published) version's name. */
-  current: string;
-  /** `null` while the version is current. */
-  deprecation: DeprecationBody | null;
-}
+/** What every version's serializer gets: the same for all versions, so v1's type serves. */
+export type VersionContext = SerializeContext;
 
 /** What publishing one version needs: its body from the one content model, and its JSON Schema. */
 export interface VersionSerializer {
