@@ -1,7 +1,5 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly: tsx compiles on the fly (and caches), so there is no build step to forget.
-import { register } from 'tsx/esm/api';
+import { loadCli } from './_load-cli.js';
 
-register();
-const { main } = await import('../build/cli.ts');
+const { main } = await loadCli();
 process.exitCode = await main(process.argv.slice(2));

@@ -50,7 +50,7 @@ export interface BuildOptions {
   /** Environment for configuration overrides. Default: none (the CLI passes process.env). */
   env?: Env;
   maxFileBytes?: number;
-  /** From this many files on, parsing is shared with a worker thread (default 2000). */
+  /** From this many files on, parsing is shared with a worker thread (default 10,000: below it the worker costs more to start than it saves). */
   parallelThreshold?: number;
   /** Reuse parsed front matter of unchanged files across builds in one process (dev mode). */
   cache?: ParseCache;

@@ -17,8 +17,15 @@ beforeAll(async () => {
 afterAll(() => site.dispose());
 
 async function bin(...args: string[]) {
+  return binWith({}, ...args);
+}
+
+async function binWith(env: Record<string, string>, ...args: string[]) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: site.root });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+      cwd: site.root,
+      env: { ...process.env, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -51,4 +58,17 @@ it('rejects unknown options with a usage error', async () => {
   const result = await bin('build', '--nope');
   expect(result.code).not.toBe(0);
   expect(result.stderr).toContain("unknown option '--nope'");
+});
+
+it('gives the same build through its bundle and through the TypeScript sources (tsx)', async () => {
+  const bundled = await bin('build', '--json', '--out', 'out-bundled');
+  const sources = await binWith({ CONTENT_INDEX_NO_BUNDLE: '1' }, 'build', '--json', '--out', 'out-sources');
+  expect(bundled.code).toBe(0);
+  expect(sources.code).toBe(0);
+  const files = (r: { stdout: string }) =>
+    (JSON.parse(r.stdout) as { files: { path: string; bytes: number }[] }).files.map((f) => [
+      f.path,
+      f.bytes,
+    ]);
+  expect(files(sources)).toEqual(files(bundled));
 });

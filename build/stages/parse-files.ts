@@ -61,7 +61,7 @@ async function parseUncached(
   tasks: readonly ParseTask[],
   options: ParseFilesOptions,
 ): Promise<ParseOutcome[]> {
-  const threshold = options.parallelThreshold ?? 2000;
+  const threshold = options.parallelThreshold ?? 10_000;
   if (tasks.length < threshold) return parseChunk(tasks, options.maxFileBytes);
   const split = Math.floor(tasks.length * (1 - WORKER_SHARE));
   const worker = new Worker(new URL('./parse/worker.js', import.meta.url), {
