@@ -2,7 +2,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { describe, expect, it } from 'vitest';
 import { createMcpFetch } from '../../build/core/mcp/http.ts';
 import { MCP_DATA_PATH, type McpData } from '../../build/core/mcp/mcp-data.ts';
-import { buildSearchIndex, documentId } from '../../build/core/mcp/search-index.ts';
+import { buildSearchIndex } from '../../build/core/mcp/search-index.ts';
 import { render } from '../../build/core/render.ts';
 import { build } from '../../build/index.ts';
 import { GENERATED } from '../helpers/mcp.ts';
@@ -43,7 +43,7 @@ describe('the prepared data', () => {
     const first = data.entries[0];
     // An index that knows a single word for the first item, and nothing else the entries contain.
     data.search = buildSearchIndex([
-      { id: documentId(0, 'es'), title: 'zzprepared', tags: [], technologies: [] },
+      { id: 0, text: { es: { title: 'zzprepared', tags: [] } }, tags: [], technologies: [] },
     ]);
     const client = await connect(createMcpFetch({ loadData: async () => data, log: () => undefined }));
     expect(await search(client, 'zzprepared')).toEqual([first?.item.url]);
@@ -86,7 +86,7 @@ describe('the prepared data', () => {
       message: 'The MCP server has no data to serve yet; the site needs a rebuild.',
     });
     expect(logged).toEqual([
-      'content-index mcp: mcp/data.json is missing or has another format (expected format 1); rebuild the site with content-index build',
+      'content-index mcp: mcp/data.json is missing or has another format (expected format 2); rebuild the site with content-index build',
     ]);
   });
 
