@@ -138,6 +138,11 @@ export async function writeSite(root: string, options: GenerateOptions): Promise
     join(root, 'site.config.ts'),
     `export default ${JSON.stringify({ site: 'https://example.com/', images: 'https://images.example.com/', name: 'Synthetic', description: 'Generated for benchmarks' })};\n`,
   );
+  // The build requires the API versions' lifecycle: v1 only, current.
+  await writeFile(
+    join(root, 'headers.config.ts'),
+    `export default ${JSON.stringify({ versions: { v1: { published: '2025-01-15' } } })};\n`,
+  );
   const dirs = new Set<string>();
   for (const file of generateSite(options)) {
     const path = join(root, file.path);
