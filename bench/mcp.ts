@@ -7,7 +7,8 @@
  * - cold first call: a fresh process per sample, timed from the first Request (before the data file is
  *   fetched) to the last byte of its Response: data fetch and parse, index load, server set-up, the call.
  * - warm calls: one process, after a warm-up, each call timed from Request to the last byte of the body,
- *   over the queries of bench/_mcp-requests.ts in turn.
+ *   over the queries of bench/_mcp-requests.ts in turn; and the same calls one level lower, on the tool
+ *   function alone (bench/_mcp-tool-sample.ts), to tell the search from the protocol handling around it.
  *
  * `BENCH_MCP_PROFILE=DIR` writes a `node --cpu-prof` profile of every sample into DIR.
  */
@@ -24,7 +25,15 @@ export interface McpFigures {
   dataBytes: number;
   cold: { runs: number[]; medianMs: number; assetMedianMs: number };
   /** `worstCaseMedianMs`: a word in every item (WORST_CASE_QUERY), which no query set above has. */
-  warm: { calls: number; p50Ms: number; p99Ms: number; maxMs: number; worstCaseMedianMs: number };
+  warm: {
+    calls: number;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+    worstCaseMedianMs: number;
+    /** The same calls on the tool function alone (bench/_mcp-tool-sample.ts): the part that is search. */
+    tool: { p50Ms: number; p99Ms: number };
+  };
 }
 
 export interface McpOptions {
@@ -64,6 +73,8 @@ export function mcpRows(figures: readonly McpFigures[]): string[][] {
     ['  of which fetching mcp/data.json (ms)', ...cells((m) => m.cold.assetMedianMs, 1)],
     [`MCP warm search_content p50 (ms, ${calls} calls)`, ...cells((m) => m.warm.p50Ms, 2)],
     ['MCP warm search_content p99 (ms, target < 5 at 10k)', ...cells((m) => m.warm.p99Ms, 2)],
+    ['  the tool function alone, p50 (ms)', ...cells((m) => m.warm.tool.p50Ms, 2)],
+    ['  the tool function alone, p99 (ms)', ...cells((m) => m.warm.tool.p99Ms, 2)],
     [
       `  a word in every item ("${WORST_CASE_QUERY.query}", ms, median)`,
       ...cells((m) => m.warm.worstCaseMedianMs, 2),
@@ -117,7 +128,11 @@ export async function measureMcp(
   const { timings, worst } = JSON.parse(
     await sample(['warm', worker, publicDir, plan, String(options.warmCalls)]),
   ) as { timings: number[]; worst: number[] };
+  const { timings: toolTimings } = JSON.parse(
+    await sample(['tool', join(publicDir, 'mcp/data.json'), String(options.warmCalls)]),
+  ) as { timings: number[] };
   const sorted = [...timings].sort((a, b) => a - b);
+  const toolSorted = [...toolTimings].sort((a, b) => a - b);
   return {
     items,
     dataBytes,
@@ -132,6 +147,7 @@ export async function measureMcp(
       p99Ms: percentile(sorted, 0.99),
       maxMs: sorted[sorted.length - 1] ?? 0,
       worstCaseMedianMs: median(worst),
+      tool: { p50Ms: percentile(toolSorted, 0.5), p99Ms: percentile(toolSorted, 0.99) },
     },
   };
 }
@@ -146,7 +162,12 @@ async function sample(args: string[]): Promise<string> {
     ...(profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []),
   ];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...flags, join(ROOT, 'bench/_mcp-sample.mjs'), ...args], {
+    const [mode, ...rest] = args;
+    const script =
+      mode === 'tool'
+        ? ['--import', 'tsx', join(ROOT, 'bench/_mcp-tool-sample.ts'), ...rest]
+        : [join(ROOT, 'bench/_mcp-sample.mjs'), ...args];
+    const child = spawn(process.execPath, [...flags, ...script], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
