@@ -23,7 +23,8 @@ export interface McpFigures {
   items: number;
   /** `public/mcp/data.json`: what a cold isolate fetches and parses. */
   dataBytes: number;
-  cold: { runs: number[]; medianMs: number; assetMedianMs: number };
+  /** `retainedMiB`: the heap the loaded data and index keep (Workers allow an isolate 128 MB). */
+  cold: { runs: number[]; medianMs: number; assetMedianMs: number; retainedMiB: number };
   /** `worstCaseMedianMs`: a word in every item (WORST_CASE_QUERY), which no query set above has. */
   warm: {
     calls: number;
@@ -71,6 +72,7 @@ export function mcpRows(figures: readonly McpFigures[]): string[][] {
       ...cells((m) => m.cold.medianMs, 1),
     ],
     ['  of which fetching mcp/data.json (ms)', ...cells((m) => m.cold.assetMedianMs, 1)],
+    ['  heap kept by the loaded data and index (MiB)', ...cells((m) => m.cold.retainedMiB, 1)],
     [`MCP warm search_content p50 (ms, ${calls} calls)`, ...cells((m) => m.warm.p50Ms, 2)],
     ['MCP warm search_content p99 (ms, target < 5 at 10k)', ...cells((m) => m.warm.p99Ms, 2)],
     ['  the tool function alone, p50 (ms)', ...cells((m) => m.warm.tool.p50Ms, 2)],
@@ -121,7 +123,7 @@ export async function measureMcp(
     }),
   );
   const dataBytes = (await stat(join(publicDir, 'mcp/data.json'))).size;
-  const colds: { firstCallMs: number; assetMs: number }[] = [];
+  const colds: { firstCallMs: number; assetMs: number; retainedBytes: number }[] = [];
   for (let i = 0; i < options.coldRuns; i++) {
     colds.push(JSON.parse(await sample(['cold', worker, publicDir, plan])));
   }
@@ -140,6 +142,7 @@ export async function measureMcp(
       runs: colds.map((c) => c.firstCallMs),
       medianMs: median(colds.map((c) => c.firstCallMs)),
       assetMedianMs: median(colds.map((c) => c.assetMs)),
+      retainedMiB: median(colds.map((c) => c.retainedBytes)) / 2 ** 20,
     },
     warm: {
       calls: timings.length,
@@ -166,7 +169,7 @@ async function sample(args: string[]): Promise<string> {
     const script =
       mode === 'tool'
         ? ['--import', 'tsx', join(ROOT, 'bench/_mcp-tool-sample.ts'), ...rest]
-        : [join(ROOT, 'bench/_mcp-sample.mjs'), ...args];
+        : ['--expose-gc', join(ROOT, 'bench/_mcp-sample.mjs'), ...args];
     const child = spawn(process.execPath, [...flags, ...script], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
