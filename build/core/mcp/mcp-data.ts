@@ -48,9 +48,14 @@ export function translationOf(entry: McpEntry, lang: Language): TranslationInfo 
   return text && { ...text, url };
 }
 
+/** Whether the entry exists in the language: the item carries an address for each translation. */
+export function hasTranslation(entry: McpEntry, lang: Language): boolean {
+  return entry.item[URL_FIELD[lang]] !== undefined;
+}
+
 /** The languages an entry has, in the order of LANGUAGES. */
 export function languagesOf(entry: McpEntry): Language[] {
-  return LANGUAGES.filter((lang) => entry.item[URL_FIELD[lang]] !== undefined);
+  return LANGUAGES.filter((lang) => hasTranslation(entry, lang));
 }
 
 export interface McpSite {

@@ -1,14 +1,14 @@
-import {
-  CONTENT_TYPES,
-  type ContentType,
-  LANGUAGES,
-  type Language,
-  PLURAL,
-  URL_FIELD,
-} from '../languages.ts';
+import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from '../languages.ts';
 import type { ContentItemV1 } from '../serializers/v1.ts';
 import { CursorError, decodeCursor, encodeCursor } from './cursor.ts';
-import { languagesOf, type McpData, type McpEntry, type TranslationInfo, translationOf } from './mcp-data.ts';
+import {
+  hasTranslation,
+  languagesOf,
+  type McpData,
+  type McpEntry,
+  type TranslationInfo,
+  translationOf,
+} from './mcp-data.ts';
 import { loadSearchIndex, type SearchIndex, type SearchResults } from './search-index.ts';
 import { type JsonSchema, TOOL_SCHEMAS } from './tool-schemas.ts';
 
@@ -230,10 +230,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     run: (mcp) => contentStats(mcp),
   },
 ];
-
-function hasTranslation(entry: McpEntry, lang: Language): boolean {
-  return entry.item[URL_FIELD[lang]] !== undefined;
-}
 
 function withTranslation(entry: McpEntry, lang: Language | undefined): ContentItemV1 & Translated {
   const translation = lang === undefined ? undefined : translationOf(entry, lang);
