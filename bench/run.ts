@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BuildReport } from '../build/report.ts';
 import { writeSite } from './generate-site.ts';
+import { type LoadFigures, loadLines, loadTest } from './load.ts';
+import { type McpFigures, mcpBench, mcpRows, mcpVerdicts } from './mcp.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
@@ -158,6 +160,8 @@ async function main(): Promise<void> {
   const workdir = await mkdtemp(join(tmpdir(), 'content-index-bench-'));
   const results: SizeFigures[] = [];
   let dev: Awaited<ReturnType<typeof measureDevLoop>> | undefined;
+  let mcp: McpFigures[] = [];
+  let load: LoadFigures | undefined;
   try {
     for (const items of SIZES) {
       process.stderr.write(`measuring ${items} items…\n`);
@@ -165,6 +169,10 @@ async function main(): Promise<void> {
     }
     process.stderr.write('measuring the dev loop at 1000 items…\n');
     dev = await measureDevLoop(1000, workdir);
+    process.stderr.write('measuring the MCP server…\n');
+    mcp = await mcpBench(workdir, SIZES);
+    process.stderr.write('load test against wrangler pages dev…\n');
+    load = await loadTest(workdir);
   } finally {
     await rm(workdir, { recursive: true, force: true });
   }
@@ -181,6 +189,7 @@ async function main(): Promise<void> {
     ]),
     ['content.json raw (KiB)', ...results.map((r) => fmt(r.contentJson.bytes / 1024))],
     ['content.json gzip (KiB)', ...results.map((r) => fmt(r.contentJson.gzipBytes / 1024))],
+    ...mcpRows(mcp),
   ];
   const width = rows
     .map((r) => r.map((c) => c.length))
@@ -205,11 +214,14 @@ async function main(): Promise<void> {
     console.log(
       `dev loop, ${dev.items} items: an edited file is served ${fmt(dev.medianMs)} ms after the save (median of ${dev.runs.length}; target < 1000)`,
     );
+  for (const line of mcpVerdicts(mcp)) console.log(line);
+  if (load) for (const line of loadLines(load)) console.log(line);
+  if (load?.runs.some((r) => !r.ok)) process.exitCode = 1;
   const out = join(ROOT, 'bench/results');
   await mkdir(out, { recursive: true });
   await writeFile(
     join(out, 'latest.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, results, dev }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, results, dev, mcp, load }, null, 2)}\n`,
   );
   console.log('\nfigures written to bench/results/latest.json');
 }

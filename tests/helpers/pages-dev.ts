@@ -7,6 +7,8 @@ import { PROJECT_ROOT } from './site.ts';
 
 export interface PagesDev {
   url: string;
+  /** wrangler's DevTools port (bench/load.ts turns DevTools network recording off through it). */
+  inspectorPort: number;
   /** Everything wrangler printed, for assertions on Function invocations and for failure messages. */
   output(): string;
   stop(): Promise<void>;
@@ -75,7 +77,7 @@ export async function startPagesDev(dir: string, extraArgs: string[] = []): Prom
     if (child.exitCode !== null) break;
     try {
       await fetch(`${url}/__content-index-ready`);
-      return { url, output: () => log, stop };
+      return { url, inspectorPort, output: () => log, stop };
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }

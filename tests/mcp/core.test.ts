@@ -1,11 +1,11 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { createMcpFetch } from '../../build/core/mcp/http.ts';
+import { createMcpFetch, MAX_REQUEST_BYTES } from '../../build/core/mcp/http.ts';
 import { MCP_DATA_PATH, type McpData } from '../../build/core/mcp/mcp-data.ts';
-import { buildSearchIndex, documentId } from '../../build/core/mcp/search-index.ts';
+import { buildSearchIndex } from '../../build/core/mcp/search-index.ts';
 import { render } from '../../build/core/render.ts';
 import { build } from '../../build/index.ts';
-import { GENERATED } from '../helpers/mcp.ts';
+import { GENERATED, JSON_RPC_HEADERS } from '../helpers/mcp.ts';
 import { md, PROJECT_ROOT, tempSite } from '../helpers/site.ts';
 
 async function sampleData(generated = GENERATED): Promise<McpData> {
@@ -43,7 +43,7 @@ describe('the prepared data', () => {
     const first = data.entries[0];
     // An index that knows a single word for the first item, and nothing else the entries contain.
     data.search = buildSearchIndex([
-      { id: documentId(0, 'es'), title: 'zzprepared', tags: [], technologies: [] },
+      { id: 0, text: { es: { title: 'zzprepared', tags: [] } }, tags: [], technologies: [] },
     ]);
     const client = await connect(createMcpFetch({ loadData: async () => data, log: () => undefined }));
     expect(await search(client, 'zzprepared')).toEqual([first?.item.url]);
@@ -86,7 +86,7 @@ describe('the prepared data', () => {
       message: 'The MCP server has no data to serve yet; the site needs a rebuild.',
     });
     expect(logged).toEqual([
-      'content-index mcp: mcp/data.json is missing or has another format (expected format 1); rebuild the site with content-index build',
+      'content-index mcp: mcp/data.json is missing or has another format (expected format 2); rebuild the site with content-index build',
     ]);
   });
 
@@ -125,5 +125,41 @@ describe('mcp.allowedHosts', () => {
     } finally {
       await site.dispose();
     }
+  });
+});
+
+describe('request bodies', () => {
+  it('reads a body that never ends only up to the limit, then answers 413', async () => {
+    const data = await sampleData();
+    const serve = createMcpFetch({ loadData: async () => data, log: () => undefined });
+    const chunk = new Uint8Array(16 * 1024).fill(0x78);
+    let pulled = 0;
+    // No Content-Length, and no end: a handler that read it whole would never answer.
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const response = await serve(
+      new Request('https://example.com/mcp', {
+        method: 'POST',
+        headers: { ...JSON_RPC_HEADERS, host: 'example.com' },
+        body,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32000,
+        message: `Payload Too Large: Request body must not exceed ${MAX_REQUEST_BYTES} bytes`,
+      },
+      id: null,
+    });
+    // The limit, plus the chunk that crossed it and the stream's read-ahead.
+    expect(pulled).toBeGreaterThan(MAX_REQUEST_BYTES);
+    expect(pulled).toBeLessThanOrEqual(MAX_REQUEST_BYTES + 4 * chunk.byteLength);
   });
 });

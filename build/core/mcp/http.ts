@@ -19,6 +19,15 @@ export interface McpHttpOptions {
 }
 
 export const MCP_PATH = '/mcp';
+
+/**
+ * The largest request body the endpoint reads: 256 KiB. The biggest message a client has reason to send
+ * here is a batch of 100 (the SDK's most) tool calls with 200-character queries, well under 64 KiB. The
+ * SDK's own default, 4 MiB, takes tens of milliseconds of CPU to parse: more than a free-plan request's
+ * whole budget. A larger declared Content-Length is refused unread (413); a streamed body is read only
+ * up to the limit.
+ */
+export const MAX_REQUEST_BYTES = 256 * 1024;
 const CARD_PATH = '/mcp/server-card';
 
 interface Ready {
@@ -38,6 +47,7 @@ export function createMcpFetch(options: McpHttpOptions): (request: Request) => P
       const mcp = loadMcp(parseMcpData(await options.loadData(request)));
       const handler = createMcpHandler(createServerFactory(mcp), {
         onerror: (error) => options.log(`content-index mcp: ${error.message}`),
+        maxRequestBodySize: MAX_REQUEST_BYTES,
       });
       options.log(`content-index mcp: loaded ${mcp.data.entries.length} items from ${MCP_DATA_PATH}`);
       return { mcp, handler };

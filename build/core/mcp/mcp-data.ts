@@ -1,14 +1,17 @@
 import type { AsPlainObject } from 'minisearch';
-import { LANGUAGES, type Language } from '../languages.ts';
+import { LANGUAGES, type Language, URL_FIELD } from '../languages.ts';
 import type { ContentModel } from '../model.ts';
 import type { ContentItemV1 } from '../serializers/v1.ts';
 import type { SiteConfig } from '../site-config.ts';
-import { buildSearchIndex, documentId, type SearchDocument } from './search-index.ts';
+import { buildSearchIndex, type SearchDocument } from './search-index.ts';
 
 /** Where the build publishes what the MCP server needs; the Function reads it through `env.ASSETS`. */
 export const MCP_DATA_PATH = 'mcp/data.json';
-/** Bumped when the shape changes, so a Function never misreads a file from another release. */
-export const MCP_DATA_FORMAT = 1;
+/**
+ * Bumped when the shape changes, so a Function never misreads a file from another release.
+ * 2: one search document per entry; translations carry only what the item does not.
+ */
+export const MCP_DATA_FORMAT = 2;
 
 export interface TranslationInfo {
   title: string;
@@ -16,11 +19,43 @@ export interface TranslationInfo {
   url: string;
 }
 
+/** What a translation adds to the item: its address is the item's `url_en`/`url_pt`. */
+export interface TranslationText {
+  title: string;
+  description?: string;
+}
+
 export interface McpEntry {
-  /** Exactly the item of `/api/v1/content.json`, in the same order. */
+  /** Exactly the item of `/api/v1/content.json`, in the same order. Its title, description and url are the Spanish translation's. */
   item: ContentItemV1;
   date?: string;
-  translations: Partial<Record<Language, TranslationInfo>>;
+  /**
+   * The other translations' titles and descriptions. Every byte here is fetched and parsed by each
+   * cold isolate, so nothing the item already holds is repeated.
+   */
+  translations: Partial<Record<Exclude<Language, 'es'>, TranslationText>>;
+}
+
+/** A translation of an entry, whole: undefined when the entry has none in that language. */
+export function translationOf(entry: McpEntry, lang: Language): TranslationInfo | undefined {
+  const url = entry.item[URL_FIELD[lang]];
+  if (url === undefined) return undefined;
+  if (lang === 'es') {
+    const { title, description } = entry.item;
+    return { title, ...(description !== undefined && { description }), url };
+  }
+  const text = entry.translations[lang];
+  return text && { ...text, url };
+}
+
+/** Whether the entry exists in the language: the item carries an address for each translation. */
+export function hasTranslation(entry: McpEntry, lang: Language): boolean {
+  return entry.item[URL_FIELD[lang]] !== undefined;
+}
+
+/** The languages an entry has, in the order of LANGUAGES. */
+export function languagesOf(entry: McpEntry): Language[] {
+  return LANGUAGES.filter((lang) => hasTranslation(entry, lang));
 }
 
 export interface McpSite {
@@ -54,23 +89,22 @@ export function buildMcpData(model: ContentModel, ctx: McpDataContext): McpData 
   const entries = model.entries.map((entry, i): McpEntry => {
     const item = ctx.items[i];
     if (!item || item.url !== entry.translations.es.url) throw new Error('MCP data: items out of step');
-    const translations: McpEntry['translations'] = {};
-    for (const lang of LANGUAGES) {
+    const present = LANGUAGES.flatMap((lang) => {
       const t = entry.translations[lang];
-      if (!t) continue;
-      translations[lang] = {
-        title: t.title,
-        ...(t.description !== undefined && { description: t.description }),
-        url: t.url,
-      };
-      documents.push({
-        id: documentId(i, lang),
-        title: t.title,
-        ...(t.description !== undefined && { description: t.description }),
-        tags: t.tags,
-        technologies: entry.technologies ?? [],
-      });
+      return t ? [[lang, t] as const] : [];
+    });
+    // Tags every translation has are indexed once for the entry; the rest under their language.
+    const shared = [...new Set(entry.translations.es.tags)].filter((tag) =>
+      present.every(([, t]) => t.tags.includes(tag)),
+    );
+    const translations: McpEntry['translations'] = {};
+    const text: SearchDocument['text'] = {};
+    for (const [lang, t] of present) {
+      const description = t.description !== undefined ? { description: t.description } : {};
+      if (lang !== 'es') translations[lang] = { title: t.title, ...description };
+      text[lang] = { title: t.title, ...description, tags: t.tags.filter((tag) => !shared.includes(tag)) };
     }
+    documents.push({ id: i, text, tags: shared, technologies: entry.technologies ?? [] });
     return { item, ...(entry.date !== undefined && { date: entry.date }), translations };
   });
   const site = new URL(config.site);

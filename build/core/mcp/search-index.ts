@@ -1,18 +1,43 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
 import { LANGUAGES, type Language } from '../languages.ts';
+import { STOP_WORDS } from './stop-words.ts';
 
-/** One searchable document: one translation of one entry. Technologies belong to the entry, so every translation carries them. */
+/**
+ * One searchable document per entry, with each language's text in fields of its own. One document per
+ * translation would index an entry's tags and technologies (the same in every language) once per
+ * language and score each translation separately: at 10,000 items a popular tag then meant scoring
+ * 6,500 documents per query, and loading the index took twice as long.
+ */
 export interface SearchDocument {
-  /** `entry * LANGUAGES.length + language`: a number keeps the serialized index small. */
+  /** The entry's position in the data file's `entries`: a number keeps the serialized index small. */
   id: number;
-  title: string;
-  description?: string;
+  /** Each translation's title and description, and the tags only that translation has. */
+  text: Partial<Record<Language, { title: string; description?: string; tags: string[] }>>;
+  /** The tags every translation has. */
   tags: string[];
   technologies: string[];
 }
 
 export const SEARCH_FIELDS = ['title', 'description', 'tags', 'technologies'] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
+
+/** `title:es`, `description:en`, `tags:pt-br`: one language's text; `tags`, `technologies`: every language's. */
+type IndexField = `${'title' | 'description' | 'tags'}:${Language}` | 'tags' | 'technologies';
+
+const LANGUAGE_FIELDS = ['title', 'description', 'tags'] as const;
+const SHARED_FIELDS = ['tags', 'technologies'] as const;
+
+function fieldsOf(lang: Language): IndexField[] {
+  return LANGUAGE_FIELDS.map((field): IndexField => `${field}:${lang}`);
+}
+
+const ALL_FIELDS: IndexField[] = [...LANGUAGES.flatMap(fieldsOf), ...SHARED_FIELDS];
+
+/** What an index field says to a client: its kind, and its language when it has one. */
+function describeField(field: string): { kind: SearchField; lang?: Language } {
+  const [kind, lang] = field.split(':') as [SearchField, Language | undefined];
+  return lang === undefined ? { kind } : { kind, lang };
+}
 
 /**
  * Case and accent folding: `Programación` and `programacion` become the same term, in every language.
@@ -25,12 +50,22 @@ export function foldTerm(term: string): string {
 // The same options build the index (at build time) and load it (in the Function): MiniSearch requires it.
 const INDEX_OPTIONS: Options<SearchDocument> = {
   idField: 'id',
-  fields: [...SEARCH_FIELDS],
+  fields: ALL_FIELDS,
   storeFields: [],
-  processTerm: (term) => foldTerm(term) || null,
+  // Stop words are left out of the index and of queries alike (see stop-words.ts).
+  processTerm: (term) => {
+    const folded = foldTerm(term);
+    return folded === '' || STOP_WORDS.has(folded) ? null : folded;
+  },
+  // Nothing (undefined) for a field a document lacks, not '': an empty string would count as a word in
+  // the field lengths that scores are normalized by.
   extractField: (doc, field) => {
-    const value = doc[field as keyof SearchDocument];
-    return Array.isArray(value) ? value.join(' ') : value;
+    if (field === 'id') return doc.id as unknown as string;
+    const { kind, lang } = describeField(field);
+    const text = lang === undefined ? doc : doc.text[lang];
+    const value = text?.[kind as keyof typeof text] as string | string[] | undefined;
+    const joined = Array.isArray(value) ? value.join(' ') : value;
+    return (joined || undefined) as string;
   },
 };
 
@@ -40,15 +75,7 @@ const MIN_PREFIX_LENGTH = 3;
 const MIN_FUZZY_LENGTH = 5;
 
 const BOOST: Record<SearchField, number> = { title: 3, tags: 2, technologies: 2, description: 1 };
-
-export function documentId(entry: number, lang: Language): number {
-  return entry * LANGUAGES.length + LANGUAGES.indexOf(lang);
-}
-
-export function parseDocumentId(id: number): { entry: number; lang: Language } {
-  const lang = LANGUAGES[id % LANGUAGES.length] as Language;
-  return { entry: Math.floor(id / LANGUAGES.length), lang };
-}
+const FIELD_BOOST = Object.fromEntries(ALL_FIELDS.map((f) => [f, BOOST[describeField(f).kind]]));
 
 /** Indexes the documents (build time). The plain object is what the build publishes. */
 export function buildSearchIndex(documents: readonly SearchDocument[]): AsPlainObject {
@@ -58,21 +85,39 @@ export function buildSearchIndex(documents: readonly SearchDocument[]): AsPlainO
 }
 
 export interface SearchIndex {
-  /** Terms of the query after tokenizing and folding; empty when it has nothing to search for. */
+  /** Words of the query after tokenizing and folding, common words included; empty when it has none. */
+  words(query: string): string[];
+  /** The words that are searched: {@link words} without the stop words. */
   terms(query: string): string[];
-  search(query: string, filter: (doc: { entry: number; lang: Language }) => boolean): SearchResults;
+  search(query: string, options: SearchOptions): SearchResults;
+}
+
+export interface SearchOptions {
+  /** Only this language's text (and the tags and technologies every language shares) is searched. */
+  lang?: Language;
+  /** Only the entries it accepts are scored (the language and type filters). */
+  accept?: (entry: number) => boolean;
+  /** The languages an entry has: a hit is reported in one of them. */
+  languages: (entry: number) => readonly Language[];
+  /** How many hits to return (the best ones). */
+  limit: number;
 }
 
 export interface SearchResults {
   /** `all`: every word matched; `any`: nothing matched every word, so the best partial matches are given. */
   mode: 'all' | 'any';
+  /** How many entries matched. */
+  total: number;
+  /** The best `limit` entries, highest score first (ties: index order). */
   hits: SearchHit[];
 }
 
 export interface SearchHit {
   entry: number;
+  /** The language whose text matched best (the filter's language when there is one). */
   lang: Language;
   score: number;
+  /** Where the words were found, in that language's text and the shared tags and technologies. */
   fields: SearchField[];
 }
 
@@ -80,30 +125,70 @@ export interface SearchHit {
 export function loadSearchIndex(prepared: AsPlainObject): SearchIndex {
   const index = MiniSearch.loadJS<SearchDocument>(prepared, INDEX_OPTIONS);
   const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+  const words = (query: string) =>
+    tokenize(query)
+      .map(foldTerm)
+      .filter((t) => t !== '');
   return {
-    terms: (query) =>
-      tokenize(query)
-        .map(foldTerm)
-        .filter((t) => t !== ''),
-    search(query, filter) {
+    words,
+    terms: (query) => words(query).filter((t) => !STOP_WORDS.has(t)),
+    search(query, options) {
+      const { accept, lang, limit } = options;
+      // A rejected entry is skipped before MiniSearch builds a result for it (a boost of 0), which is
+      // cheaper than its `filter`, applied only once every match is scored.
+      const boostDocument = accept && ((id: unknown) => (accept(id as number) ? 1 : 0));
       const run = (combineWith: 'AND' | 'OR') =>
         index.search(query, {
           combineWith,
-          boost: BOOST,
+          fields: lang === undefined ? ALL_FIELDS : [...fieldsOf(lang), ...SHARED_FIELDS],
+          boost: FIELD_BOOST,
           prefix: (term) => term.length >= MIN_PREFIX_LENGTH,
           fuzzy: (term) => (term.length >= MIN_FUZZY_LENGTH ? 1 : false),
-          filter: (result) => filter(parseDocumentId(result.id as number)),
+          ...(boostDocument && { boostDocument }),
         });
       // Every word must match when possible; otherwise the best partial matches beat an empty answer.
       const all = run('AND');
-      if (all.length > 0) return { mode: 'all', hits: all.map(toHit) };
-      return { mode: 'any', hits: run('OR').map(toHit) };
+      const [mode, results] = all.length > 0 ? (['all', all] as const) : (['any', run('OR')] as const);
+      return { mode, total: results.length, hits: best(results, limit).map((r) => toHit(r, options)) };
     },
   };
 }
 
-function toHit(result: SearchResult): SearchHit {
-  const { entry, lang } = parseDocumentId(result.id as number);
-  const fields = new Set(Object.values(result.match).flat());
-  return { entry, lang, score: result.score, fields: SEARCH_FIELDS.filter((f) => fields.has(f)) };
+/**
+ * The best `limit` results, by score then index order. MiniSearch returns every result by descending
+ * score, so only ties at the cut need sorting; a common word matches thousands of entries.
+ */
+function best(results: SearchResult[], limit: number): SearchResult[] {
+  const cut = results[limit - 1]?.score;
+  let end = limit;
+  while (cut !== undefined && end < results.length && results[end]?.score === cut) end++;
+  return results
+    .slice(0, end)
+    .sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number))
+    .slice(0, limit);
+}
+
+/**
+ * The language a hit is reported in: the one whose fields matched the query's words with the most
+ * weight (title 3, tags 2, description 1, as they are boosted); ties, and matches only in the shared
+ * tags and technologies, go to the first of es, en, pt-br the entry has.
+ */
+function toHit(result: SearchResult, { lang, languages }: SearchOptions): SearchHit {
+  const entry = result.id as number;
+  const matched = Object.values(result.match)
+    .flat()
+    .map((field) => describeField(field));
+  let chosen = lang;
+  if (chosen === undefined) {
+    let weight = -1;
+    for (const candidate of languages(entry)) {
+      const w = matched.reduce((sum, f) => sum + (f.lang === candidate ? BOOST[f.kind] : 0), 0);
+      if (w > weight) [chosen, weight] = [candidate, w];
+    }
+  }
+  const reported = chosen ?? 'es';
+  const fields = new Set(
+    matched.filter((f) => f.lang === undefined || f.lang === reported).map((f) => f.kind),
+  );
+  return { entry, lang: reported, score: result.score, fields: SEARCH_FIELDS.filter((f) => fields.has(f)) };
 }

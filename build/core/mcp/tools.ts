@@ -1,8 +1,15 @@
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from '../languages.ts';
 import type { ContentItemV1 } from '../serializers/v1.ts';
 import { CursorError, decodeCursor, encodeCursor } from './cursor.ts';
-import type { McpData, McpEntry, TranslationInfo } from './mcp-data.ts';
-import { loadSearchIndex, type SearchHit, type SearchIndex, type SearchResults } from './search-index.ts';
+import {
+  hasTranslation,
+  languagesOf,
+  type McpData,
+  type McpEntry,
+  type TranslationInfo,
+  translationOf,
+} from './mcp-data.ts';
+import { loadSearchIndex, type SearchIndex, type SearchResults } from './search-index.ts';
 import { type JsonSchema, TOOL_SCHEMAS } from './tool-schemas.ts';
 
 /** The data file and its search index, loaded once per isolate (or per stdio process) and shared by every request. */
@@ -54,7 +61,7 @@ export function listContent({ data }: LoadedMcp, args: ListContentArgs): ListCon
   const matches = data.entries.filter(
     (entry) =>
       (args.type === undefined || entry.item.type === args.type) &&
-      (args.lang === undefined || entry.translations[args.lang] !== undefined) &&
+      (args.lang === undefined || hasTranslation(entry, args.lang)) &&
       (technology === undefined ||
         (entry.item.technologies ?? []).some((t) => t.toLowerCase() === technology)),
   );
@@ -95,35 +102,41 @@ export interface SearchContentResult extends Record<string, unknown> {
 }
 
 export function searchContent({ data, search }: LoadedMcp, args: SearchContentArgs): SearchContentResult {
-  if (search.terms(args.query).length === 0) {
+  if (search.words(args.query).length === 0) {
     throw new ToolArgumentError(
       'Invalid arguments for tool search_content: query: has no words to search for. Give at least one word (letters or digits).',
     );
   }
-  const { mode, hits } = search.search(
-    args.query,
-    ({ entry, lang }) =>
-      (args.lang === undefined || lang === args.lang) &&
-      (args.type === undefined || data.entries[entry]?.item.type === args.type),
-  );
-  // One result per item: the language whose text scored best stands for it.
-  const best = new Map<number, SearchHit>();
-  for (const hit of hits) {
-    const current = best.get(hit.entry);
-    if (
-      !current ||
-      hit.score > current.score ||
-      (hit.score === current.score && LANGUAGES.indexOf(hit.lang) < LANGUAGES.indexOf(current.lang))
-    ) {
-      best.set(hit.entry, hit);
-    }
+  if (search.terms(args.query).length === 0) {
+    throw new ToolArgumentError(
+      `Invalid arguments for tool search_content: query: has only common words (${search.words(args.query).join(', ')}), which are not searched. Add a word that says what to look for.`,
+    );
   }
-  const ranked = [...best.values()].sort((a, b) => b.score - a.score || a.entry - b.entry);
+  const { lang, type } = args;
+  const { entries } = data;
+  const { mode, total, hits } = search.search(args.query, {
+    limit: args.limit ?? 10,
+    ...(lang !== undefined && { lang }),
+    ...((lang !== undefined || type !== undefined) && {
+      accept: (i) => {
+        const entry = entries[i];
+        return (
+          entry !== undefined &&
+          (lang === undefined || hasTranslation(entry, lang)) &&
+          (type === undefined || entry.item.type === type)
+        );
+      },
+    }),
+    languages: (i) => {
+      const entry = entries[i];
+      return entry ? languagesOf(entry) : [];
+    },
+  });
   return {
     query: args.query,
-    total: ranked.length,
+    total,
     match: mode,
-    items: ranked.slice(0, args.limit ?? 10).map((hit) => {
+    items: hits.map((hit) => {
       const entry = data.entries[hit.entry] as McpEntry;
       const { translation } = withTranslation(entry, hit.lang);
       return {
@@ -151,7 +164,7 @@ export function contentStats({ data }: LoadedMcp): ContentStatsResult {
   for (const type of CONTENT_TYPES) counts[PLURAL[type]] = entries.filter((e) => e.item.type === type).length;
   const languages = Object.fromEntries(
     LANGUAGES.map((lang) => {
-      const items = entries.filter((e) => e.translations[lang] !== undefined).length;
+      const items = entries.filter((e) => hasTranslation(e, lang)).length;
       return [
         lang,
         { items, share: entries.length === 0 ? 0 : Math.round((items / entries.length) * 10000) / 10000 },
@@ -219,7 +232,7 @@ export const TOOLS: readonly ToolDefinition[] = [
 ];
 
 function withTranslation(entry: McpEntry, lang: Language | undefined): ContentItemV1 & Translated {
-  const translation = lang === undefined ? undefined : entry.translations[lang];
+  const translation = lang === undefined ? undefined : translationOf(entry, lang);
   return translation
     ? { ...entry.item, translation: { lang: lang as Language, ...translation } }
     : { ...entry.item };

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type McpData, parseMcpData } from '../../build/core/mcp/mcp-data.ts';
+import { type LoadedMcp, loadMcp, searchContent, ToolArgumentError } from '../../build/core/mcp/tools.ts';
+import { md, type TempSite, tempSite } from '../helpers/site.ts';
+
+// One document per item, each language's text in fields of its own: these pin what that layout must keep
+// from one document per translation (filters by language, the language reported) and what it adds.
+let site: TempSite;
+let mcp: LoadedMcp;
+
+beforeAll(async () => {
+  site = await tempSite({
+    // Translated tags: "rust" is every translation's, "aprendizaje" and "learning" only one's.
+    'content/posts/guia-rust.es.md': md({
+      title: 'Guía de Rust para la web',
+      date: '2026-01-10',
+      tags: ['rust', 'aprendizaje'],
+    }),
+    'content/posts/guia-rust.en.md': md({
+      title: 'A Rust guide to the web',
+      slug: 'rust-guide',
+      tags: ['rust', 'learning'],
+    }),
+    'content/posts/solo-espanol.es.md': md({
+      title: 'Servidores en Rust',
+      date: '2026-01-09',
+      tags: ['rust'],
+    }),
+    'content/tips/tensores.es.md': md({
+      title: 'Tensores con PyTorch',
+      date: '2026-01-08',
+      tags: ['python'],
+    }),
+    'content/tips/tensores.pt-br.md': md({
+      title: 'Tensores com PyTorch',
+      slug: 'tensores-pt',
+      tags: ['python'],
+    }),
+  });
+  const result = await site.cli('build');
+  expect(result.code, result.stderr).toBe(0);
+  mcp = loadMcp(parseMcpData(await site.readJson<McpData>('mcp/data.json')));
+});
+afterAll(() => site?.dispose());
+
+const search = (query: string, args: Record<string, unknown> = {}) => searchContent(mcp, { query, ...args });
+const found = (query: string, args: Record<string, unknown> = {}) =>
+  search(query, args).items.map((i) => `${i.translation.title} [${i.matched_language}]`);
+
+describe('search_content over one document per item', () => {
+  it('searches a translation-only tag in that language alone', () => {
+    expect(found('aprendizaje')).toEqual(['Guía de Rust para la web [es]']);
+    expect(found('aprendizaje', { lang: 'en' })).toEqual([]);
+    expect(found('learning', { lang: 'en' })).toEqual(['A Rust guide to the web [en]']);
+    expect(found('learning', { lang: 'es' })).toEqual([]);
+  });
+
+  it('searches the tags every translation has in each language, and reports the filtered one', () => {
+    expect(found('rust', { lang: 'en' })).toEqual(['A Rust guide to the web [en]']);
+    expect(search('rust', { lang: 'en' }).items[0]?.matched_fields).toEqual(['title', 'tags']);
+    // Only items that exist in the language: the Spanish-only post is not an English result.
+    expect(found('servidores', { lang: 'en' })).toEqual([]);
+  });
+
+  it('reports the language whose text matched, the canonical one on a tie', () => {
+    expect(found('web guide')).toEqual(['A Rust guide to the web [en]']);
+    expect(found('tensores com')).toEqual(['Tensores con PyTorch [es]']);
+    expect(found('pytorch')).toEqual(['Tensores con PyTorch [es]']);
+    expect(search('pytorch').items[0]?.matched_fields).toEqual(['title']);
+  });
+
+  it('needs every word somewhere in the item, in any of its languages', () => {
+    const mixed = search('guía guide');
+    expect(mixed.match).toBe('all');
+    expect(mixed.items.map((i) => i.url)).toEqual(['https://example.com/blog/guia-rust/']);
+    const partial = search('servidores guide');
+    expect(partial.match).toBe('any');
+    expect(partial.total).toBe(2);
+  });
+
+  it('leaves common words out of the index and out of the query', () => {
+    // "de", "para" and "la" are in the title, but asking for them finds nothing more and nothing less.
+    expect(search('guía de rust para la web').items.map((i) => i.url)).toEqual(
+      search('guía rust web').items.map((i) => i.url),
+    );
+    expect(search('guía de rust para la web').match).toBe('all');
+    expect(() => search('de la THE')).toThrow(
+      new ToolArgumentError(
+        'Invalid arguments for tool search_content: query: has only common words (de, la, the), which are not searched. Add a word that says what to look for.',
+      ),
+    );
+  });
+});
