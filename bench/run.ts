@@ -37,7 +37,9 @@ function runNode(args: string[], cwd: string): Promise<Run> {
     child.on('error', reject);
     child.on('exit', (code) => {
       const ms = performance.now() - started;
-      const rss = Number(/peak-rss-kib=(\d+)/.exec(stderr)?.[1] ?? 0);
+      // Worker threads inherit --import and report too, when they end; the main thread's last line is
+      // the process's peak, but the largest is the safe reading either way.
+      const rss = Math.max(0, ...[...stderr.matchAll(/peak-rss-kib=(\d+)/g)].map((m) => Number(m[1])));
       if (code !== 0) reject(new Error(`node ${args.join(' ')} exited ${code}\n${stderr}`));
       else resolve({ ms, peakRssMiB: rss / 1024, stdout });
     });
