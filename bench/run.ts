@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BuildReport } from '../build/report.ts';
+import { freePort } from '../tests/helpers/pages-dev.ts';
 import { writeSite } from './generate-site.ts';
 import { type LoadFigures, loadLines, loadTest } from './load.ts';
 import { type McpFigures, mcpBench, mcpRows, mcpVerdicts } from './mcp.ts';
@@ -144,16 +145,6 @@ async function measureDevLoop(
   } finally {
     child.kill('SIGTERM');
   }
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits);

@@ -70,7 +70,7 @@ describe('GET /mcp', () => {
       transport: { type: 'streamable-http', methods: ['POST'], sse: false },
       protocol_versions: ['2026-07-28', '2025-11-25', '2025-06-18'],
       server_card: `${endpoint}/server-card`,
-      content_index: 'https://example.com/api/v1/content.json',
+      content_index: 'https://example.com/api/content.json',
       generated: sample.index.generated,
     });
     expect(Object.values(description.client_configuration.http.mcpServers)).toEqual([

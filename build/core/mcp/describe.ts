@@ -45,7 +45,8 @@ export function describeServer(data: McpData, endpoint: string) {
     protocol_versions: [...PROTOCOL_VERSIONS],
     tools: toolList(),
     server_card: `${endpoint}/server-card`,
-    content_index: new URL('api/v1/content.json', data.site.site).href,
+    // The alias follows the latest version, so this never points at a withdrawn (410) route.
+    content_index: new URL('api/content.json', data.site.site).href,
     documentation: data.site.documentation,
     generated: data.generated,
     client_configuration: {
