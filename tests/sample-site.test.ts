@@ -6,6 +6,7 @@ import type { ContentIndexV1 } from '../build/core/serializers/v1.ts';
 import { type BuildResult, build } from '../build/index.ts';
 import schema from '../build/schemas/v1/content-index.schema.json' with { type: 'json' };
 import { clientAjv } from './helpers/ajv.ts';
+import { countsOf } from './helpers/counts.ts';
 import { PROJECT_ROOT } from './helpers/site.ts';
 
 let out: string;
@@ -65,13 +66,7 @@ describe('the sample site', () => {
   });
 
   it('has counts that agree with content', () => {
-    const count = (type: string) => index.content.filter((i) => i.type === type).length;
-    expect(index.counts).toEqual({
-      posts: count('post'),
-      projects: count('project'),
-      tips: count('tip'),
-      total: index.content.length,
-    });
+    expect(index.counts).toEqual(countsOf(index.content));
   });
 
   it('links a translation exactly when its file exists and is published', async () => {

@@ -9,6 +9,7 @@ import { CONTENT_TYPES, LANGUAGES, type Language, PLURAL, URL_FIELD } from '../.
 import { isOwnedPath } from '../../build/core/outputs.ts';
 import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
 import { type BuildResult, build } from '../../build/index.ts';
+import { countsOf } from '../helpers/counts.ts';
 import { generateSite } from '../helpers/generate-site.ts';
 import { type LlmsLink, type ParsedLlmsTxt, parseLlmsTxt } from '../helpers/llms-txt.ts';
 import { PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
@@ -84,13 +85,7 @@ function checkConsistency(result: BuildResult, docs: Documents, authorFiles: str
   }
 
   // Counts agree: content.json's counts, its content array, the es sections and each language file.
-  const count = (type: string) => index.content.filter((i) => i.type === type).length;
-  expect(index.counts).toEqual({
-    posts: count('post'),
-    projects: count('project'),
-    tips: count('tip'),
-    total: index.content.length,
-  });
+  expect(index.counts).toEqual(countsOf(index.content));
   for (const type of CONTENT_TYPES) {
     expect(sectionLinks(llms.es, 'es', type).length).toBe(index.counts[PLURAL[type]]);
     for (const lang of ['en', 'pt-br'] as const) {

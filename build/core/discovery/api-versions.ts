@@ -1,5 +1,7 @@
+import type { VersionState } from '../lifecycle.ts';
+
 /** Where a version of the API (the segment after /api/) is in its lifecycle (spec section 3). */
-export type ApiVersionState = 'current' | 'deprecated' | 'withdrawn';
+export type ApiVersionState = VersionState;
 
 /** What the discovery documents need to know about one published version. */
 export interface ApiVersion {
