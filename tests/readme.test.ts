@@ -5,16 +5,15 @@ import { build } from '../build/index.ts';
 import { WITH_V2 } from './fixtures/v2/serializer.ts';
 import { md, PROJECT_ROOT, type TempSite, tempSite } from './helpers/site.ts';
 
-// The README's "Publishing a new version" walk-through is checked against the build: its example
+// The "Publishing a new version" walk-through in docs/versions.md is checked against the build: its example
 // configuration is valid, and the dates and header values it promises are the ones clients get.
 let site: TempSite | undefined;
 afterEach(() => site?.dispose());
 
 async function section(): Promise<string> {
-  const readme = await readFile(join(PROJECT_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Versions and their lifecycle');
-  expect(start).toBeGreaterThan(-1);
-  return readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const page = await readFile(join(PROJECT_ROOT, 'docs/versions.md'), 'utf8');
+  // From the top of the page to the next second-level heading (the shape guard).
+  return page.slice(0, page.indexOf('\n## '));
 }
 
 it('explains how an author publishes a new version and what clients see on which date', async () => {
@@ -52,9 +51,9 @@ it('explains how an author publishes a new version and what clients see on which
 });
 
 it('says which Cache-Control the API sends, and why', async () => {
-  const readme = await readFile(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const page = await readFile(join(PROJECT_ROOT, 'docs/configuration.md'), 'utf8');
   site = await tempSite({ 'content/posts/hola.es.md': md({ title: 'Hola' }) });
   await build({ root: PROJECT_ROOT, out: site.out });
   const sent = /Cache-Control: (.+)/.exec(await readFile(join(site.out, '_headers'), 'utf8'))?.[1];
-  expect(readme).toContain(`**Cache-Control: \`${sent}\`.**`);
+  expect(page).toContain(`**Cache-Control: \`${sent}\`.**`);
 });
