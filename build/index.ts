@@ -2,8 +2,10 @@ import { relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { assemble } from './core/assemble.ts';
 import { ContentIndexError, type Problem } from './core/errors.ts';
+import { announceFromLive, compareWithLive, type LiveSite } from './core/live-check.ts';
 import type { ContentModel } from './core/model.ts';
 import type { OutputFile } from './core/outputs.ts';
+import { PUBLISHED_RECORD_FILE, recordPublished, renderPublishedRecord } from './core/published-record.ts';
 import { render } from './core/render.ts';
 import { resolveSiteConfig } from './core/resolve-site-config.ts';
 import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registry.ts';
@@ -16,11 +18,13 @@ import { loadAuthorFiles } from './stages/load-author-files.ts';
 import { importConfigModule } from './stages/load-config.ts';
 import { loadLifecycle } from './stages/load-lifecycle.ts';
 import type { ParseCache } from './stages/parse-files.ts';
+import { writePublishedRecord } from './stages/published-record.ts';
 import { writeOutput } from './stages/write.ts';
 
 export type { Problem } from './core/errors.ts';
 export { ContentIndexError, formatProblem, formatProblems, isContentIndexError } from './core/errors.ts';
 export { defineHeaders } from './core/headers-config.ts';
+export type { LiveSite } from './core/live-check.ts';
 export { defineSite } from './core/site-config.ts';
 
 export interface Logger {
@@ -54,6 +58,13 @@ export interface BuildOptions {
   parallelThreshold?: number;
   /** Reuse parsed front matter of unchanged files across builds in one process (dev mode). */
   cache?: ParseCache;
+  /**
+   * What the deployed site publishes (`fetchLive`): the build then announces deprecations from the day
+   * the live site first published them and refuses a configuration that breaks a live promise.
+   */
+  live?: LiveSite;
+  /** With `live`: field paths (`content[].image`) the operator accepts losing from a live version. */
+  allowDroppedFields?: readonly string[];
   /** Called as each stage starts; the CLI draws progress from it on a terminal. */
   onStage?: (stage: BuildStage, detail?: string) => void;
 }
@@ -67,6 +78,11 @@ export interface BuildResult {
   /** Every file the build produced (written unless this was a dry run). */
   files: OutputFile[];
   warnings: Problem[];
+  /**
+   * Versions published for the first time by this build, added to `versions.lock.json` (a dry run
+   * names them without writing).
+   */
+  recorded: string[];
   durationMs: number;
   /** Milliseconds per stage, for the report and the benchmarks. */
   timings: Record<BuildStage, number>;
@@ -97,13 +113,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const configInput = await importConfigModule(root, configFile, 'site configuration');
   const config = resolveSiteConfig(configInput, options.env ?? {}, relative(root, resolve(root, configFile)));
   const serializers = options.serializers ?? SERIALIZERS;
-  const headers = await loadLifecycle({
-    root,
-    file: options.headers ?? 'headers.config.ts',
-    now,
-    serializers,
-    config,
-  });
+  const headersFile = options.headers ?? 'headers.config.ts';
+  const headers = await loadLifecycle({ root, file: headersFile, now, serializers, config });
+  const lifecycle = options.live ? announceFromLive(headers.lifecycle, options.live, now) : headers.lifecycle;
   done();
 
   done = stage('load');
@@ -132,7 +144,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const rendered = render(model, {
     config,
     generated: now,
-    lifecycle: headers.lifecycle,
+    lifecycle,
     serializers,
     author: await loadAuthorFiles(root),
   });
@@ -143,11 +155,25 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   );
   const manifest = rendered.files.find((f) => f.path === 'api/versions.json');
   if (manifest) invalid.push(...validateManifest(JSON.parse(manifest.content)));
+  if (options.live) {
+    invalid.push(
+      ...compareWithLive(
+        options.live,
+        { lifecycle, bodies: rendered.bodies },
+        {
+          now,
+          file: relative(root, resolve(root, headersFile)),
+          ...(options.allowDroppedFields && { allowDroppedFields: options.allowDroppedFields }),
+        },
+      ),
+    );
+  }
   if (invalid.length > 0) throw new ContentIndexError(invalid);
   done();
 
   const outDir = resolve(root, options.out ?? 'public');
   done = stage('write', `${rendered.files.length} files`);
+  const record = recordPublished(headers.record.record, lifecycle);
   if (!options.dryRun) {
     try {
       await writeOutput(outDir, rendered.files);
@@ -161,6 +187,19 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         },
       ]);
     }
+    // After the output, so the record never lists a version this build failed to write.
+    if (renderPublishedRecord(record.record) !== headers.record.text) {
+      await writePublishedRecord(root, record.record).catch((error: unknown) => {
+        throw new ContentIndexError([
+          {
+            code: 'output_failed',
+            file: PUBLISHED_RECORD_FILE,
+            message: `could not be written: ${error instanceof Error ? error.message : String(error)}`,
+            hint: `the output was written; fix the permissions and build again so ${PUBLISHED_RECORD_FILE} records ${record.added.join(', ') || 'the published versions'}`,
+          },
+        ]);
+      });
+    }
   }
   done();
   return {
@@ -169,6 +208,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     outDir,
     files: rendered.files,
     warnings: [...headers.warnings, ...assembled.warnings],
+    recorded: record.added,
     durationMs: performance.now() - started,
     timings,
   };

@@ -20,6 +20,8 @@ export interface BuildReport {
   leftOut: LeftOut[];
   files: { path: string; bytes: number; gzipBytes: number }[];
   warnings: Problem[];
+  /** Versions this build recorded (or, in a dry run, would record) in versions.lock.json. */
+  recorded: string[];
   timings: BuildResult['timings'];
 }
 
@@ -62,6 +64,7 @@ export async function createReport(result: BuildResult, dryRun: boolean): Promis
     leftOut: result.model.leftOut,
     files: files.sort((a, b) => a.path.localeCompare(b.path)),
     warnings: result.warnings,
+    recorded: result.recorded,
     timings: result.timings,
   };
 }

@@ -58,13 +58,13 @@ export function printWarnings(warnings: readonly Problem[], context: CliContext)
 export function reportFailure(
   error: unknown,
   context: CliContext,
-  options: { debug: boolean; wrote: boolean },
+  options: { debug: boolean; wrote: boolean; outcome?: string },
 ): number {
   if (isContentIndexError(error)) {
     context.printErr(formatProblems(error.problems));
     if (inGitHubActions(context)) for (const p of error.problems) context.print(formatAnnotation(p, 'error'));
     context.printErr(
-      `\n✗ ${count(error.problems.length, 'problem')}${options.wrote ? '; the output folder was not changed' : ''}.`,
+      `\n✗ ${count(error.problems.length, 'problem')}${options.wrote ? '; the output folder was not changed' : ''}${options.outcome ? `; ${options.outcome}` : ''}.`,
     );
     if (options.debug && error.stack) context.printErr(error.stack);
     return 1;

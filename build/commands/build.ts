@@ -1,9 +1,17 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { isContentIndexError } from '../core/errors.ts';
-import { type BuildStage, build } from '../index.ts';
+import { PUBLISHED_RECORD_FILE } from '../core/published-record.ts';
+import { type BuildStage, build, type LiveSite } from '../index.ts';
 import { createReport, type FailureReport, formatReport } from '../report.ts';
+import { configuredSite, livePassed, readLiveSite, withAllowDroppedField } from './_live-check.ts';
 import { type BuildFlags, buildOptions, printWarnings, reportFailure, withBuildFlags } from './_shared.ts';
+
+interface CheckFlags extends BuildFlags {
+  /** `--live` alone: the address in site.config.ts. */
+  live?: string | true;
+  allowDroppedField?: string[];
+}
 
 const STAGE_LABEL: Record<BuildStage, string> = {
   config: 'Reading the configuration',
@@ -20,18 +28,31 @@ export function registerBuildCommands(program: Command, context: CliContext): vo
     .option('--out <dir>', 'output folder', 'public')
     .option('--json', 'print the build report as JSON')
     .action((flags: BuildFlags) => runBuild(flags, context, false));
-  withBuildFlags(program.command('check').description('validate the content without writing anything'))
-    .option('--json', 'print the report as JSON')
-    .action((flags: BuildFlags) => runBuild(flags, context, true));
+  withAllowDroppedField(
+    withBuildFlags(program.command('check').description('validate the content without writing anything'))
+      .option('--json', 'print the report as JSON')
+      .option(
+        '--live [url]',
+        'also hold the configuration to what the live site publishes (default address: site in site.config.ts)',
+      ),
+  ).action((flags: CheckFlags) => runBuild(flags, context, true));
 }
 
-async function runBuild(flags: BuildFlags, context: CliContext, dryRun: boolean): Promise<void> {
+async function runBuild(flags: CheckFlags, context: CliContext, dryRun: boolean): Promise<void> {
   const progress = flags.json ? undefined : progressLine(context);
+  const say = (line: string) => (flags.json ? undefined : context.print(line));
   try {
+    let live: LiveSite | undefined;
+    if (flags.live !== undefined) {
+      const address = flags.live === true ? await configuredSite(flags, context) : flags.live;
+      live = await readLiveSite(address, say);
+    }
     const result = await build({
       ...buildOptions(flags, context),
       dryRun,
       ...(progress && { onStage: progress.stage }),
+      ...(live && { live }),
+      ...(flags.allowDroppedField && { allowDroppedFields: flags.allowDroppedField }),
     });
     progress?.clear();
     const report = await createReport(result, dryRun);
@@ -40,6 +61,8 @@ async function runBuild(flags: BuildFlags, context: CliContext, dryRun: boolean)
     } else {
       printWarnings(result.warnings, context);
       context.print(formatReport(report));
+      if (live) context.print(livePassed(live));
+      if (result.recorded.length > 0) context.print(recordedLine(result.recorded, dryRun));
     }
   } catch (error) {
     progress?.clear();
@@ -62,4 +85,11 @@ function progressLine(
       stream.write(`\r\u001b[2K… ${STAGE_LABEL[stage]}${detail ? ` (${detail})` : ''}`),
     clear: () => stream.write('\r\u001b[2K'),
   };
+}
+
+function recordedLine(versions: readonly string[], dryRun: boolean): string {
+  const names = versions.join(', ');
+  return dryRun
+    ? `  ${names}: not yet in ${PUBLISHED_RECORD_FILE}; the next build records ${versions.length === 1 ? 'it' : 'them'} as published`
+    : `✓ recorded ${names} in ${PUBLISHED_RECORD_FILE} as published: commit it, it keeps ${versions.length === 1 ? 'that version' : 'those versions'} in headers.config.ts for good`;
 }

@@ -2,21 +2,26 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { ContentIndexError } from '../core/errors.ts';
-import { build } from '../index.ts';
+import { build, type LiveSite } from '../index.ts';
 import { count } from '../report.ts';
 import { verifyOutput } from '../stages/verify-output.ts';
 import { spawnWrangler } from '../stages/wrangler.ts';
+import { configuredSite, livePassed, readLiveSite, withAllowDroppedField } from './_live-check.ts';
 import { type BuildFlags, buildOptions, reportFailure, withBuildFlags } from './_shared.ts';
 
 interface DeployFlags extends BuildFlags {
   projectName?: string;
   branch?: string;
+  /** Where the live site is read; default: site in site.config.ts. */
+  live?: string;
+  skipLiveCheck?: boolean;
+  allowDroppedField?: string[];
 }
 
 export const DEPLOY_CREDENTIALS = ['CLOUDFLARE_API_TOKEN', 'CLOUDFLARE_ACCOUNT_ID'] as const;
 
 export function registerDeployCommand(program: Command, context: CliContext): void {
-  withBuildFlags(
+  const command = withBuildFlags(
     program
       .command('deploy')
       .description('build, verify the output and publish it with wrangler pages deploy'),
@@ -24,13 +29,24 @@ export function registerDeployCommand(program: Command, context: CliContext): vo
     .option('--out <dir>', 'output folder', 'public')
     .option('--project-name <name>', 'Cloudflare Pages project (default: name in wrangler.toml)')
     .option('--branch <branch>', 'deploy as this branch (preview deployments)')
-    .action(async (flags: DeployFlags) => {
-      try {
-        context.exit(await deploy(flags, context));
-      } catch (error) {
-        context.exit(reportFailure(error, context, { debug: flags.debug ?? false, wrote: false }));
-      }
-    });
+    .option('--live <url>', 'the live site the deploy is checked against (default: site in site.config.ts)')
+    .option(
+      '--skip-live-check',
+      'deploy without comparing with the live site (for when it cannot be reached); says what was skipped',
+    );
+  withAllowDroppedField(command).action(async (flags: DeployFlags) => {
+    try {
+      context.exit(await deploy(flags, context));
+    } catch (error) {
+      context.exit(
+        reportFailure(error, context, {
+          debug: flags.debug ?? false,
+          wrote: false,
+          outcome: 'nothing was deployed',
+        }),
+      );
+    }
+  });
 }
 
 async function deploy(flags: DeployFlags, context: CliContext): Promise<number> {
@@ -49,7 +65,13 @@ async function deploy(flags: DeployFlags, context: CliContext): Promise<number> 
       })),
     );
   }
-  const result = await build({ ...buildOptions(flags, context) });
+  const live = await liveCheck(flags, context);
+  const result = await build({
+    ...buildOptions(flags, context),
+    ...(live && { live }),
+    ...(flags.allowDroppedField && { allowDroppedFields: flags.allowDroppedField }),
+  });
+  if (live) context.print(livePassed(live));
   context.print(`✓ built ${count(result.model.entries.length, 'item')} into ${result.outDir}`);
   await verifyOutput(result.outDir, new Date());
   context.print('✓ output verified');
@@ -62,6 +84,25 @@ async function deploy(flags: DeployFlags, context: CliContext): Promise<number> 
     stdio: 'inherit',
   });
   return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+}
+
+/**
+ * The live check step: before anything is built, read what the deployed site publishes so the build is
+ * held to it. An unreachable site stops the deploy unless the operator says --skip-live-check.
+ */
+async function liveCheck(flags: DeployFlags, context: CliContext): Promise<LiveSite | undefined> {
+  const address = flags.live ?? (await configuredSite(flags, context));
+  if (flags.skipLiveCheck) {
+    context.printErr(
+      `warning: live check skipped (--skip-live-check): ${address} was not read, so nothing checked that this deploy keeps every live version, never moves a live sunset earlier, keeps each deprecation 12 months from the day the live site first published it, and drops no field from live items; Deprecation dates are the configured ones`,
+    );
+    return undefined;
+  }
+  return readLiveSite(
+    address,
+    context.print,
+    'check that the site is up and its address (site in site.config.ts, or --live); to deploy without this check, pass --skip-live-check',
+  );
 }
 
 async function projectName(): Promise<string> {

@@ -19,6 +19,7 @@ export type ProblemCode =
   | 'output_failed'
   | 'lifecycle_invalid'
   | 'schema_changed'
+  | 'live_unreachable'
   | 'serving_limits';
 
 export interface Problem {

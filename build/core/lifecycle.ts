@@ -56,7 +56,11 @@ export function isoSeconds(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** Twelve calendar months later, in UTC (29 February rolls over to 1 March). */
+/**
+ * The same day of the month and time, `months` calendar months later, in UTC. A day the target month
+ * lacks rolls over into the next month: 29 February 2028 plus 12 months is 1 March 2029, never
+ * 28 February, so a period computed with it is never shorter than the months it promises.
+ */
 export function addMonths(date: Date, months: number): Date {
   const later = new Date(date.getTime());
   later.setUTCMonth(later.getUTCMonth() + months);

@@ -1,10 +1,12 @@
 import { relative, resolve } from 'node:path';
 import { ContentIndexError } from '../core/errors.ts';
 import { versionState } from '../core/lifecycle.ts';
+import { checkPublishedRecord } from '../core/published-record.ts';
 import { type ResolvedHeaders, resolveHeadersConfig } from '../core/resolve-headers-config.ts';
 import type { SerializerRegistry } from '../core/serializers/registry.ts';
 import type { SiteConfig } from '../core/site-config.ts';
 import { importConfigModule } from './load-config.ts';
+import { type LoadedRecord, readPublishedRecord } from './published-record.ts';
 import { checkSnapshots } from './schema-snapshots.ts';
 
 export interface LoadLifecycleOptions {
@@ -16,29 +18,39 @@ export interface LoadLifecycleOptions {
   config: SiteConfig;
 }
 
+export interface LoadedLifecycle extends ResolvedHeaders {
+  /** `versions.lock.json`: the versions this site has published before. */
+  record: LoadedRecord;
+}
+
 /**
- * Loads and validates `headers.config.ts`, then runs the shape guard on every version the build is about
- * to publish. Throws ContentIndexError naming the rule or the field.
+ * Loads and validates `headers.config.ts`, holds it to the site's record of published versions, then
+ * runs the shape guard on every version the build is about to publish. Throws ContentIndexError naming
+ * the rule or the field.
  */
-export async function loadLifecycle(options: LoadLifecycleOptions): Promise<ResolvedHeaders> {
+export async function loadLifecycle(options: LoadLifecycleOptions): Promise<LoadedLifecycle> {
   const input = await importConfigModule(options.root, options.file, 'headers configuration', {
     helper: 'defineHeaders',
     flag: '--headers',
     // The day of the first build is a fine publication date for a site's first API version.
     example: `    export default { versions: { v1: { published: '${options.now.toISOString().slice(0, 10)}' } } };`,
   });
+  const file = relative(options.root, resolve(options.root, options.file));
   const headers = resolveHeadersConfig(input, {
-    file: relative(options.root, resolve(options.root, options.file)),
+    file,
     now: options.now,
     serializers: options.serializers,
     site: options.config.site,
     documentation: options.config.documentation,
   });
+  const record = await readPublishedRecord(options.root);
+  const removed = checkPublishedRecord(record.record, headers.lifecycle, { file, now: options.now });
+  if (removed.length > 0) throw new ContentIndexError(removed);
   const publishing = headers.lifecycle.versions.filter((v) => versionState(v, options.now) !== 'withdrawn');
   const changed = await checkSnapshots(
     options.serializers,
     publishing.map((v) => v.version),
   );
   if (changed.length > 0) throw new ContentIndexError(changed);
-  return headers;
+  return { ...headers, record };
 }

@@ -1,0 +1,60 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../cli.ts';
+import { versionState } from '../core/lifecycle.ts';
+import type { LiveSite } from '../core/live-check.ts';
+import { resolveSiteConfig } from '../core/resolve-site-config.ts';
+import { MANIFEST_PATH } from '../core/version-manifest.ts';
+import { fetchLive } from '../stages/fetch-live.ts';
+import { importConfigModule } from '../stages/load-config.ts';
+
+/**
+ * The live check shared by `check --live` and `deploy`: read what the deployed site publishes, so the
+ * build can hold the configuration to it (build/core/live-check.ts has the rules).
+ */
+export interface LiveFlags {
+  config?: string;
+  allowDroppedField?: string[];
+}
+
+export function withAllowDroppedField(command: Command): Command {
+  return command.option(
+    '--allow-dropped-field <field...>',
+    'with the live check: accept that a live version loses this field (e.g. content[].image) because the content no longer has it',
+  );
+}
+
+/** The address in site.config.ts: where the site is deployed. */
+export async function configuredSite(flags: LiveFlags, context: CliContext): Promise<string> {
+  const file = flags.config ?? 'site.config.ts';
+  const input = await importConfigModule(process.cwd(), file, 'site configuration');
+  return resolveSiteConfig(input, context.env, file).site;
+}
+
+export async function readLiveSite(
+  address: string,
+  say: (line: string) => void,
+  hint?: string,
+): Promise<LiveSite> {
+  const live = await fetchLive(address, hint ? { hint } : {});
+  if (!live.manifest) {
+    say(`✓ live site ${live.url}: nothing is published at /${MANIFEST_PATH} yet (a first deploy)`);
+    return live;
+  }
+  const now = new Date();
+  const states = live.manifest.versions.map((v) => {
+    const dates = {
+      ...(v.deprecated_at && { deprecated: new Date(v.deprecated_at) }),
+      ...(v.sunset_at && { sunset: new Date(v.sunset_at) }),
+    };
+    return `${v.version} ${versionState(dates, now)}`;
+  });
+  say(`✓ live site ${live.url}: ${states.join(', ')}`);
+  return live;
+}
+
+/** The message after a build that the live site's promises were held to. */
+export function livePassed(live: LiveSite): string {
+  return live.manifest
+    ? `✓ keeps every promise of the live site: no version removed, no sunset earlier, 12 months from each deprecation's first publication, no field dropped`
+    : '✓ nothing live to hold this build to';
+}

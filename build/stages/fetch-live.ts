@@ -1,0 +1,97 @@
+import { ContentIndexError } from '../core/errors.ts';
+import type { LiveSite } from '../core/live-check.ts';
+import { apiPath, MANIFEST_PATH, parseManifest } from '../core/version-manifest.ts';
+
+export interface FetchLiveOptions {
+  /** How long one request may take, in milliseconds. Default: 15 s. */
+  timeoutMs?: number;
+  /** What the problem's hint suggests when the site cannot be read (deploy names its flag). */
+  hint?: string;
+}
+
+/**
+ * Reads what the live site publishes: `/api/versions.json` and the index body of every version it
+ * lists. A 404 there (or the host's HTML page for unknown paths) means nothing is live yet: a first
+ * deploy. Anything else that is not an answer (no connection, a timeout, a 5xx, a body that is not a
+ * versions manifest) is an error, because a check that could not look must not pass.
+ */
+export async function fetchLive(address: string, options: FetchLiveOptions = {}): Promise<LiveSite> {
+  let base: URL;
+  try {
+    base = new URL(address.endsWith('/') ? address : `${address}/`);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    throw new ContentIndexError([
+      {
+        code: 'live_unreachable',
+        file: address,
+        message: 'is not an http(s) address of a site',
+        hint: 'pass the address the site is served at, e.g. https://example.com/',
+      },
+    ]);
+  }
+  const live: LiveSite = { url: base.href, manifest: null, bodies: {} };
+  const manifestUrl = new URL(MANIFEST_PATH, base).href;
+  const response = await get(manifestUrl, options);
+  const type = response.headers.get('content-type') ?? '';
+  if (response.status === 404 || (response.ok && type.startsWith('text/html'))) {
+    await response.body?.cancel();
+    return live; // nothing live yet: the host answers its not-found page or its HTML fallback
+  }
+  if (!response.ok)
+    throw unreachable(manifestUrl, `answered ${response.status} ${response.statusText}`, options);
+  const text = await response.text();
+  let manifest: ReturnType<typeof parseManifest>;
+  try {
+    manifest = parseManifest(JSON.parse(text));
+  } catch {
+    manifest = undefined;
+  }
+  if (!manifest) throw unreachable(manifestUrl, 'is not a versions manifest', options);
+  live.manifest = manifest;
+  for (const version of manifest.versions) {
+    const url = new URL(apiPath(version.version), base).href;
+    const body = await get(url, options);
+    // 410: withdrawn there; 404: listed but not served (a broken deploy): neither has fields to keep.
+    if (body.status === 410 || body.status === 404) {
+      await body.body?.cancel();
+      continue;
+    }
+    if (!body.ok) throw unreachable(url, `answered ${body.status} ${body.statusText}`, options);
+    try {
+      live.bodies[version.version] = JSON.parse(await body.text());
+    } catch {
+      throw unreachable(url, 'is not JSON', options);
+    }
+  }
+  return live;
+}
+
+async function get(url: string, options: FetchLiveOptions): Promise<Response> {
+  try {
+    return await fetch(url, {
+      // The API is cached at the edge for minutes: ask for what is deployed now.
+      headers: { accept: 'application/json', 'cache-control': 'no-cache' },
+      redirect: 'follow',
+      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why =
+      (error as Error).name === 'TimeoutError'
+        ? `did not answer within ${Math.round((options.timeoutMs ?? 15_000) / 1000)} s`
+        : `could not be fetched: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
+    throw unreachable(url, why, options);
+  }
+}
+
+function unreachable(url: string, why: string, options: FetchLiveOptions): ContentIndexError {
+  return new ContentIndexError([
+    {
+      code: 'live_unreachable',
+      file: url,
+      message: `${why}; nothing could be checked against the live site`,
+      hint: options.hint ?? 'check the address and that the site is up, then run the check again',
+    },
+  ]);
+}
