@@ -38,19 +38,23 @@ export function liveAddress(live: LiveSite, path: string): string {
 
 /**
  * When each deprecated version's deprecation was first published, the instant its `Deprecation` header
- * and `deprecated_at` announce: the live site's record when it has one; this build's own time when the
+ * and `deprecated_at` announce: the live site's record when it has one; the day of this build when the
  * live site still serves the version as current (clients see the deprecation from this deploy on,
  * whatever date the configuration gives the successor); the configuration's date otherwise (nothing
- * live, or the version was never live here).
+ * live, or the version was never live here). The day, like the configured dates: midnight UTC, or the
+ * successor's configured instant when that is later the same day. So a release deployed in the
+ * afternoon of the day the configuration names announces that day, as the configuration said.
  */
 export function announceFromLive(lifecycle: Lifecycle, live: LiveSite, now: Date): Lifecycle {
   const manifest = live.manifest;
   if (!manifest) return lifecycle;
-  const deployTime = new Date(Math.floor(now.getTime() / 1000) * 1000);
+  const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const versions = lifecycle.versions.map((version): VersionLifecycle => {
     const onLive = manifest.versions.find((v) => v.version === version.version);
     if (!version.deprecated || !onLive) return version;
-    const announced = onLive.deprecated_at ? new Date(onLive.deprecated_at) : deployTime;
+    const announced = onLive.deprecated_at
+      ? new Date(onLive.deprecated_at)
+      : new Date(Math.max(today.getTime(), version.deprecated.getTime()));
     return { ...version, deprecated: announced };
   });
   return { ...lifecycle, versions };
@@ -110,13 +114,13 @@ export function compareWithLive(live: LiveSite, next: LiveComparison, ctx: LiveC
     const earliest = announced && addMonths(announced, MINIMUM_DEPRECATION_MONTHS);
     const since = onLive.deprecated_at
       ? `the live site first published its deprecation (${isoSeconds(announced ?? new Date(onLive.deprecated_at))}, ${listed})`
-      : `this deploy, which first publishes its deprecation (${announced ? isoSeconds(announced) : '?'}): the live site (${listed}) serves ${name} as current`;
+      : `the day of this deploy, which first publishes its deprecation (${announced ? isoSeconds(announced) : '?'}): the live site (${listed}) serves ${name} as current`;
     if (liveState === 'current' && state === 'withdrawn' && sunset) {
       problem(
         `versions.${name}.sunset`,
         LIVE_RULES.noSkip,
         `${name} is current on the live site (${listed}) and its sunset ${isoSeconds(sunset)} has passed, so this deploy would take it from current straight to withdrawn (410 Gone); a version is deprecated for at least 12 months first`,
-        `set ${name}'s sunset on or after ${earliest ? isoSeconds(earliest) : '12 months from now'} (12 months after this deploy, which first publishes its deprecation)`,
+        `set ${name}'s sunset on or after ${earliest ? isoSeconds(earliest) : '12 months from now'} (12 months after the day of this deploy, which first publishes its deprecation)`,
       );
     } else if (sunset && earliest && sunset.getTime() < earliest.getTime()) {
       problem(
@@ -174,8 +178,8 @@ function droppedFields(live: LiveSite, next: LiveComparison, ctx: LiveCheckConte
         field,
         message: `${
           items > 0
-            ? `${count} of the live ${version}'s ${items} items carry it, and none that this build would publish for ${version} does`
-            : `the live ${version} carries it, and this build would publish ${version} without it`
+            ? `the live ${version} has it on ${count} of its ${items} items; this build would publish it on none`
+            : `the live ${version} has it; this build would publish ${version} without it`
         }; a published version never loses a field (rule: ${LIVE_RULES.fields})`,
         hint: `restore it in ${version}'s serializer: an incompatible change is a new version. If the content itself no longer has it (the items that had it were removed or lost it), accept it for this deploy with --allow-dropped-field ${field}`,
       });

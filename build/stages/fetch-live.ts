@@ -77,13 +77,22 @@ async function get(url: string, options: FetchLiveOptions): Promise<Response> {
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const code = cause?.code ?? '';
     const why =
       (error as Error).name === 'TimeoutError'
         ? `did not answer within ${Math.round((options.timeoutMs ?? 15_000) / 1000)} s`
-        : `could not be fetched: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
+        : `could not be fetched (${[code, NETWORK_ERRORS[code] ?? cause?.message ?? (error as Error).message].filter(Boolean).join(': ')})`;
     throw unreachable(url, why, options);
   }
 }
+
+const NETWORK_ERRORS: Record<string, string> = {
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved now',
+  ECONNREFUSED: 'nothing answers at that address',
+  ECONNRESET: 'the connection was reset',
+  ETIMEDOUT: 'the connection timed out',
+};
 
 function unreachable(url: string, why: string, options: FetchLiveOptions): ContentIndexError {
   return new ContentIndexError([

@@ -12,12 +12,12 @@ beforeAll(async () => {
 });
 afterAll(() => site.dispose());
 
-async function deploy(env: Record<string, string>) {
+async function deploy(env: Record<string, string>, ...flags: string[]) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDFLARE_')));
   try {
     const r = await run(
       process.execPath,
-      [join(PROJECT_ROOT, 'bin/content-index.js'), 'deploy', '--project-name', 'test'],
+      [join(PROJECT_ROOT, 'bin/content-index.js'), 'deploy', '--project-name', 'test', ...flags],
       {
         cwd: site.root,
         env: { ...clean, ...env, NO_COLOR: '1' },
@@ -45,7 +45,12 @@ it('stops before building when the Cloudflare credentials are missing, saying wh
 
 it('with credentials: builds, verifies the output, then hands over to wrangler pages deploy', async () => {
   // No network here: wrangler fails to reach the API, which proves it was reached with the built folder.
-  const result = await deploy({ CLOUDFLARE_API_TOKEN: 'token', CLOUDFLARE_ACCOUNT_ID: 'account' });
+  // The live check against the configured site is tested in tests/live-check.test.ts.
+  const result = await deploy(
+    { CLOUDFLARE_API_TOKEN: 'token', CLOUDFLARE_ACCOUNT_ID: 'account' },
+    '--skip-live-check',
+  );
+  expect(result.stderr).toContain('warning: live check skipped (--skip-live-check): https://example.com/');
   expect(result.stdout).toContain('✓ built 1 item into');
   expect(result.stdout).toContain('✓ output verified');
   expect(`${result.stdout}${result.stderr}`).toMatch(/api\.cloudflare\.com|Cloudflare's API/);

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compatibilityArgs } from '../../build/stages/wrangler.ts';
 import { PROJECT_ROOT } from './site.ts';
 
 export interface PagesDev {
@@ -32,7 +33,12 @@ export function freePort(): Promise<number> {
  * Serves `dir` with `wrangler pages dev` (workerd, the runtime Cloudflare Pages runs) from the project
  * root, so the project's functions/ and wrangler.toml apply. Resolves once a request gets an answer.
  */
-export async function startPagesDev(dir: string, extraArgs: string[] = []): Promise<PagesDev> {
+export async function startPagesDev(
+  dir: string,
+  extraArgs: string[] = [],
+  /** Run from this folder instead: no functions/, no wrangler.toml (a plain static site). */
+  cwd = PROJECT_ROOT,
+): Promise<PagesDev> {
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const state = await mkdtemp(join(tmpdir(), 'content-index-wrangler-'));
   let log = '';
@@ -52,10 +58,11 @@ export async function startPagesDev(dir: string, extraArgs: string[] = []): Prom
       '--persist-to',
       state,
       '--show-interactive-dev-session=false',
+      ...compatibilityArgs(cwd),
       ...extraArgs,
     ],
     {
-      cwd: PROJECT_ROOT,
+      cwd,
       env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', CI: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
