@@ -26,6 +26,7 @@ export { ContentIndexError, formatProblem, formatProblems, isContentIndexError }
 export { defineHeaders } from './core/headers-config.ts';
 export type { LiveSite } from './core/live-check.ts';
 export { defineSite } from './core/site-config.ts';
+export { fetchLive } from './stages/fetch-live.ts';
 
 export interface Logger {
   info(message: string): void;

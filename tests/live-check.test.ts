@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -58,6 +58,9 @@ beforeAll(async () => {
   cleanups.push(() => rm(plain, { recursive: true, force: true }));
   await writeFile(join(plain, 'index.html'), '<!doctype html><title>Home</title>');
   await writeFile(join(plain, '404.html'), '<!doctype html><title>Not found</title>');
+  // Under /broken/, a site whose /api/versions.json is JSON but no versions manifest.
+  await mkdir(join(plain, 'broken/api'), { recursive: true });
+  await writeFile(join(plain, 'broken/api/versions.json'), '{ "versions": "v1" }');
   [liveV1, nothingLive] = await Promise.all([serve(before.out, clockArgs(BUILT)), serve(plain, [], plain)]);
 
   // The release deploy of v2, checked against liveV1 as `npm run deploy` does.
@@ -293,7 +296,7 @@ describe('content-index check --live <url> and npm run deploy', () => {
     const result = await cli(project, 'check', '--live');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(
-      `✓ live site ${nothingLive.url}/: nothing is published at /api/versions.json yet (a first deploy)`,
+      `✓ live site ${nothingLive.url}/: nothing is published at ${nothingLive.url}/api/versions.json yet (a first deploy)`,
     );
   });
 
@@ -313,6 +316,16 @@ describe('content-index check --live <url> and npm run deploy', () => {
     expect(result.stdout).toContain('(a first deploy)');
     expect(result.stdout).toContain('✓ built 2 items into');
     expect(`${result.stdout}${result.stderr}`).toMatch(REACHED_WRANGLER);
+  });
+
+  it('a live site that serves something else at /api/versions.json is no first deploy: the check stops', async () => {
+    const error = await fetchLive(`${nothingLive.url}/broken/`).catch((e: unknown) => e);
+    expect(isContentIndexError(error) && formatProblems(error.problems)).toBe(
+      [
+        `${nothingLive.url}/broken/api/versions.json: is not a versions manifest; nothing could be checked against the live site`,
+        '  hint: check the address and that the site is up, then run the check again',
+      ].join('\n'),
+    );
   });
 
   it('deploy when the live site is unreachable: stops, unless --skip-live-check, which says what was skipped', async () => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { versionState } from '../core/lifecycle.ts';
-import type { LiveSite } from '../core/live-check.ts';
+import { type LiveSite, liveAddress } from '../core/live-check.ts';
 import { resolveSiteConfig } from '../core/resolve-site-config.ts';
 import { MANIFEST_PATH } from '../core/version-manifest.ts';
 import { fetchLive } from '../stages/fetch-live.ts';
@@ -37,7 +37,9 @@ export async function readLiveSite(
 ): Promise<LiveSite> {
   const live = await fetchLive(address, hint ? { hint } : {});
   if (!live.manifest) {
-    say(`✓ live site ${live.url}: nothing is published at /${MANIFEST_PATH} yet (a first deploy)`);
+    say(
+      `✓ live site ${live.url}: nothing is published at ${liveAddress(live, MANIFEST_PATH)} yet (a first deploy)`,
+    );
     return live;
   }
   const now = new Date();

@@ -32,8 +32,9 @@ export const LIVE_RULES = {
   fields: 'fields-kept',
 } as const;
 
+/** A path on the live site, resolved like the build's own addresses: relative to the site address. */
 export function liveAddress(live: LiveSite, path: string): string {
-  return new URL(path, live.url).href;
+  return new URL(path.replace(/^\//, ''), live.url).href;
 }
 
 /**

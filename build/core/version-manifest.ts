@@ -14,7 +14,11 @@ export interface ManifestVersion {
   /** Paths this version publishes on the site, e.g. `/api/v1/content.json`. */
   routes: string[];
   published_at: string;
-  /** When the next version was published; `null` for the current version. */
+  /**
+   * When the deprecation was first published on the site (the next version's publication there, as the
+   * `Deprecation` header says); the live check carries it from deploy to deploy and counts the 12 months
+   * from it. `null` for the current version.
+   */
   deprecated_at: string | null;
   /** When the version is withdrawn (410 Gone from then on); `null` for the current version. */
   sunset_at: string | null;

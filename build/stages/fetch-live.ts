@@ -50,7 +50,7 @@ export async function fetchLive(address: string, options: FetchLiveOptions = {})
   if (!manifest) throw unreachable(manifestUrl, 'is not a versions manifest', options);
   live.manifest = manifest;
   for (const version of manifest.versions) {
-    const url = new URL(apiPath(version.version), base).href;
+    const url = new URL(apiPath(version.version).slice(1), base).href;
     const body = await get(url, options);
     // 410: withdrawn there; 404: listed but not served (a broken deploy): neither has fields to keep.
     if (body.status === 410 || body.status === 404) {
