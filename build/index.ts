@@ -19,6 +19,7 @@ import { importConfigModule } from './stages/load-config.ts';
 import { loadLifecycle } from './stages/load-lifecycle.ts';
 import type { ParseCache } from './stages/parse-files.ts';
 import { writePublishedRecord } from './stages/published-record.ts';
+import { readSourceDates } from './stages/source-dates.ts';
 import { writeOutput } from './stages/write.ts';
 
 export type { Problem } from './core/errors.ts';
@@ -50,9 +51,12 @@ export interface BuildOptions {
   future?: boolean;
   /** Validate and render, but write nothing. */
   dryRun?: boolean;
-  /** Source of "now" for future-dated items and `generated`. Tests inject one. */
+  /**
+   * Source of "now": which future-dated items and API versions are published. Tests inject one.
+   * `generated` is derived from the content and never later than it (build/core/generated.ts).
+   */
   clock?: () => Date;
-  /** Environment for configuration overrides. Default: none (the CLI passes process.env). */
+  /** Environment for configuration overrides and `SOURCE_DATE_EPOCH`. Default: none (the CLI passes process.env). */
   env?: Env;
   maxFileBytes?: number;
   /** From this many files on, parsing is shared with a worker thread (default 10,000: below it the worker costs more to start than it saves). */
@@ -117,6 +121,16 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const headersFile = options.headers ?? 'headers.config.ts';
   const headers = await loadLifecycle({ root, file: headersFile, now, serializers, config });
   const lifecycle = options.live ? announceFromLive(headers.lifecycle, options.live, now) : headers.lifecycle;
+  // Read while the sources load: the last commit that touched the content or the configuration.
+  const sourceDates = readSourceDates({
+    root,
+    paths: [
+      relative(root, resolve(root, options.content ?? config.content.dir)) || '.',
+      relative(root, resolve(root, configFile)),
+      relative(root, resolve(root, headersFile)),
+    ],
+    env: options.env ?? {},
+  });
   done();
 
   done = stage('load');
@@ -144,7 +158,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   done = stage('render', `${model.entries.length} items`);
   const rendered = render(model, {
     config,
-    generated: now,
+    now,
+    sources: await sourceDates,
     lifecycle,
     serializers,
     author: await loadAuthorFiles(root),

@@ -173,6 +173,7 @@ function translationOf(file: SourceFile, data: FrontMatter, config: SiteConfig):
     file: file.path,
   };
   if (data.description !== undefined) translation.description = data.description;
+  if (data.date) translation.date = data.date;
   return translation;
 }
 

@@ -35,13 +35,35 @@ export function cacheControl(policy: CachePolicy, capSeconds?: number): string {
     : `public, max-age=${maxAge}`;
 }
 
+/**
+ * The response headers a script on another origin may read besides the CORS-safelisted ones: the
+ * validator it revalidates with and the lifecycle signals of a deprecated version.
+ */
+export const EXPOSED_HEADERS = 'ETag, Deprecation, Sunset, Link';
+
 /** Headers every API response carries (the body is JSON; any origin may read it; no sniffing). */
 export function apiHeaders(policy: CachePolicy, contentType = JSON_CONTENT_TYPE): Record<string, string> {
   return {
     'Content-Type': contentType,
     'Access-Control-Allow-Origin': '*',
+    'Access-Control-Expose-Headers': EXPOSED_HEADERS,
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': cacheControl(policy),
+  };
+}
+
+/**
+ * The answer to a CORS preflight on a path a Function serves. Any request header is allowed (`*`):
+ * the API is public, read-only and takes no credentials, so no header a client adds can change what it
+ * may read. A day of `Max-Age` spares a browser one preflight per request.
+ */
+export function preflightHeaders(methods: string): Record<string, string> {
+  return {
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Methods': methods,
+    'Access-Control-Allow-Headers': '*',
+    'Access-Control-Max-Age': '86400',
+    Allow: methods,
   };
 }
 

@@ -21,6 +21,8 @@ export interface Translation {
   slug: string;
   url: string;
   tags: string[];
+  /** ISO 8601 date-time of this file, when it has one (translations may be published later). */
+  date?: string;
   /** Source file, for messages and reports. */
   file: string;
 }

@@ -5,12 +5,12 @@ import { versionState } from './lifecycle.ts';
 import type { OutputFile } from './outputs.ts';
 import { type RedirectRule, renderRedirectsFile } from './redirects-file.ts';
 import { renderRoutesFile } from './routes-file.ts';
-import { MANIFEST_PATH, type VersionManifest } from './version-manifest.ts';
+import { apiPath, MANIFEST_PATH, VERSION_FILES, type VersionManifest } from './version-manifest.ts';
 
 export interface ServingContext {
   manifest: VersionManifest;
-  /** The build time: which versions are deprecated now. */
-  generated: Date;
+  /** The build's clock: which versions are deprecated now. */
+  now: Date;
   /** The author's `_headers` and `_redirects` at the project root. */
   author?: { headers?: AuthorFile; redirects?: AuthorFile };
   /** `_headers` rules other outputs contribute. */
@@ -23,6 +23,30 @@ export interface ServingContext {
 
 /** Always routed to Functions: the MCP server's Function lives at /mcp. */
 export const FUNCTION_ROUTES = ['/api/*', '/mcp', '/mcp/*'] as const;
+
+/**
+ * The API files served as plain static files, without running the Function: the current version's
+ * files, the alias and the manifest. Exact paths, never a splat: any other path under `/api/` (a typo
+ * next to the current version's files included) must reach the Function, which answers a JSON 404,
+ * because the static handler would answer it with the site's own 404 page or, on a single-page site,
+ * with its home page.
+ */
+export function staticApiPaths(manifest: VersionManifest): string[] {
+  return [
+    '/api/content.json',
+    `/${MANIFEST_PATH}`,
+    ...VERSION_FILES.map((file) => apiPath(manifest.current, file)),
+  ];
+}
+
+/**
+ * `_routes.json` matches `/api/v1/content.json` with a trailing slash too, so that address never reaches
+ * the Function; the static handler would answer it with the site's fallback page. It is the file's
+ * address with a stray slash, so it is sent there.
+ */
+function trailingSlashRedirects(manifest: VersionManifest): RedirectRule[] {
+  return staticApiPaths(manifest).map((path) => ({ from: `${path}/`, to: path, status: 308 }));
+}
 
 /**
  * `_headers`, `_routes.json` and (when there is a rule) `_redirects`. Throws ContentIndexError when a
@@ -38,8 +62,7 @@ export function renderServing(ctx: ServingContext): OutputFile[] {
   for (const version of manifest.versions) {
     const deprecated = version.deprecated_at ? new Date(version.deprecated_at) : undefined;
     const sunset = version.sunset_at ? new Date(version.sunset_at) : undefined;
-    if (!deprecated || !sunset || versionState({ deprecated, sunset }, ctx.generated) !== 'deprecated')
-      continue;
+    if (!deprecated || !sunset || versionState({ deprecated, sunset }, ctx.now) !== 'deprecated') continue;
     // Static copies of what the Function sends: they matter only where Functions do not run.
     apiRules.push({
       path: `/api/${version.version}/*`,
@@ -57,9 +80,12 @@ export function renderServing(ctx: ServingContext): OutputFile[] {
   ]);
   const routes = renderRoutesFile({
     include: [...FUNCTION_ROUTES, ...(ctx.functionRoutes ?? [])],
-    exclude: ['/api/content.json', `/${MANIFEST_PATH}`, `/api/${manifest.current}/*`],
+    exclude: staticApiPaths(manifest),
   });
-  const redirects = renderRedirectsFile(ctx.author?.redirects, ctx.redirectRules ?? []);
+  const redirects = renderRedirectsFile(ctx.author?.redirects, [
+    ...trailingSlashRedirects(manifest),
+    ...(ctx.redirectRules ?? []),
+  ]);
   const problems = [...headers.problems, ...routes.problems, ...redirects.problems];
   if (problems.length > 0) throw new ContentIndexError(problems);
   const files: OutputFile[] = [

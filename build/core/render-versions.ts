@@ -1,3 +1,4 @@
+import { addressOf, DISCOVERY_PATHS } from './discovery/addresses.ts';
 import { currentVersion, isoSeconds, type Lifecycle, versionState } from './lifecycle.ts';
 import type { ContentModel } from './model.ts';
 import { jsonFile, type OutputFile, prettyJsonFile } from './outputs.ts';
@@ -7,6 +8,9 @@ import { apiUrl, buildManifest, MANIFEST_PATH, type VersionManifest } from './ve
 
 export interface VersionsContext {
   config: SiteConfig;
+  /** The build's clock: each version's state. */
+  now: Date;
+  /** The bodies' `generated`. */
   generated: Date;
   lifecycle: Lifecycle;
   serializers: SerializerRegistry;
@@ -33,7 +37,7 @@ export function renderVersions(model: ContentModel, ctx: VersionsContext): Rende
   const files: OutputFile[] = [];
   const texts = new Map<string, string>();
   for (const version of lifecycle.versions) {
-    const state = versionState(version, ctx.generated);
+    const state = versionState(version, ctx.now);
     if (state === 'withdrawn') continue;
     const serializer = ctx.serializers[version.version];
     if (!serializer) throw new Error(`no serializer for ${version.version}`); // refused by the config check
@@ -70,7 +74,12 @@ export function renderVersions(model: ContentModel, ctx: VersionsContext): Rende
   // The alias is a copy, not a rewrite: a plain static file on every host, cached at the edge,
   // with the same bytes and so the same ETag as the versioned route. The same string, serialized once.
   files.push({ path: 'api/content.json', content: latest });
-  const manifest = buildManifest(lifecycle, config.site, config.documentation);
+  const manifest = buildManifest(
+    lifecycle,
+    config.site,
+    config.documentation,
+    addressOf(config.site, DISCOVERY_PATHS.docs),
+  );
   files.push(prettyJsonFile(MANIFEST_PATH, manifest));
   return { bodies, latest: current.version, manifest, files };
 }

@@ -1,4 +1,5 @@
-import { discoveryFiles } from './discovery/render-discovery.ts';
+import { discoveryFiles, discoveryHeaderRules } from './discovery/render-discovery.ts';
+import { generatedAt, type SourceDates } from './generated.ts';
 import { DEFAULT_CACHE_CONTROL } from './headers-config.ts';
 import type { HeaderRule } from './headers-file.ts';
 import { isoSeconds, type Lifecycle, versionState } from './lifecycle.ts';
@@ -13,7 +14,10 @@ import type { SiteConfig } from './site-config.ts';
 
 export interface RenderContext {
   config: SiteConfig;
-  generated: Date;
+  /** The build's clock: which versions are published, deprecated or withdrawn at this build. */
+  now: Date;
+  /** What `generated` is derived from besides the content itself (see generated.ts). Default: none. */
+  sources?: SourceDates;
   /** From `headers.config.ts`. Default: the latest registered version alone, current. */
   lifecycle?: Lifecycle;
   /** Default: every version this build can publish (`build/core/serializers/registry.ts`). */
@@ -25,6 +29,8 @@ export interface RenderContext {
 export interface Rendered {
   /** Bodies per published version, validated by the caller before anything is written. */
   bodies: Record<string, object>;
+  /** The index's `generated`: when the published content last changed. */
+  generated: Date;
   latest: string;
   files: OutputFile[];
 }
@@ -32,12 +38,14 @@ export interface Rendered {
 /** Turns the content model into every file the build publishes. Pure: the caller writes them. */
 export function render(model: ContentModel, ctx: RenderContext): Rendered {
   const serializers = ctx.serializers ?? SERIALIZERS;
-  const lifecycle = ctx.lifecycle ?? defaultLifecycle(ctx, serializers);
-  const api = renderVersions(model, { config: ctx.config, generated: ctx.generated, lifecycle, serializers });
+  const { now } = ctx;
+  const generated = generatedAt(model, ctx.lifecycle?.versions ?? [], ctx.sources ?? {}, now);
+  const lifecycle = ctx.lifecycle ?? defaultLifecycle(ctx.config, serializers, generated);
+  const api = renderVersions(model, { config: ctx.config, now, generated, lifecycle, serializers });
   const files: OutputFile[] = [...api.files];
   // Other outputs add the `_headers` rules their files need here; the serving files are rendered last.
-  const headerRules: HeaderRule[] = [];
-  const serving: ServingContext = { manifest: api.manifest, generated: ctx.generated, headerRules };
+  const headerRules: HeaderRule[] = [...discoveryHeaderRules()];
+  const serving: ServingContext = { manifest: api.manifest, now, headerRules };
   if (ctx.author) serving.author = ctx.author;
   // What the MCP Function and `content-index mcp` serve: items, translations and a prepared search index.
   // Its tools speak ContentItem v1 whatever the latest version is.
@@ -45,38 +53,36 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
     (api.bodies.v1 as ContentIndexV1 | undefined) ??
     serializeV1(model, {
       config: ctx.config,
-      generated: ctx.generated,
+      generated,
       current: api.latest,
       deprecation: null,
     });
   files.push(
-    jsonFile(
-      MCP_DATA_PATH,
-      buildMcpData(model, { config: ctx.config, generated: ctx.generated, items: v1.content }),
-    ),
+    jsonFile(MCP_DATA_PATH, buildMcpData(model, { config: ctx.config, generated, items: v1.content })),
   );
   files.push(
     ...discoveryFiles(model, {
       config: ctx.config,
       versions: lifecycle.versions.map((v) => ({
         name: v.version,
-        state: versionState(v, ctx.generated),
+        state: versionState(v, now),
         ...(v.sunset && { sunset: isoSeconds(v.sunset) }),
       })),
       schemaOf: (version) => serializers[version]?.schema,
     }),
   );
   files.push(...renderServing(serving));
-  return { bodies: api.bodies, latest: api.latest, files };
+  return { bodies: api.bodies, generated, latest: api.latest, files };
 }
 
-function defaultLifecycle(ctx: RenderContext, serializers: SerializerRegistry): Lifecycle {
+/** Without a lifecycle, the latest version alone, published when the content last changed. */
+function defaultLifecycle(config: SiteConfig, serializers: SerializerRegistry, published: Date): Lifecycle {
   const latest =
     Object.keys(serializers)
       .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))
       .at(-1) ?? 'v1';
   return {
-    versions: [{ version: latest, published: ctx.generated, documentation: ctx.config.documentation }],
+    versions: [{ version: latest, published, documentation: config.documentation }],
     scheduled: [],
     cache: { ...DEFAULT_CACHE_CONTROL },
   };

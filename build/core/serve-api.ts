@@ -3,9 +3,11 @@ import {
   cacheControl,
   deprecationHeaders,
   PROBLEM_CONTENT_TYPE,
+  preflightHeaders,
   successorLink,
 } from './http-headers.ts';
 import { type CachePolicy, versionState } from './lifecycle.ts';
+import { PROBLEM_TYPES, type ProblemName, problemTypeUri } from './problem-types.ts';
 import { MANIFEST_PATH, parseManifest, type VersionManifest } from './version-manifest.ts';
 
 /**
@@ -48,8 +50,14 @@ export function requestClock(testNow: string | undefined): Date {
   return Number.isNaN(injected) ? new Date() : new Date(injected);
 }
 
+/** What the API answers; OPTIONS is only ever a CORS preflight. */
+export const API_METHODS = 'GET, HEAD, OPTIONS';
+
 export async function serveApi(request: Request, ctx: ServeContext): Promise<Response> {
   const url = new URL(request.url);
+  // Answered before anything is read: a preflight only asks whether the real request may be sent.
+  if (request.method === 'OPTIONS')
+    return new Response(null, { status: 204, headers: preflightHeaders(API_METHODS) });
   const manifest = await loadManifest(ctx.assets, url);
   if (!manifest) {
     return problem(request, undefined, {
@@ -73,7 +81,7 @@ export async function serveApi(request: Request, ctx: ServeContext): Promise<Res
       detail: 'The Content Index API is read-only: only GET (and HEAD) requests exist.',
       instance: url.pathname,
     });
-    response.headers.set('Allow', 'GET, HEAD');
+    response.headers.set('Allow', API_METHODS);
     return response;
   }
   const [, name, ...rest] = url.pathname.split('/').filter(Boolean);
@@ -85,7 +93,7 @@ export async function serveApi(request: Request, ctx: ServeContext): Promise<Res
   if (!version) {
     return problem(request, policy, {
       type: problemType(manifest, 'version-unknown'),
-      title: 'Unknown API version',
+      title: PROBLEM_TYPES['version-unknown'].title,
       status: 404,
       detail: `There is no version ${name} of this API. The current version is ${manifest.current}: ${manifest.current_url}`,
       instance: url.pathname,
@@ -99,7 +107,7 @@ export async function serveApi(request: Request, ctx: ServeContext): Promise<Res
   if (state === 'withdrawn' && sunset) {
     const response = problem(request, policy, {
       type: problemType(manifest, 'version-withdrawn'),
-      title: 'API version withdrawn',
+      title: PROBLEM_TYPES['version-withdrawn'].title,
       status: 410,
       detail: `Version ${name} was withdrawn on ${version.sunset_at}. Use ${manifest.current}: ${manifest.current_url}`,
       instance: url.pathname,
@@ -153,7 +161,7 @@ async function passThrough(
 function notFound(request: Request, policy: CachePolicy, manifest: VersionManifest, url: URL): Response {
   return problem(request, policy, {
     type: problemType(manifest, 'not-found'),
-    title: 'Not Found',
+    title: PROBLEM_TYPES['not-found'].title,
     status: 404,
     detail: `Nothing is published at ${url.pathname}. The index is at ${manifest.current_url}`,
     instance: url.pathname,
@@ -182,9 +190,9 @@ function problem(request: Request, policy: CachePolicy | undefined, body: Proble
   return new Response(request.method === 'HEAD' ? null : text, { status: body.status, headers });
 }
 
-/** Problem types are anchors in the site's documentation, which explains each one. */
-function problemType(manifest: VersionManifest, anchor: string): string {
-  return new URL(`#${anchor}`, manifest.documentation).href;
+/** Problem types are anchors on the API reference page, which explains each one. */
+function problemType(manifest: VersionManifest, name: ProblemName): string {
+  return problemTypeUri(manifest.reference, name);
 }
 
 function instant(value: string | null): Date | undefined {

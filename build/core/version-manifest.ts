@@ -30,8 +30,10 @@ export interface VersionManifest {
   /** The current (latest published) version. */
   current: string;
   current_url: string;
-  /** The site's documentation; problem types are anchors in it. */
+  /** The site's documentation. */
   documentation: string;
+  /** The API reference page the build writes (`/docs/`); each problem `type` is an anchor on it. */
+  reference: string;
   cache_control: { max_age: number; stale_while_revalidate: number };
   /** Every published version, withdrawn ones included, oldest first. */
   versions: ManifestVersion[];
@@ -48,13 +50,19 @@ export function apiUrl(site: string, version: string, file = 'content.json'): st
 
 export const VERSION_FILES = ['content.json', 'schema.json'] as const;
 
-export function buildManifest(lifecycle: Lifecycle, site: string, documentation: string): VersionManifest {
+export function buildManifest(
+  lifecycle: Lifecycle,
+  site: string,
+  documentation: string,
+  reference: string,
+): VersionManifest {
   const current = lifecycle.versions.at(-1);
   if (!current) throw new Error('a lifecycle has at least one published version');
   return {
     current: current.version,
     current_url: apiUrl(site, current.version),
     documentation,
+    reference,
     cache_control: {
       max_age: lifecycle.cache.maxAge,
       stale_while_revalidate: lifecycle.cache.staleWhileRevalidate,
@@ -81,5 +89,10 @@ export function parseManifest(value: unknown): VersionManifest | undefined {
   const ok = m.versions.every(
     (v) => typeof v?.version === 'string' && Array.isArray(v.routes) && typeof v.url === 'string',
   );
-  return ok ? (m as VersionManifest) : undefined;
+  if (!ok) return undefined;
+  // A manifest written before `reference` existed: its documentation was the reference page.
+  return {
+    ...(m as VersionManifest),
+    reference: typeof m.reference === 'string' ? m.reference : m.documentation,
+  };
 }

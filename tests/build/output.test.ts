@@ -99,16 +99,14 @@ describe('drafts and future-dated items', () => {
 });
 
 describe('output', () => {
-  it('is byte-identical for the same sources apart from `generated`', async () => {
+  it('is byte-identical for the same sources built at another time, `generated` included', async () => {
     site = await tempSite(FILES);
     await build({ root: site.root, clock });
     const first = await readAll(site);
     await build({ root: site.root, clock: () => new Date('2026-06-01T12:00:00.500Z') });
     const second = await readAll(site);
     expect(Object.keys(second)).toEqual(Object.keys(first));
-    const strip = (s: string) => s.replace(/"generated":"[^"]+"/g, '"generated":"…"');
-    for (const path of Object.keys(first)) expect(strip(second[path] ?? '')).toBe(strip(first[path] ?? ''));
-    expect(first['api/v1/content.json']).not.toBe(second['api/v1/content.json']); // only `generated` moved
+    for (const path of Object.keys(first)) expect(second[path], path).toBe(first[path]);
   });
 
   it('is byte-identical when built in another time zone', async () => {
@@ -129,13 +127,15 @@ describe('output', () => {
         join(site.root, `out-${TZ.replace('/', '-')}`, 'api/v1/content.json'),
         'utf8',
       );
-      outputs.push(index.replace(/"generated":"[^"]+"/, ''));
+      outputs.push(index);
     }
     expect(outputs[1]).toBe(outputs[0]);
     expect(outputs[2]).toBe(outputs[0]);
-    expect(
-      JSON.parse(`${outputs[0]}`.replace(',,', ',')).content.map((c: { title: string }) => c.title),
-    ).toEqual(['Mañana', 'Espacio', 'Tarde']);
+    expect(JSON.parse(`${outputs[0]}`).content.map((c: { title: string }) => c.title)).toEqual([
+      'Mañana',
+      'Espacio',
+      'Tarde',
+    ]);
   });
 
   it('orders content newest first, undated last, ties by address', async () => {

@@ -37,22 +37,43 @@ describe('generated _headers, _routes.json and _redirects', () => {
         '/api/*',
         '  ! Content-Type',
         '  ! Access-Control-Allow-Origin',
+        '  ! Access-Control-Expose-Headers',
         '  ! X-Content-Type-Options',
         '  ! Cache-Control',
         '  Content-Type: application/json; charset=utf-8',
         '  Access-Control-Allow-Origin: *',
+        '  Access-Control-Expose-Headers: ETag, Deprecation, Sunset, Link',
         '  X-Content-Type-Options: nosniff',
         '  Cache-Control: public, max-age=300, stale-while-revalidate=3600',
       ].join('\n'),
     );
-    expect(headers).not.toMatch(/Deprecation|Sunset|successor-version/);
+    for (const path of [
+      '/openapi.json',
+      '/.well-known/ai-plugin.json',
+      '/llms.txt',
+      '/en/llms.txt',
+      '/pt-br/llms.txt',
+    ])
+      expect(headers, path).toContain(
+        `${path}\n  ! Access-Control-Allow-Origin\n  ! Access-Control-Expose-Headers\n  Access-Control-Allow-Origin: *\n  Access-Control-Expose-Headers: ETag\n`,
+      );
+    expect(headers).not.toMatch(/Deprecation:|Sunset:|successor-version/);
+    // Exact files only: every other path under /api/, next to them included, reaches the Function.
     expect(await site.readJson('_routes.json')).toEqual({
       version: 1,
       description: expect.any(String),
       include: ['/api/*', '/mcp', '/mcp/*'],
-      exclude: ['/api/content.json', '/api/v1/*', '/api/versions.json'],
+      exclude: ['/api/content.json', '/api/v1/content.json', '/api/v1/schema.json', '/api/versions.json'],
     });
-    expect(Object.keys(await site.snapshot())).not.toContain('_redirects'); // the API needs none
+    // _routes.json matches those files with a trailing slash too: that address goes to the file.
+    expect(await text(site, '_redirects')).toContain(
+      [
+        '/api/content.json/ /api/content.json 308',
+        '/api/versions.json/ /api/versions.json 308',
+        '/api/v1/content.json/ /api/v1/content.json 308',
+        '/api/v1/schema.json/ /api/v1/schema.json 308',
+      ].join('\n'),
+    );
   });
 
   it('with v2 published: deprecation headers for v1 with exact values, v2 kept static', async () => {
@@ -73,7 +94,8 @@ describe('generated _headers, _routes.json and _redirects', () => {
     expect(headers).not.toContain('/api/v2/*');
     expect((await site.readJson<{ exclude: string[] }>('_routes.json')).exclude).toEqual([
       '/api/content.json',
-      '/api/v2/*',
+      '/api/v2/content.json',
+      '/api/v2/schema.json',
       '/api/versions.json',
     ]);
   });
@@ -134,16 +156,16 @@ describe('Cloudflare Pages limits: the build refuses what Pages would ignore', (
   const rules = (n: number) =>
     Array.from({ length: n }, (_, i) => `/page-${i}\n  X-Robots-Tag: noindex\n`).join('');
 
-  it('accepts 99 author rules plus the API rule: exactly 100', async () => {
-    site = await tempSite({ ...FILES, _headers: rules(99) });
+  it('accepts 94 author rules plus the API and discovery rules: exactly 100', async () => {
+    site = await tempSite({ ...FILES, _headers: rules(94) });
     await build({ root: site.root, clock });
     expect(headerRules(await text(site, '_headers'))).toBe(100);
   });
 
   it('refuses a _headers over 100 rules, counting the author’s and the generated ones', async () => {
-    expect(await refused({ _headers: rules(100) })).toBe(
+    expect(await refused({ _headers: rules(95) })).toBe(
       [
-        '_headers: public/_headers would have 101 rules (100 yours, 1 generated); Cloudflare Pages applies at most 100 (rule: headers-max-rules)',
+        '_headers: public/_headers would have 101 rules (95 yours, 6 generated); Cloudflare Pages applies at most 100 (rule: headers-max-rules)',
         '  hint: merge your rules with splats (/blog/*) so fewer paths need one each',
       ].join('\n'),
     );

@@ -1,3 +1,4 @@
+import type { HeaderRule } from '../headers-file.ts';
 import { LANGUAGES } from '../languages.ts';
 import type { ContentModel } from '../model.ts';
 import { type OutputFile, prettyJsonFile } from '../outputs.ts';
@@ -32,4 +33,21 @@ export function discoveryFiles(model: ContentModel, ctx: DiscoveryContext): Outp
     })),
     { path: `${DISCOVERY_PATHS.docs}index.html`, content: docsPage(config, version) },
   ];
+}
+
+/**
+ * The discovery documents are static files, open to every origin; a script there may also read their
+ * ETag to revalidate. (Cloudflare's static handler answers a CORS preflight with 405, so these
+ * documents take only requests that need none: see docs/api.md.)
+ */
+export function discoveryHeaderRules(): HeaderRule[] {
+  const paths = [
+    DISCOVERY_PATHS.openapi,
+    DISCOVERY_PATHS.aiPlugin,
+    ...LANGUAGES.map((l) => LLMS_TXT_PATHS[l]),
+  ];
+  return paths.map((path) => ({
+    path: `/${path}`,
+    headers: { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'ETag' },
+  }));
 }
