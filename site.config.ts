@@ -4,8 +4,13 @@ export default defineSite({
   site: 'https://example.com/',
   images: 'https://images.example.com/',
   name: 'Código y Neuronas',
-  description:
-    'Artículos, proyectos y consejos sobre inteligencia artificial, aprendizaje automático y programación, en español, inglés y portugués.',
+  // One description per language: each llms.txt opens with its own (a plain string would be Spanish only).
+  description: {
+    es: 'Artículos, proyectos y consejos sobre inteligencia artificial, aprendizaje automático y programación, en español, inglés y portugués.',
+    en: 'Posts, projects and tips on artificial intelligence, machine learning and programming, in Spanish, English and Portuguese.',
+    'pt-br':
+      'Artigos, projetos e dicas sobre inteligência artificial, aprendizado de máquina e programação, em espanhol, inglês e português.',
+  },
   sections: [
     { name: 'Blog', url: '/blog/' },
     { name: 'Proyectos', url: '/proyectos/' },

@@ -3,12 +3,13 @@ import siteConfigSchema from '../schemas/site-config.schema.json' with { type: '
 import { ajvProblems, createAjv } from './_ajv.ts';
 import { resolveAiPlugin } from './ai-plugin-config.ts';
 import { ContentIndexError, type Problem } from './errors.ts';
-import { CONTENT_TYPES, LANGUAGES } from './languages.ts';
+import { CONTENT_TYPES, LANGUAGES, type Language } from './languages.ts';
 import {
   type ContentLayout,
   DEFAULT_LAYOUT,
   DEFAULT_ROUTES,
   type Env,
+  type LocalizedText,
   type RoutePatterns,
   SITE_ENV,
   type SiteConfig,
@@ -70,6 +71,8 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
     const globs = layout.types?.[type];
     if (globs !== undefined) content.types[type] = typeof globs === 'string' ? [globs] : [...globs];
   }
+  const name = perLanguage(config.name, true);
+  const description = perLanguage(config.description, false);
   const resolved: SiteConfig = {
     site,
     images: withTrailingSlash(new URL(config.images).href),
@@ -80,17 +83,44 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
       config.aiPlugin,
       {
         site,
-        ...(config.name !== undefined && { name: config.name }),
-        ...(config.description !== undefined && { description: config.description }),
+        ...(name.es !== undefined && { name: name.es }),
+        ...(description.es !== undefined && { description: description.es }),
       },
       file,
     ),
+    perLanguage: {} as SiteConfig['perLanguage'],
+    license: { name: 'Terms of use' },
     content,
     mcp: { allowedHosts: (config.mcp?.allowedHosts ?? []).map((host) => host.toLowerCase()) },
   };
-  if (config.name !== undefined) resolved.name = config.name;
-  if (config.description !== undefined) resolved.description = config.description;
+  for (const lang of LANGUAGES) {
+    resolved.perLanguage[lang] = {
+      ...(name[lang] !== undefined && { name: name[lang] }),
+      ...(description[lang] !== undefined && { description: description[lang] }),
+    };
+  }
+  // Without a licence of its own, the API's terms are the site's: the page the manifest names.
+  const license = config.license ?? { name: 'Terms of use', url: resolved.aiPlugin.legalInfoUrl };
+  resolved.license = {
+    name: license.name,
+    ...(license.identifier !== undefined && { identifier: license.identifier }),
+    ...(license.url !== undefined && { url: siteUrl(site, license.url) }),
+  };
+  if (name.es !== undefined) resolved.name = name.es;
+  if (description.es !== undefined) resolved.description = description.es;
   return resolved;
+}
+
+/**
+ * A name is a proper noun: one given as plain text is every language's. A description is prose: one
+ * given as plain text is the Spanish (canonical) one only, so other languages never show it as theirs.
+ */
+function perLanguage(value: LocalizedText | undefined, shared: boolean): Partial<Record<Language, string>> {
+  if (value === undefined) return {};
+  if (typeof value === 'string') {
+    return shared ? Object.fromEntries(LANGUAGES.map((lang) => [lang, value])) : { es: value };
+  }
+  return shared ? Object.fromEntries(LANGUAGES.map((lang) => [lang, value[lang] ?? value.es])) : { ...value };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

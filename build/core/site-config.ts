@@ -54,8 +54,15 @@ export interface SiteConfigInput {
   site: string;
   /** Base address of the image host; relative `image` values resolve against it. Env: CONTENT_INDEX_IMAGE_BASE_URL. */
   images: string;
-  name?: string;
-  description?: string;
+  /** The site's name: one for every language, or one per language (`es` required, the others default to it). */
+  name?: LocalizedText;
+  /**
+   * The site's description. A plain string is the Spanish (canonical) one: the English and Portuguese
+   * `llms.txt` then open with a summary in their own language. Give one per language to choose those too.
+   */
+  description?: LocalizedText;
+  /** The API's licence in `/openapi.json`. Default: the site's terms of use at `aiPlugin.legalInfoUrl`. */
+  license?: LicenseInput;
   /** Address of the human documentation. Default: `<site>/docs/`. */
   documentation?: string;
   sections?: SectionInput[];
@@ -67,6 +74,17 @@ export interface SiteConfigInput {
   content?: ContentLayoutInput;
   /** The MCP server at `/mcp`. */
   mcp?: McpConfigInput;
+}
+
+/** A text for every language, or one per language with the Spanish (canonical) one required. */
+export type LocalizedText = string | ({ es: string } & Partial<Record<Exclude<Language, 'es'>, string>>);
+
+/** OpenAPI's License Object: a name, and an SPDX `identifier` or a `url`. */
+export interface LicenseInput {
+  name: string;
+  identifier?: string;
+  /** Absolute, or relative to the site. */
+  url?: string;
 }
 
 export interface McpConfigInput {
@@ -89,8 +107,14 @@ export interface SiteConfig {
   site: string;
   /** Always ends with `/`. */
   images: string;
+  /** The Spanish (canonical) name: the one of content.json, the OpenAPI title and the MCP server. */
   name?: string;
+  /** The Spanish (canonical) description. */
   description?: string;
+  /** Each language's name and description, for the documents written in that language (llms.txt). */
+  perLanguage: Record<Language, { name?: string; description?: string }>;
+  /** `identifier` and `url` are exclusive (OpenAPI); `url` is absolute. */
+  license: { name: string; identifier?: string; url?: string };
   documentation: string;
   sections: ResolvedSection[];
   routes: RoutePatterns;
@@ -105,9 +129,17 @@ export const DEFAULT_ROUTES: RoutePatterns = {
   tip: { es: '/consejos/{slug}/', en: '/en/tips/{slug}/', 'pt-br': '/pt-br/dicas/{slug}/' },
 };
 
-/** The site's name for titles and headings: the configured one, or its host name. */
-export function siteName(config: Pick<SiteConfig, 'name' | 'site'>): string {
-  return config.name ?? new URL(config.site).host;
+/** The site's name for titles and headings in `lang` (default Spanish): the configured one, or its host name. */
+export function siteName(
+  config: Pick<SiteConfig, 'name' | 'site'> & { perLanguage?: SiteConfig['perLanguage'] },
+  lang: Language = 'es',
+): string {
+  return config.perLanguage?.[lang].name ?? config.name ?? new URL(config.site).host;
+}
+
+/** The site's description written in `lang`, when the configuration has one. */
+export function siteDescription(config: Pick<SiteConfig, 'perLanguage'>, lang: Language): string | undefined {
+  return config.perLanguage[lang].description;
 }
 
 /** Identity helper that gives `site.config.ts` type checking and editor completion. */

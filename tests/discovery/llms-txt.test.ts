@@ -4,11 +4,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
 import { build } from '../../build/index.ts';
+import siteConfig from '../../site.config.ts';
 import { type ParsedLlmsTxt, parseLlmsTxt } from '../helpers/llms-txt.ts';
 import { FIXTURE_CONFIG, md, PROJECT_ROOT, tempSite } from '../helpers/site.ts';
 
 const FILES = { es: 'llms.txt', en: 'en/llms.txt', 'pt-br': 'pt-br/llms.txt' } as const;
 const fold = (text: string) => text.replace(/\s+/g, ' ').trim();
+/** The sample configuration gives one description per language. */
+const SUMMARIES = siteConfig.description as Record<keyof typeof FILES, string>;
 
 describe('the sample site llms.txt files', () => {
   let out: string;
@@ -31,7 +34,8 @@ describe('the sample site llms.txt files', () => {
     for (const [lang, sections] of Object.entries(expectedSections)) {
       const parsed = parseLlmsTxt(text[lang] as string);
       expect(parsed.title).toBe('Código y Neuronas');
-      expect(parsed.summary).toBe(index.description);
+      expect(parsed.summary).toBe(SUMMARIES[lang as keyof typeof FILES]);
+      if (lang === 'es') expect(parsed.summary).toBe(index.description);
       expect(parsed.details[0]).toMatch(/MCP/);
       expect(parsed.details[0]).toContain('list_content');
       expect(parsed.sections.map((s) => s.name)).toEqual(sections);
@@ -107,10 +111,11 @@ describe('hostile titles and descriptions', () => {
       for (const [lang, path] of Object.entries(FILES)) {
         parsed[lang] = parseLlmsTxt(await readFile(join(site.out, path), 'utf8'));
       }
-      for (const each of Object.values(parsed)) {
-        expect(each.title).toBe('C# & <Co> #');
-        expect(each.summary).toBe('> no es una cita # ni un título');
-      }
+      for (const each of Object.values(parsed)) expect(each.title).toBe('C# & <Co> #');
+      // A plain-string description is the Spanish one; the other files summarise in their language.
+      expect(file('es').summary).toBe('> no es una cita # ni un título');
+      expect(file('en').summary).toBe('Posts, projects and tips from C# & <Co> #.');
+      expect(file('pt-br').summary).toBe('Artigos, projetos e dicas de C# & <Co> #.');
       const trampa = index.content.find((i) => i.url.includes('trampa'));
       expect(trampa?.url).toBe('https://example.com/blog/trampa(1/');
       const links = (lang: string) =>

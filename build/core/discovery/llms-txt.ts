@@ -1,6 +1,6 @@
 import { CONTENT_TYPES, LANGUAGES, type Language } from '../languages.ts';
 import type { ContentModel } from '../model.ts';
-import { type SiteConfig, siteName } from '../site-config.ts';
+import { type SiteConfig, siteDescription, siteName } from '../site-config.ts';
 import { addressOf, DISCOVERY_PATHS, indexPath, LLMS_TXT_PATHS } from './addresses.ts';
 import { LLMS_STRINGS } from './llms-txt-strings.ts';
 import { headingText, linkDestination, markdownText } from './markdown-text.ts';
@@ -20,10 +20,10 @@ export function llmsTxt(model: ContentModel, lang: Language, ctx: LlmsTxtContext
   const { config } = ctx;
   const text = LLMS_STRINGS[lang];
   const at = (path: string) => addressOf(config.site, path);
-  const name = siteName(config);
+  const name = siteName(config, lang);
   const blocks: string[] = [
     `# ${headingText(name)}`,
-    `> ${markdownText(config.description ?? text.summary(name))}`,
+    `> ${markdownText(siteDescription(config, lang) ?? text.summary(name))}`,
     text.usage({
       index: at(indexPath(ctx.version)),
       openapi: at(DISCOVERY_PATHS.openapi),
