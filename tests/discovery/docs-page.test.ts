@@ -1,21 +1,15 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROBLEM_NAMES } from '../../build/core/problem-types.ts';
 import { build } from '../../build/index.ts';
+import { CHROMIUM, hasChromium, launchChromium, warnIfNoChromium } from '../helpers/chromium.ts';
 import { type PagesDev, startPagesDev } from '../helpers/pages-dev.ts';
 import { PROJECT_ROOT } from '../helpers/site.ts';
 
-/** Debian's package; `npx playwright install` cannot download a browser here. */
-const CHROMIUM = process.env.CONTENT_INDEX_CHROMIUM ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(
-    `skipping the /docs/ browser test: no Chromium at ${CHROMIUM} (install it with: apt-get install -y chromium)`,
-  );
-}
+warnIfNoChromium('the /docs/ browser test');
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -23,6 +17,7 @@ describe.skipIf(!hasChromium)(`/docs/ in headless Chromium (${CHROMIUM})`, () =>
   let out: string;
   let server: PagesDev;
   let browser: Browser;
+  let page: Page;
   const requests: string[] = [];
   const errors: string[] = [];
   let text = '';
@@ -32,22 +27,11 @@ describe.skipIf(!hasChromium)(`/docs/ in headless Chromium (${CHROMIUM})`, () =>
     out = await mkdtemp(join(tmpdir(), 'content-index-docs-'));
     await build({ root: PROJECT_ROOT, out });
     server = await startPagesDev(out);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-background-networking',
-        '--disable-gpu',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     // Context-level events also see requests made by workers.
     const context = await browser.newContext();
     context.on('request', (request) => requests.push(request.url()));
-    const page = await context.newPage();
+    page = await context.newPage();
     page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(`console: ${message.text()} (${message.location().url})`);
@@ -112,5 +96,33 @@ describe.skipIf(!hasChromium)(`/docs/ in headless Chromium (${CHROMIUM})`, () =>
     }
     expect(links).toContain('https://example.com/llms.txt');
     expect(links).toContain('https://example.com/mcp');
+  });
+
+  it('every problem type address lands on an element with that id, in view once the reference has rendered', async () => {
+    // The addresses the Function really sends, and every name it can send.
+    const sent = new Set<string>();
+    for (const path of ['/api/v1/typo.json', '/api/v9/content.json']) {
+      const body = await (await fetch(`${server.url}${path}`)).json();
+      sent.add(new URL(body.type).hash.slice(1));
+    }
+    expect([...sent]).toEqual(['not-found', 'version-unknown']);
+    for (const name of PROBLEM_NAMES) {
+      await page.goto(`${server.url}/docs/#${name}`);
+      await page.locator('[data-section-id="operation/getContentIndex"]').waitFor({ timeout: 60_000 });
+      const target = await page.evaluate((id) => {
+        const element = document.getElementById(id);
+        if (!element) return undefined;
+        const box = element.getBoundingClientRect();
+        return {
+          text: element.textContent,
+          top: box.top,
+          inView: box.top > -1 && box.bottom <= innerHeight,
+          targeted: element.matches(':target'),
+        };
+      }, name);
+      // Scrolled to (within a pixel: the browser aligns it to the top), and the :target of the page.
+      expect(target, name).toMatchObject({ inView: true, targeted: true });
+      expect(target?.text, name).toContain(`#${name}`);
+    }
   });
 });

@@ -84,31 +84,70 @@ describe('/openapi.json', () => {
     expect(validate(manifest), JSON.stringify(validate.errors)).toBe(true);
   });
 
-  it('describes every endpoint of the spec, version 1.0.0, on the site address, with no security', () => {
-    expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining([
-        '/api/v1/content.json',
-        '/api/content.json',
-        '/openapi.json',
-        '/.well-known/ai-plugin.json',
-        '/llms.txt',
-        '/en/llms.txt',
-        '/pt-br/llms.txt',
-        '/mcp',
-      ]),
-    );
+  it('describes every served document, version 1.0.0, on the site address, stating that none needs security', () => {
+    expect(Object.keys(doc.paths)).toEqual([
+      '/api/v1/content.json',
+      '/api/v1/schema.json',
+      '/api/content.json',
+      '/api/versions.json',
+      '/openapi.json',
+      '/.well-known/ai-plugin.json',
+      '/llms.txt',
+      '/en/llms.txt',
+      '/pt-br/llms.txt',
+      '/mcp',
+      '/mcp/server-card',
+    ]);
     for (const item of Object.values(doc.paths) as Doc[]) {
       expect(Object.keys(item)).toEqual(['get']); // read-only: GET alone
       expect(item.get.parameters).toBeUndefined();
       expect(item.get.requestBody).toBeUndefined();
+      expect(Object.keys(item.get.responses)).toEqual(['200']);
     }
     expect(doc.paths['/api/content.json'].get.operationId).toBe('getContentIndex');
-    expect(Object.keys(doc.paths['/api/content.json'].get.responses)).toEqual(['200']);
     expect(doc.info.version).toBe('1.0.0');
     expect(doc.servers).toEqual([{ url: 'https://example.com', description: 'Código y Neuronas' }]);
-    expect(doc.security).toBeUndefined();
+    expect(doc.security).toEqual([]);
     expect(doc.components.securitySchemes).toBeUndefined();
+    expect(doc.info.contact).toEqual({
+      name: 'Código y Neuronas',
+      url: 'https://example.com/',
+      email: 'hola@example.com',
+    });
+    expect(doc.info.license).toEqual({ name: 'Terms of use', url: 'https://example.com/aviso-legal/' });
     expect(doc.externalDocs.url).toBe(result.config.documentation);
+  });
+
+  it('types every JSON response with a real schema, none a bare object', () => {
+    const refs = Object.values(doc.paths).map((item) => {
+      const [content] = Object.values((item as Doc).get.responses['200'].content) as Doc[];
+      return content.schema.$ref ?? content.schema.type;
+    });
+    expect(refs).toEqual([
+      '#/components/schemas/ContentIndex',
+      '#/components/schemas/JsonSchemaDocument',
+      '#/components/schemas/ContentIndex',
+      '#/components/schemas/VersionManifest',
+      '#/components/schemas/OpenApiDocument',
+      '#/components/schemas/AiPluginManifest',
+      'string',
+      'string',
+      'string',
+      '#/components/schemas/McpServerDescription',
+      '#/components/schemas/McpServerCard',
+    ]);
+  });
+
+  it('validates its own bytes, the published schema and the manifest against their response schemas', async () => {
+    for (const [path, file] of [
+      ['/openapi.json', 'openapi.json'],
+      ['/api/v1/schema.json', 'api/v1/schema.json'],
+      ['/api/versions.json', 'api/versions.json'],
+    ] as const) {
+      const body = JSON.parse(await readFile(join(out, file), 'utf8'));
+      const validate = responseValidator(doc, path);
+      expect(validate(body), `${path}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
   });
 
   it('takes its component schemas from the JSON Schema files the build validates with', () => {
@@ -127,19 +166,33 @@ describe('/openapi.json', () => {
         'ContentItem',
         'Counts',
         'Deprecation',
+        'JsonSchemaDocument',
+        'ManifestVersion',
+        'McpServerCard',
+        'McpServerDescription',
+        'McpTool',
+        'OpenApiDocument',
         'Problem',
         'Section',
+        'VersionManifest',
         'Versions',
       ].sort(),
     );
   });
 
-  it('documents the 410 problem body on the versioned route and not on the alias', () => {
-    const gone = doc.paths['/api/v1/content.json'].get.responses['410'];
-    expect(gone.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
-    expect(gone.headers.Link).toBeDefined();
+  it('documents the lifecycle problems once, as reusable responses and in the text, with their reference anchors', () => {
     expect(doc.paths['/api/v1/content.json'].get.deprecated).toBeUndefined();
-    expect(doc.paths['/api/content.json'].get.responses['410']).toBeUndefined();
+    const { NotFound, VersionWithdrawn } = doc.components.responses;
+    for (const response of [NotFound, VersionWithdrawn]) {
+      expect(response.content['application/problem+json'].schema).toEqual({
+        $ref: '#/components/schemas/Problem',
+      });
+    }
+    expect(VersionWithdrawn.headers.Link).toEqual({ $ref: '#/components/headers/Link' });
+    for (const anchor of ['not-found', 'version-unknown', 'version-withdrawn']) {
+      expect(doc.info.description).toContain(`(https://example.com/docs/#${anchor})`);
+    }
+    expect(doc.info.description).toContain('## Errors');
   });
 
   it('describes llms.txt as text and links the documents people and agents need', () => {
@@ -169,18 +222,23 @@ describe('the OpenAPI document for other version lifecycles', () => {
     const v2 = document.paths['/api/v2/content.json'].get;
     expect(v1.deprecated).toBe(true);
     expect(v1.operationId).toBe('getContentIndexV1');
-    expect(Object.keys(v1.responses)).toEqual(['200', '410']);
-    expect(Object.keys(v1.responses['200'].headers)).toEqual(['Deprecation', 'Sunset', 'Link']);
+    expect(Object.keys(v1.responses)).toEqual(['200']);
+    expect(v1.responses['200'].headers).toEqual({
+      Deprecation: { $ref: '#/components/headers/Deprecation' },
+      Sunset: { $ref: '#/components/headers/Sunset' },
+      Link: { $ref: '#/components/headers/Link' },
+    });
+    expect(document.paths['/api/v1/schema.json'].get.deprecated).toBe(true);
     expect(v1.description).toContain('2027-09-01T00:00:00Z');
     expect(v2.deprecated).toBeUndefined();
     expect(v2.responses['200'].headers).toBeUndefined();
-    expect(v2.responses['410']).toBeDefined();
+    expect(Object.keys(v2.responses)).toEqual(['200']);
     const alias = document.paths['/api/content.json'].get;
     expect(alias.deprecated).toBeUndefined();
     expect(alias.description).toContain('today v2');
   });
 
-  it('documents only 410 for a withdrawn version, and gives a version with its own schema its own components', async () => {
+  it('leaves a withdrawn version’s routes out (they serve no index), and gives a version with its own schema its own components', async () => {
     const v2Schema = structuredClone(indexSchemaV1) as Doc;
     v2Schema.properties.extra = { type: 'string' };
     const versions: ApiVersion[] = [
@@ -194,9 +252,9 @@ describe('the OpenAPI document for other version lifecycles', () => {
       schemaOf: (v) => (v === 'v2' ? v2Schema : indexSchemaV1),
     });
     await expectValidOpenApi(document);
-    const v1 = document.paths['/api/v1/content.json'].get;
-    expect(v1.deprecated).toBe(true);
-    expect(Object.keys(v1.responses)).toEqual(['410']);
+    expect(document.paths['/api/v1/content.json']).toBeUndefined();
+    expect(document.paths['/api/v1/schema.json']).toBeUndefined();
+    expect(document.info.description).toContain('Withdrawn: v1 (since 2027-09-01T00:00:00Z).');
     const v2 = document.paths['/api/v2/content.json'].get;
     expect(v2.deprecated).toBe(true);
     expect(v2.responses['200'].content['application/json'].schema.$ref).toBe(

@@ -1,3 +1,4 @@
+import { PROBLEM_NAMES, PROBLEM_TYPES } from '../problem-types.ts';
 import { type SiteConfig, siteName } from '../site-config.ts';
 import { DISCOVERY_PATHS, LLMS_TXT_PATHS, schemaPath } from './addresses.ts';
 
@@ -42,6 +43,12 @@ export function docsPage(config: SiteConfig, version: string): string {
   body { margin: 0; font-family: system-ui, sans-serif; }
   .links { display: flex; flex-wrap: wrap; gap: 0.5rem 1.25rem; padding: 0.6rem 1.25rem; font-size: 0.9rem; border-bottom: 1px solid #ddd; }
   .links strong { margin-right: auto; }
+  .problems { padding: 0.4rem 1.25rem 0.6rem; font-size: 0.85rem; border-bottom: 1px solid #ddd; }
+  .problems h2 { font-size: 0.95rem; margin: 0.3rem 0; }
+  .problems p, .problems dl { margin: 0.3rem 0; }
+  .problems dt { font-weight: 600; margin-top: 0.3rem; }
+  .problems dd { margin-left: 1.25rem; }
+  .problems :target { background: #fff3bf; }
 </style>
 </head>
 <body>
@@ -53,12 +60,32 @@ export function docsPage(config: SiteConfig, version: string): string {
   <a href="${up(DISCOVERY_PATHS.mcp)}">MCP server</a>
   <a href="${up(DISCOVERY_PATHS.aiPlugin)}">ai-plugin.json</a>
 </nav>
+${problemsSection()}
 <redoc spec-url="${up(DISCOVERY_PATHS.openapi)}" expand-responses="200"></redoc>
 <noscript><p>The interactive reference needs JavaScript; the <a href="${up(DISCOVERY_PATHS.openapi)}">OpenAPI description</a> has the same content.</p></noscript>
 <script src="${DOCS_SCRIPT}"></script>
 </body>
 </html>
 `;
+}
+
+/**
+ * The problem types, as plain HTML above the reference: every problem body's `type` is this page's
+ * address plus `#` and an id here. Outside the renderer, the anchors exist before any script runs, and
+ * the renderer, which fills the page below them, cannot move the place a link lands on.
+ */
+function problemsSection(): string {
+  const entries = PROBLEM_NAMES.map((name) => {
+    const { status, title, explanation } = PROBLEM_TYPES[name];
+    return `  <dt id="${name}"><code>#${name}</code>: ${status} ${escapeHtml(title)}</dt>\n  <dd>${escapeHtml(explanation)}</dd>`;
+  });
+  return `<section class="problems" aria-labelledby="problems-title">
+<h2 id="problems-title">Errors</h2>
+<p>Every error under <code>/api/</code> is JSON: a problem body (RFC 9457, <code>application/problem+json</code>) whose <code>type</code> is one of the addresses below and which names the current version and the address of its index.</p>
+<dl>
+${entries.join('\n')}
+</dl>
+</section>`;
 }
 
 function escapeHtml(text: string): string {

@@ -1,8 +1,20 @@
 import aiPluginSchema from '../../schemas/ai-plugin.schema.json' with { type: 'json' };
+import jsonSchemaDocumentSchema from '../../schemas/discovery/json-schema-document.schema.json' with {
+  type: 'json',
+};
+import mcpDescriptionSchema from '../../schemas/discovery/mcp-description.schema.json' with { type: 'json' };
+import mcpServerCardSchema from '../../schemas/discovery/mcp-server-card.schema.json' with { type: 'json' };
+import openApiDocumentSchema from '../../schemas/discovery/openapi-document.schema.json' with {
+  type: 'json',
+};
 import problemSchema from '../../schemas/problem.schema.json' with { type: 'json' };
+import versionsSchema from '../../schemas/versions.schema.json' with { type: 'json' };
 import { LANGUAGES, type Language } from '../languages.ts';
+import { SERVER_CARD_MEDIA_TYPE } from '../mcp/describe.ts';
+import { PROBLEM_NAMES, PROBLEM_TYPES, problemTypeUri } from '../problem-types.ts';
 import { type SiteConfig, siteName } from '../site-config.ts';
 import { indexSchema } from '../validate-index.ts';
+import { MANIFEST_PATH } from '../version-manifest.ts';
 import {
   addressOf,
   DISCOVERY_PATHS,
@@ -37,7 +49,16 @@ const TAGS = {
   mcp: 'MCP',
 } as const;
 
-/** OpenAPI 3.1 description of every endpoint in the spec, with component schemas taken from the repo's JSON Schemas. */
+/** The reusable responses of the lifecycle's problems: documented once, declared by no operation. */
+const RESPONSES = { notFound: 'NotFound', withdrawn: 'VersionWithdrawn' } as const;
+
+/**
+ * OpenAPI 3.1 description of exactly what the site serves: every JSON document with its schema (taken
+ * from the repo's JSON Schemas), the llms.txt files, and the MCP endpoint's GET. Every operation
+ * declares the answer it gives when all is well; the problems (unknown path or version, withdrawn
+ * version) are the same for every route under `/api/`, so they are described once, in the text and as
+ * reusable responses, rather than on operations whose contract is a 200.
+ */
 export function openApiDocument(input: OpenApiInput): object {
   const { config, versions } = input;
   const schemaOf = input.schemaOf ?? indexSchema;
@@ -45,6 +66,7 @@ export function openApiDocument(input: OpenApiInput): object {
   const name = siteName(config);
   const latest = currentVersion(versions);
   const at = (path: string) => addressOf(site, path);
+  const reference = at(DISCOVERY_PATHS.docs);
 
   // The current version's schemas get the plain names; an older version whose schema differs gets
   // its own, suffixed set (ContentIndexV1…), so both can be described side by side.
@@ -52,8 +74,8 @@ export function openApiDocument(input: OpenApiInput): object {
   if (!latestSchema) throw new Error(`no JSON Schema for the current version ${latest.name}`);
   const schemas: Record<string, object> = schemaComponents(latestSchema, { root: 'ContentIndex' });
   const indexRef = new Map<string, string>();
-  for (const version of versions) {
-    if (version.state === 'withdrawn') continue;
+  const served = versions.filter((v) => v.state !== 'withdrawn');
+  for (const version of served) {
     const schema = schemaOf(version.name);
     if (!schema) throw new Error(`no JSON Schema for version ${version.name}`);
     if (schema === latestSchema) {
@@ -64,22 +86,40 @@ export function openApiDocument(input: OpenApiInput): object {
     Object.assign(schemas, schemaComponents(schema, { root: 'ContentIndex', suffix }));
     indexRef.set(version.name, componentRef(`ContentIndex${suffix}`));
   }
-  Object.assign(schemas, schemaComponents(problemSchema, { root: 'Problem' }));
-  Object.assign(schemas, schemaComponents(aiPluginSchema, { root: 'AiPluginManifest' }));
+  Object.assign(
+    schemas,
+    schemaComponents(problemSchema, { root: 'Problem' }),
+    schemaComponents(versionsSchema, { root: 'VersionManifest' }),
+    schemaComponents(jsonSchemaDocumentSchema, { root: 'JsonSchemaDocument' }),
+    schemaComponents(aiPluginSchema, { root: 'AiPluginManifest' }),
+    schemaComponents(openApiDocumentSchema, { root: 'OpenApiDocument' }),
+    schemaComponents(mcpDescriptionSchema, { root: 'McpServerDescription' }),
+    schemaComponents(mcpServerCardSchema, { root: 'McpServerCard' }),
+  );
 
   const paths: Record<string, object> = {};
-  for (const version of versions) {
-    paths[`/${indexPath(version.name)}`] = {
-      get: versionedOperation(version, latest, indexRef.get(version.name), at),
-    };
+  for (const version of served) {
+    const ref = indexRef.get(version.name) ?? componentRef('ContentIndex');
+    paths[`/${indexPath(version.name)}`] = { get: indexOperation(version, latest, ref) };
+    paths[`/${schemaPath(version.name)}`] = { get: schemaOperation(version) };
   }
   paths[`/${INDEX_ALIAS_PATH}`] = {
     get: {
       tags: [TAGS.index],
       operationId: 'getContentIndex',
       summary: 'Content index (latest version)',
-      description: `Alias that always follows the latest version, today ${latest.name}: the same body as \`/${indexPath(latest.name)}\`. Clients that need stability use the versioned route.`,
+      description: `Alias that always follows the latest version, today ${latest.name}: the same body as \`/${indexPath(latest.name)}\`, byte for byte (so the same ETag). Clients that need stability use the versioned route.`,
       responses: { '200': indexResponse(indexRef.get(latest.name) ?? componentRef('ContentIndex')) },
+    },
+  };
+  paths[`/${MANIFEST_PATH}`] = {
+    get: {
+      tags: [TAGS.index],
+      operationId: 'getApiVersions',
+      summary: 'API versions and their lifecycle',
+      description:
+        'Every version this API has published, withdrawn ones included, with its publication, deprecation and sunset dates, the current version, and the Cache-Control policy of the index routes: for clients that plan a migration ahead.',
+      responses: { '200': jsonResponse('The versions, oldest first.', 'VersionManifest') },
     },
   };
   paths[`/${DISCOVERY_PATHS.openapi}`] = {
@@ -88,12 +128,7 @@ export function openApiDocument(input: OpenApiInput): object {
       operationId: 'getOpenApiDescription',
       summary: 'This API description',
       description: 'The OpenAPI 3.1 document you are reading, for code generators and agents.',
-      responses: {
-        '200': {
-          description: 'An OpenAPI 3.1 document.',
-          content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info'] } } },
-        },
-      },
+      responses: { '200': jsonResponse('An OpenAPI 3.1 document.', 'OpenApiDocument') },
     },
   };
   paths[`/${DISCOVERY_PATHS.aiPlugin}`] = {
@@ -103,12 +138,7 @@ export function openApiDocument(input: OpenApiInput): object {
       summary: 'Manifest for AI agents',
       description:
         'The AI plugin manifest agents probe for: names, descriptions and the address of this document.',
-      responses: {
-        '200': {
-          description: 'The manifest.',
-          content: { 'application/json': { schema: { $ref: componentRef('AiPluginManifest') } } },
-        },
-      },
+      responses: { '200': jsonResponse('The manifest.', 'AiPluginManifest') },
     },
   };
   for (const lang of LANGUAGES) {
@@ -137,16 +167,32 @@ export function openApiDocument(input: OpenApiInput): object {
       operationId: 'getMcpServer',
       summary: 'Model Context Protocol server',
       description:
-        'The MCP server, with the tools `list_content`, `search_content` and `content_stats`. MCP clients connect to this address with the Streamable HTTP transport; a plain GET answers with a JSON description of the server and its tools.',
+        'The MCP server, with the tools `list_content`, `search_content` and `content_stats`. MCP clients connect to this address with the Streamable HTTP transport (JSON-RPC over POST); a plain GET answers with a JSON description of the server and its tools.',
+      responses: {
+        '200': jsonResponse(
+          'A description of the server: name, transport, protocol revisions, tools and client configuration.',
+          'McpServerDescription',
+        ),
+      },
+    },
+  };
+  paths[`/${DISCOVERY_PATHS.mcp}/server-card`] = {
+    get: {
+      tags: [TAGS.mcp],
+      operationId: 'getMcpServerCard',
+      summary: 'MCP server card',
+      description:
+        "The server's identity and how to connect, in the shape of the MCP server-card extension, for registries and clients that discover servers.",
       responses: {
         '200': {
-          description: 'A description of the server: name, transport, protocol revisions and tools.',
-          content: { 'application/json': { schema: { type: 'object' } } },
+          description: 'The server card.',
+          content: { [SERVER_CARD_MEDIA_TYPE]: { schema: { $ref: componentRef('McpServerCard') } } },
         },
       },
     },
   };
 
+  const withdrawn = versions.filter((v) => v.state === 'withdrawn');
   const infoDescription = [
     `Read-only index of every post, project and tip published on [${name}](${site}), with the address of each page in Spanish (es, canonical), English (en) and Brazilian Portuguese (pt-br). Every endpoint answers GET, needs no authentication and takes no parameters; one request to an index endpoint returns the whole index.`,
     '',
@@ -154,16 +200,37 @@ export function openApiDocument(input: OpenApiInput): object {
     `- **Language models** read [llms.txt](${at(LLMS_TXT_PATHS.es)}), also in [English](${at(LLMS_TXT_PATHS.en)}) and [Portuguese](${at(LLMS_TXT_PATHS['pt-br'])}).`,
     `- **AI agents** use the [MCP server](${at(DISCOVERY_PATHS.mcp)}) (tools \`list_content\`, \`search_content\`, \`content_stats\`) or the [AI plugin manifest](${at(DISCOVERY_PATHS.aiPlugin)}).`,
     `- **Validators** use the [JSON Schema of the ${latest.name} index](${at(schemaPath(latest.name))}).`,
+    '- **Browsers** may read every document from any origin (`Access-Control-Allow-Origin: *`), including the `ETag`, `Deprecation`, `Sunset` and `Link` headers. Send plain GET requests: the current version, the alias and the discovery documents are static files whose host refuses CORS preflights, and the browser cache revalidates with `If-None-Match` by itself.',
     '',
     '## Versions',
     '',
-    'Within a version the shape is stable: fields are only ever added, never removed or retyped, so ignore fields you do not know. When a newer version is published, the previous one keeps being served unchanged for at least 12 months; meanwhile its responses carry the `Deprecation` and `Sunset` headers and its `versions.deprecation` field announces the successor. After the sunset date its route answers 410 Gone with a problem body that points to the current version.',
+    'Within a version the shape is stable: fields are only ever added, never removed or retyped, so ignore fields you do not know. When a newer version is published, the previous one keeps being served unchanged for at least 12 months; meanwhile its responses carry the `Deprecation` and `Sunset` headers and its `versions.deprecation` field announces the successor. After the sunset date its route answers 410 Gone with a problem body that points to the current version (the `VersionWithdrawn` response).',
+    ...(withdrawn.length > 0
+      ? [
+          '',
+          `Withdrawn: ${withdrawn.map((v) => `${v.name}${v.sunset ? ` (since ${v.sunset})` : ''}`).join(', ')}. Their routes answer 410 Gone.`,
+        ]
+      : []),
+    '',
+    '## Errors',
+    '',
+    `Every error under \`/api/\` is JSON: a problem body (RFC 9457, \`application/problem+json\`, schema \`Problem\`) that names the current version and the address of its index. Its \`type\` is an address on the [API reference](${reference}) that explains it:`,
+    '',
+    '| `type` | Status | When |',
+    '| --- | --- | --- |',
+    ...PROBLEM_NAMES.map((problem) => {
+      const { status, explanation } = PROBLEM_TYPES[problem];
+      return `| [\`${problemTypeUri(reference, problem)}\`](${problemTypeUri(reference, problem)}) | ${status} | ${explanation} |`;
+    }),
+    '',
+    'A method other than GET, HEAD or OPTIONS answers 405. The MCP endpoint answers JSON-RPC errors.',
     '',
     '## Terms of use',
     '',
     `The content belongs to the author of ${name}. Using this API to discover and index it is permitted.`,
   ].join('\n');
 
+  const { license } = config;
   return {
     openapi: '3.1.0',
     info: {
@@ -171,57 +238,90 @@ export function openApiDocument(input: OpenApiInput): object {
       summary: 'Every post, project and tip of the site, in es, en and pt-br, in one GET.',
       description: infoDescription,
       version: OPENAPI_INFO_VERSION,
-      contact: { email: config.aiPlugin.contactEmail },
+      contact: { name, url: site, email: config.aiPlugin.contactEmail },
+      license: {
+        name: license.name,
+        ...(license.identifier !== undefined && { identifier: license.identifier }),
+        ...(license.url !== undefined && { url: license.url }),
+      },
     },
     servers: [{ url: site.replace(/\/$/, ''), description: name }],
+    // Stated, not left out: no operation needs credentials.
+    security: [],
     tags: [
-      { name: TAGS.index, description: 'The content index, versioned and latest.' },
+      { name: TAGS.index, description: 'The content index, versioned and latest, and its versions.' },
       { name: TAGS.discovery, description: 'Documents that tell machines what the site offers.' },
       { name: TAGS.mcp, description: 'The Model Context Protocol server.' },
     ],
     paths,
-    components: { schemas },
-    externalDocs: { description: 'API reference for people', url: at(DISCOVERY_PATHS.docs) },
+    components: {
+      schemas,
+      headers: {
+        // Only while a version is deprecated does an operation send them.
+        ...(served.some((v) => v.state === 'deprecated') && {
+          Deprecation: {
+            description: 'When the version was deprecated, as `@<unix seconds>` (RFC 9745).',
+            schema: { type: 'string' },
+          },
+          Sunset: {
+            description: 'When the version will be withdrawn, as an HTTP date (RFC 8594).',
+            schema: { type: 'string' },
+          },
+        }),
+        Link: {
+          description:
+            'The successor version (`rel="successor-version"`) and, while deprecated, the deprecation notice (`rel="deprecation"`).',
+          schema: { type: 'string' },
+        },
+      },
+      responses: {
+        [RESPONSES.notFound]: {
+          description: `Nothing is published at this path (\`${problemTypeUri(reference, 'not-found')}\`), or the path names a version this API never published (\`${problemTypeUri(reference, 'version-unknown')}\`). The problem body names the current version.`,
+          content: { 'application/problem+json': { schema: { $ref: componentRef('Problem') } } },
+        },
+        [RESPONSES.withdrawn]: {
+          description: `The version was withdrawn at its sunset date (\`${problemTypeUri(reference, 'version-withdrawn')}\`). The problem body gives the date and points to the current version.`,
+          headers: { Link: { $ref: '#/components/headers/Link' } },
+          content: { 'application/problem+json': { schema: { $ref: componentRef('Problem') } } },
+        },
+      },
+    },
+    externalDocs: { description: 'API reference for people', url: config.documentation },
   };
 }
 
-function versionedOperation(
-  version: ApiVersion,
-  latest: ApiVersion,
-  ref: string | undefined,
-  at: (path: string) => string,
-): object {
+function indexOperation(version: ApiVersion, latest: ApiVersion, ref: string): object {
   const successor = `/${indexPath(latest.name)}`;
   const when = version.sunset ? ` on ${version.sunset}` : '';
-  const description = {
-    current: `The whole index, version ${version.name}: the route for stable integrations. When a newer version is published this route keeps answering unchanged for at least 12 months, then answers 410 Gone.`,
-    deprecated: `Deprecated: ${latest.name} replaces it (\`${successor}\`). Answers unchanged, with \`Deprecation\` and \`Sunset\` headers and \`versions.deprecation\` in the body, until it is withdrawn${when}; then 410 Gone.`,
-    withdrawn: `Withdrawn${when}: answers 410 Gone with a problem body that points to ${latest.name} (\`${successor}\`).`,
-  }[version.state];
-  const gone = {
-    description:
-      'Gone: the version was withdrawn at its sunset date. The problem body points to the current version.',
-    headers: {
-      Link: {
-        description: `\`<${at(indexPath(latest.name))}>; rel="successor-version"\`: the current version's route.`,
-        schema: { type: 'string' },
-      },
-    },
-    content: { 'application/problem+json': { schema: { $ref: componentRef('Problem') } } },
-  };
-  const responses: Record<string, object> = {};
-  if (version.state !== 'withdrawn' && ref) {
-    responses['200'] =
-      version.state === 'deprecated' ? indexResponse(ref, deprecationHeaders()) : indexResponse(ref);
-  }
-  responses['410'] = gone;
+  const description =
+    version.state === 'current'
+      ? `The whole index, version ${version.name}: the route for stable integrations. When a newer version is published this route keeps answering unchanged for at least 12 months, then answers 410 Gone.`
+      : `Deprecated: ${latest.name} replaces it (\`${successor}\`). Answers unchanged, with \`Deprecation\` and \`Sunset\` headers and \`versions.deprecation\` in the body, until it is withdrawn${when}; then 410 Gone.`;
   return {
     tags: [TAGS.index],
     operationId: `getContentIndex${upperFirst(version.name)}`,
     summary: `Content index, ${version.name}`,
     description,
-    ...(version.state !== 'current' && { deprecated: true }),
-    responses,
+    ...(version.state === 'deprecated' && { deprecated: true }),
+    responses: {
+      '200': version.state === 'deprecated' ? indexResponse(ref, deprecationHeaders()) : indexResponse(ref),
+    },
+  };
+}
+
+function schemaOperation(version: ApiVersion): object {
+  return {
+    tags: [TAGS.index],
+    operationId: `getContentIndexSchema${upperFirst(version.name)}`,
+    summary: `JSON Schema of the ${version.name} index`,
+    description: `The JSON Schema (draft 2020-12) that every ${version.name} body validates against, with \`$id\` set to this address. It follows the version's lifecycle.`,
+    ...(version.state === 'deprecated' && { deprecated: true }),
+    responses: {
+      '200':
+        version.state === 'deprecated'
+          ? jsonResponse('The JSON Schema.', 'JsonSchemaDocument', deprecationHeaders())
+          : jsonResponse('The JSON Schema.', 'JsonSchemaDocument'),
+    },
   };
 }
 
@@ -233,21 +333,19 @@ function indexResponse(ref: string, headers?: Record<string, object>): object {
   };
 }
 
+function jsonResponse(description: string, component: string, headers?: Record<string, object>): object {
+  return {
+    description,
+    ...(headers && { headers }),
+    content: { 'application/json': { schema: { $ref: componentRef(component) } } },
+  };
+}
+
 function deprecationHeaders(): Record<string, object> {
   return {
-    Deprecation: {
-      description: 'When the version was deprecated, as `@<unix seconds>` (RFC 9745).',
-      schema: { type: 'string' },
-    },
-    Sunset: {
-      description: 'When the version will be withdrawn, as an HTTP date (RFC 8594).',
-      schema: { type: 'string' },
-    },
-    Link: {
-      description:
-        'The successor version (`rel="successor-version"`) and the deprecation notice (`rel="deprecation"`).',
-      schema: { type: 'string' },
-    },
+    Deprecation: { $ref: '#/components/headers/Deprecation' },
+    Sunset: { $ref: '#/components/headers/Sunset' },
+    Link: { $ref: '#/components/headers/Link' },
   };
 }
 
