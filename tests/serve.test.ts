@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { build } from '../build/index.ts';
+import { clientAjv } from './helpers/ajv.ts';
 import { type PagesDev, startPagesDev } from './helpers/pages-dev.ts';
 import { PROJECT_ROOT } from './helpers/site.ts';
 
@@ -12,6 +13,8 @@ let server: PagesDev;
 beforeAll(async () => {
   out = await mkdtemp(join(tmpdir(), 'content-index-serve-'));
   await build({ root: PROJECT_ROOT, out });
+  // The site's own not-found page: Pages answers unknown static paths with it.
+  await writeFile(join(out, '404.html'), '<!doctype html><title>No existe</title>');
   server = await startPagesDev(out);
 });
 afterAll(async () => {
@@ -58,4 +61,50 @@ it('serves the renderer script the docs page loads, as JavaScript', async () => 
   const response = await fetch(`${server.url}/docs/redoc.standalone.js`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/javascript/);
+});
+
+it('answers an unknown path under /api/ with a JSON 404 on a site with its own 404.html, which other paths get', async () => {
+  const page = await fetch(`${server.url}/no-existe/`);
+  expect([page.status, await page.text()]).toEqual([404, '<!doctype html><title>No existe</title>']);
+  for (const path of ['/api/v1/nope.json', '/api/nope']) {
+    const response = await fetch(`${server.url}${path}`);
+    expect(response.status, path).toBe(404);
+    expect(response.headers.get('content-type'), path).toBe('application/problem+json; charset=utf-8');
+    expect((await response.json()).current_version, path).toBe('v1');
+  }
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is read as plain JSON
+type Json = any;
+
+it('every path /openapi.json describes answers 200 with the declared media type and a body its schema accepts', async () => {
+  const doc: Json = await (await fetch(`${server.url}/openapi.json`)).json();
+  const ajv = clientAjv();
+  ajv.addSchema(doc, 'urn:test:openapi');
+  const checked: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+    const [media, { schema }] = Object.entries(item.get.responses['200'].content)[0] as [string, Json];
+    const response = await fetch(`${server.url}${path}`);
+    expect(response.status, path).toBe(200);
+    expect(response.headers.get('content-type'), path).toMatch(
+      new RegExp(`^${media.replace(/[+.]/g, '\\$&')}\\b`),
+    );
+    const text = await response.text();
+    if (media === 'text/plain') continue;
+    const pointer = ['paths', path, 'get', 'responses', '200', 'content', media, 'schema']
+      .map((segment) => segment.replace(/~/g, '~0').replace(/\//g, '~1'))
+      .join('/');
+    const validate = ajv.compile({ $ref: `urn:test:openapi#/${pointer}` });
+    expect(validate(JSON.parse(text)), `${path}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    expect(schema.$ref, path).toMatch(/^#\/components\/schemas\//);
+    checked.push(path);
+  }
+  expect(checked).toEqual(
+    expect.arrayContaining(['/mcp', '/mcp/server-card', '/api/versions.json', '/api/v1/schema.json']),
+  );
+  // …and every JSON file the build publishes is described (mcp/data.json is the Function's, not served).
+  const published = (await readdir(out, { recursive: true }))
+    .map((file) => `/${file.split('\\').join('/')}`)
+    .filter((file) => file.endsWith('.json') && !file.startsWith('/mcp/') && file !== '/_routes.json');
+  expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(published));
 });
