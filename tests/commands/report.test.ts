@@ -28,7 +28,7 @@ describe('the build report', () => {
     expect(stdout).toContain(
       'content/tips/manana.es.md (dated 2999-01-01, in the future, with its translations)',
     );
-    expect(stdout).toMatch(/files +_headers +\d+ B +gzip +\d+ B/);
+    expect(stdout).toMatch(/files +_headers +[\d.]+ (B|KiB) +gzip +\d+ B/);
     expect(stdout).toMatch(/^ +files +\S+ +[\d.]+ (B|KiB|MiB) +gzip/m);
     expect(stdout).toMatch(/ +api\/content\.json +\d+(\.\d)? (B|KiB) +gzip +\d+(\.\d)? (B|KiB)/);
     expect(stdout).toMatch(/api\/v1\/content\.json +[\d.]+ (B|KiB) +gzip/);

@@ -116,7 +116,7 @@ function checkConsistency(result: BuildResult, docs: Documents, authorFiles: str
     const url = new URL(address);
     const path = `${url.origin}${url.pathname}`.slice(config.site.length);
     const file = path === '' || path.endsWith('/') ? `${path}index.html` : path;
-    if (path === 'mcp') continue; // the MCP server, a Pages Function
+    if (path === 'mcp' || path === 'mcp/server-card') continue; // the MCP server, a Pages Function
     if (isOwnedPath(file) || isOwnedPath(path)) {
       expect(written.has(file), `${where}: ${address} → ${file} was not written`).toBe(true);
     } else {
