@@ -14,8 +14,7 @@ export interface SourceDates {
  * The index's `generated`: when the published content last changed, not when the build ran, so that a
  * rebuild of unchanged sources (the daily scheduled one) writes the same bytes and keeps every ETag.
  * It is the newest of `SOURCE_DATE_EPOCH`, the last content commit, every published file's `date` and
- * every published API version's publication (which is also when the previous one became deprecated),
- * and never later than the build's clock. The last two are what make a scheduled change move it: a
+ * every published API version's publication and deprecation, and never later than the build's clock. The last two are what make a scheduled change move it: a
  * future-dated post whose day has come, a version published on its date.
  */
 export function generatedAt(
@@ -35,7 +34,12 @@ export function generatedAt(
       if (translation?.date) consider(Date.parse(translation.date));
     }
   }
-  for (const version of versions) consider(version.published.getTime());
+  for (const version of versions) {
+    consider(version.published.getTime());
+    // The day a deprecation is first announced, which can be after the successor's publication (the
+    // live check carries it), the deprecated body changes: `versions.deprecation` appears.
+    if (version.deprecated && version.deprecated <= now) consider(version.deprecated.getTime());
+  }
   // Clocks disagree (a commit made on a machine ahead of this one): `generated` never claims the future.
   return Number.isFinite(newest) ? new Date(Math.min(newest, now.getTime())) : now;
 }

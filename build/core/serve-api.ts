@@ -192,7 +192,7 @@ function problem(request: Request, policy: CachePolicy | undefined, body: Proble
 
 /** Problem types are anchors on the API reference page, which explains each one. */
 function problemType(manifest: VersionManifest, name: ProblemName): string {
-  return problemTypeUri(manifest.reference, name);
+  return problemTypeUri(manifest.reference ?? manifest.documentation, name);
 }
 
 function instant(value: string | null): Date | undefined {

@@ -32,8 +32,12 @@ export interface VersionManifest {
   current_url: string;
   /** The site's documentation. */
   documentation: string;
-  /** The API reference page the build writes (`/docs/`); each problem `type` is an anchor on it. */
-  reference: string;
+  /**
+   * The API reference page the build writes (`/docs/`); each problem `type` is an anchor on it. Absent
+   * from manifests written before it existed (a live site deployed by an older version), whose
+   * `documentation` was that page.
+   */
+  reference?: string;
   cache_control: { max_age: number; stale_while_revalidate: number };
   /** Every published version, withdrawn ones included, oldest first. */
   versions: ManifestVersion[];
@@ -89,10 +93,5 @@ export function parseManifest(value: unknown): VersionManifest | undefined {
   const ok = m.versions.every(
     (v) => typeof v?.version === 'string' && Array.isArray(v.routes) && typeof v.url === 'string',
   );
-  if (!ok) return undefined;
-  // A manifest written before `reference` existed: its documentation was the reference page.
-  return {
-    ...(m as VersionManifest),
-    reference: typeof m.reference === 'string' ? m.reference : m.documentation,
-  };
+  return ok ? (m as VersionManifest) : undefined;
 }
