@@ -138,6 +138,22 @@ describe('/openapi.json', () => {
     ]);
   });
 
+  it('leaves no object schema without properties closed by omission (generators would type it Record<string, never>)', () => {
+    const closed: string[] = [];
+    const walk = (node: Doc, at: string) => {
+      if (Array.isArray(node)) {
+        for (const [i, item] of node.entries()) walk(item, `${at}/${i}`);
+        return;
+      }
+      if (node === null || typeof node !== 'object') return;
+      const free = node.type === 'object' && !node.properties && !node.additionalProperties && !node.$ref;
+      if (free && !node.patternProperties && !node.oneOf && !node.anyOf && !node.allOf) closed.push(at);
+      for (const [key, value] of Object.entries(node)) walk(value, `${at}/${key}`);
+    };
+    walk(doc.components.schemas, '#/components/schemas');
+    expect(closed).toEqual([]);
+  });
+
   it('validates its own bytes, the published schema and the manifest against their response schemas', async () => {
     for (const [path, file] of [
       ['/openapi.json', 'openapi.json'],
