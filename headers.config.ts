@@ -1,4 +1,4 @@
-import { defineHeaders } from './build/core/headers-config.ts';
+import { defineHeaders } from 'content-index';
 
 // The API versions and the header policy of the API routes. See the README's "Publishing a new
 // version" for what to change here when v2 ships, and what clients see on which date.

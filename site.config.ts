@@ -1,4 +1,4 @@
-import { defineSite } from './build/core/site-config.ts';
+import { defineSite } from 'content-index';
 
 export default defineSite({
   site: 'https://example.com/',

@@ -1,8 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // The sample site's configuration imports `content-index` as a user's does; in-process tests read it
+    // from the sources, like everything else they import.
+    alias: [
+      { find: /^content-index$/, replacement: fileURLToPath(new URL('./build/index.ts', import.meta.url)) },
+    ],
+  },
   test: {
     include: ['tests/**/*.test.ts'],
+    // The CLI, the Pages Functions and the packed tarball run dist/: rebuilt first when a source changed.
+    globalSetup: ['tests/helpers/dist.ts'],
     // Server tests start workerd; give them room on a 2-core CI machine.
     testTimeout: 60_000,
     hookTimeout: 90_000,

@@ -22,10 +22,24 @@ import { writePublishedRecord } from './stages/published-record.ts';
 import { readSourceDates } from './stages/source-dates.ts';
 import { writeOutput } from './stages/write.ts';
 
-export type { Problem } from './core/errors.ts';
+// The package's public API (`import { … } from 'content-index'`): the configuration helpers and their
+// types, the programmatic build, its errors, and the version registry a custom version extends.
+export type { Problem, ProblemCode } from './core/errors.ts';
 export { ContentIndexError, formatProblem, formatProblems, isContentIndexError } from './core/errors.ts';
+export type { CacheControlInput, HeadersConfigInput, VersionInput } from './core/headers-config.ts';
 export { defineHeaders } from './core/headers-config.ts';
 export type { LiveSite } from './core/live-check.ts';
+export type { ContentEntry, ContentModel, Translation } from './core/model.ts';
+export type { SerializerRegistry, VersionContext, VersionSerializer } from './core/serializers/registry.ts';
+export { SERIALIZERS } from './core/serializers/registry.ts';
+export type {
+  ContentLayoutInput,
+  LanguageRule,
+  McpConfigInput,
+  SectionInput,
+  SiteConfig,
+  SiteConfigInput,
+} from './core/site-config.ts';
 export { defineSite } from './core/site-config.ts';
 export { fetchLive } from './stages/fetch-live.ts';
 
@@ -45,7 +59,7 @@ export interface BuildOptions {
   config?: string;
   /** The versions' lifecycle and header policy. Default: `headers.config.ts`. */
   headers?: string;
-  /** The versions this build can publish. Default: `build/core/serializers/registry.ts`. Tests add fixtures. */
+  /** The versions this build can publish. Default: `SERIALIZERS` (v1); add a version with `{ ...SERIALIZERS, v2 }`. */
   serializers?: SerializerRegistry;
   drafts?: boolean;
   future?: boolean;

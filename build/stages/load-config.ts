@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUNDLED } from '../core/bundled.ts';
 import { ContentIndexError } from '../core/errors.ts';
 
 /** Imports the default export of a TypeScript or JavaScript configuration module. */
@@ -32,14 +33,14 @@ export async function importConfigModule(
         message: `${what} not found`,
         hint: example
           ? `create ${shown} with:\n${example}\n  or pass ${flag}`
-          : `create ${shown} (see the README's Configuration section) or pass ${flag}`,
+          : `create ${shown} (see docs/configuration.md) or pass ${flag}`,
       },
     ]);
   }
   try {
     // The query makes an edited file a new module (dev mode, tests) while an unchanged one stays cached.
     const version = createHash('sha1').update(source).digest('hex').slice(0, 12);
-    const module = (await importTypeScript(`${pathToFileURL(absolute).href}?v=${version}`)) as {
+    const module = (await importTypeScript(root, `${pathToFileURL(absolute).href}?v=${version}`)) as {
       default?: unknown;
     };
     return module.default;
@@ -56,16 +57,21 @@ export async function importConfigModule(
 }
 
 /**
- * `import()` where the runtime already reads TypeScript (tsx, vitest). The bundled CLI runs on plain
- * Node: there esbuild compiles the file (and the local files it imports) to a content-addressed module
- * in node_modules/.cache, ~50 ms where a TypeScript loader would take ~200.
+ * Node 20 cannot import TypeScript, and later lines strip types only in some versions, with other rules
+ * for extension-less imports. So the CLI compiles the file (and the local files it imports) with esbuild
+ * into a content-addressed module under the site's `node_modules/.cache/`, where the site's own packages
+ * resolve (~50 ms, no loader hooks in the process). `content-index` resolves to the running copy of the
+ * tool, wherever it is installed. From the sources (vitest, tsx) the runtime reads TypeScript already.
  */
-async function importTypeScript(url: string): Promise<unknown> {
-  try {
-    return await import(url);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+async function importTypeScript(root: string, url: string): Promise<unknown> {
+  if (!BUNDLED) {
+    try {
+      return await import(url);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+    }
   }
+  const self = new URL(BUNDLED ? './index.js' : '../index.ts', import.meta.url).href;
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
     entryPoints: [fileURLToPath(url)],
@@ -76,9 +82,17 @@ async function importTypeScript(url: string): Promise<unknown> {
     target: 'node20',
     write: false,
     logLevel: 'silent',
+    plugins: [
+      {
+        name: 'content-index-self',
+        setup(build) {
+          build.onResolve({ filter: /^content-index$/ }, () => ({ path: self, external: true }));
+        },
+      },
+    ],
   });
   const code = result.outputFiles[0]?.text ?? '';
-  const cache = fileURLToPath(new URL('../../node_modules/.cache/content-index/config/', import.meta.url));
+  const cache = join(root, 'node_modules', '.cache', 'content-index', 'config');
   const file = join(cache, `${createHash('sha1').update(code).digest('hex').slice(0, 16)}.mjs`);
   await mkdir(cache, { recursive: true });
   await writeFile(file, code);

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { BUNDLED } from '../core/bundled.ts';
 import { type ParseOutcome, type ParseTask, parseChunk } from './parse/parse-chunk.js';
 
 export interface ParseFilesOptions {
@@ -64,7 +65,7 @@ async function parseUncached(
   const threshold = options.parallelThreshold ?? 10_000;
   if (tasks.length < threshold) return parseChunk(tasks, options.maxFileBytes);
   const split = Math.floor(tasks.length * (1 - WORKER_SHARE));
-  const worker = new Worker(new URL('./parse/worker.js', import.meta.url), {
+  const worker = new Worker(new URL(BUNDLED ? './parse-worker.js' : './parse/worker.js', import.meta.url), {
     workerData: { tasks: tasks.slice(split), maxFileBytes: options.maxFileBytes },
   });
   const fromWorker = new Promise<ParseOutcome[]>((resolve, reject) => {

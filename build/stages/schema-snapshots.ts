@@ -1,12 +1,13 @@
 import { copyFile, readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLED } from '../core/bundled.ts';
 import type { Problem } from '../core/errors.ts';
 import type { SerializerRegistry, VersionSerializer } from '../core/serializers/registry.ts';
 import { compareSchemas } from '../core/shape-guard.ts';
 
-/** Paths in messages are relative to the content-index checkout, where the schemas live. */
-const TOOL_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Paths in messages are relative to the content-index package (its checkout, or its installed copy). */
+const TOOL_ROOT = fileURLToPath(new URL(BUNDLED ? '../' : '../../', import.meta.url));
 
 function shown(url: URL): string {
   return relative(TOOL_ROOT, fileURLToPath(url)).split('\\').join('/');

@@ -1,16 +1,3 @@
-// Pages Function for /api/*. `_routes.json` (generated) keeps the current version and the alias static,
-// so this runs only for deprecated, withdrawn and unknown versions. The logic lives in the pure core.
-import { type AssetFetcher, requestClock, serveApi } from '../../build/core/serve-api.ts';
-
-interface Env {
-  ASSETS: AssetFetcher;
-  /** Test-only clock (ISO 8601), set with `wrangler pages dev --binding`. Never set it in production. */
-  CONTENT_INDEX_TEST_NOW?: string;
-}
-
-export function onRequest(context: { request: Request; env: Env }): Promise<Response> {
-  return serveApi(context.request, {
-    assets: context.env.ASSETS,
-    now: requestClock(context.env.CONTENT_INDEX_TEST_NOW),
-  });
-}
+// Pages Function for /api/*: deprecated versions' headers, 410 for withdrawn ones, 404 problems.
+// Written by `content-index init`; the handler ships in the content-index package.
+export { onRequest } from 'content-index/functions/api';

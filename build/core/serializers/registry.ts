@@ -1,4 +1,5 @@
 import contentIndexV1Schema from '../../schemas/v1/content-index.schema.json' with { type: 'json' };
+import { BUNDLED } from '../bundled.ts';
 import type { ContentModel } from '../model.ts';
 import { type DeprecationV1, type SerializeContext, serializeV1 } from './v1.ts';
 
@@ -29,7 +30,12 @@ export const SERIALIZERS: SerializerRegistry = {
   v1: {
     serialize: serializeV1,
     schema: contentIndexV1Schema,
-    schemaFile: new URL('../../schemas/v1/content-index.schema.json', import.meta.url),
-    snapshotFile: new URL('../../schemas/snapshots/v1.schema.json', import.meta.url),
+    schemaFile: schemaUrl('v1/content-index.schema.json'),
+    snapshotFile: schemaUrl('snapshots/v1.schema.json'),
   },
 };
+
+/** A file of `build/schemas/`, which the package carries as `dist/schemas/`. */
+function schemaUrl(path: string): URL {
+  return new URL(`${BUNDLED ? './schemas/' : '../../schemas/'}${path}`, import.meta.url);
+}
