@@ -1,10 +1,12 @@
 import { Command } from 'commander';
 import { registerSchemaCommands } from './cli-schema.ts';
+import { reportFailure } from './commands/_shared.ts';
 import { registerBuildCommands } from './commands/build.ts';
 import { registerDeployCommand } from './commands/deploy.ts';
 import { registerDevCommand } from './commands/dev.ts';
 import { registerMcpCommand } from './commands/mcp.ts';
 import { registerNewCommand } from './commands/new.ts';
+import { isContentIndexError } from './core/errors.ts';
 
 export interface CliIo {
   out: { write(text: string): unknown; isTTY?: boolean };
@@ -55,6 +57,8 @@ export async function main(
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
+    // A user error a command did not report itself (wrangler missing, say) still gets its message.
+    if (isContentIndexError(error)) return reportFailure(error, context, { debug: false, wrote: false });
     // commander has already printed usage errors; --help and --version end up here too.
     const exitCode = (error as { exitCode?: number }).exitCode;
     return typeof exitCode === 'number' ? exitCode : 2;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
+import semver from 'semver';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from './helpers/site.ts';
 
@@ -11,6 +12,7 @@ interface Step {
 }
 interface Job {
   permissions?: Record<string, string>;
+  strategy?: { matrix?: { node?: number[] } };
   steps: Step[];
   if?: string;
   needs?: string;
@@ -25,12 +27,15 @@ let workflow: Workflow;
 let text: string;
 let readme: string;
 let scripts: Record<string, string>;
+let engines: string;
 
 beforeAll(async () => {
   text = await readFile(join(PROJECT_ROOT, '.github/workflows/deploy.yml'), 'utf8');
   workflow = yaml.load(text) as Workflow;
   readme = await readFile(join(PROJECT_ROOT, 'README.md'), 'utf8');
-  scripts = JSON.parse(await readFile(join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts;
+  const manifest = JSON.parse(await readFile(join(PROJECT_ROOT, 'package.json'), 'utf8'));
+  scripts = manifest.scripts;
+  engines = manifest.engines.node;
 });
 
 describe('the GitHub Actions workflow', () => {
@@ -78,5 +83,21 @@ describe('the GitHub Actions workflow', () => {
       if (script !== 'ci') expect(scripts[script ?? ''], command).toBeDefined();
       expect(readme, `README documents ${command}`).toContain(command);
     }
+  });
+
+  it('tests on Node 20, 22 and 24, each a line package.json supports, and deploys with the .nvmrc line', async () => {
+    const lines = workflow.jobs.test?.strategy?.matrix?.node ?? [];
+    expect(lines).toEqual([20, 22, 24]);
+    expect(semver.satisfies('20.19.0', engines)).toBe(true);
+    expect(semver.satisfies('20.18.3', engines)).toBe(false); // no require(esm), vitest 4 refuses it
+    for (const line of lines) expect(semver.satisfies(`${line}.99.0`, engines), `Node ${line}`).toBe(true);
+    const setup = (job: string) =>
+      workflow.jobs[job]?.steps.find((s) => s.uses?.startsWith('actions/setup-node')) as
+        | { with?: Record<string, unknown> }
+        | undefined;
+    expect(setup('test')?.with?.['node-version']).toBe(`$\{{ matrix.node }}`);
+    expect(setup('deploy')?.with?.['node-version-file']).toBe('.nvmrc');
+    const nvmrc = (await readFile(join(PROJECT_ROOT, '.nvmrc'), 'utf8')).trim();
+    expect(lines).toContain(Number(nvmrc));
   });
 });

@@ -2,12 +2,28 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { ContentIndexError } from '../core/errors.ts';
 
-/** The wrangler that content-index depends on, run with the current Node. */
+/**
+ * The site's wrangler (a peer dependency: every Pages site has one, and npm installs it with
+ * content-index when it is missing), run with the current Node.
+ */
 export function wranglerCommand(args: readonly string[]): { command: string; args: string[] } {
-  const require = createRequire(import.meta.url);
-  const bin = join(dirname(require.resolve('wrangler/package.json')), 'bin', 'wrangler.js');
-  return { command: process.execPath, args: [bin, ...args] };
+  let manifest: string;
+  try {
+    manifest = createRequire(import.meta.url).resolve('wrangler/package.json');
+  } catch {
+    throw new ContentIndexError([
+      {
+        code: 'config_invalid',
+        file: 'package.json',
+        field: 'devDependencies.wrangler',
+        message: 'wrangler is not installed; serving and deploying need it',
+        hint: 'npm i -D wrangler@^4.86',
+      },
+    ]);
+  }
+  return { command: process.execPath, args: [join(dirname(manifest), 'bin', 'wrangler.js'), ...args] };
 }
 
 export function spawnWrangler(

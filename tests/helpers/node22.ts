@@ -1,19 +1,20 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from './site.ts';
 
 /**
- * The MCP conformance suite needs Node 22 (it uses fs.globSync) while the project runs on Node 20, so
- * neither it nor Node 22 is a dependency. On first use both are installed with npm into a cache folder
- * inside node_modules (git-ignored, and renewed by `npm ci`); later runs work offline. Set
- * CONTENT_INDEX_NODE22 to use a Node 22 binary you already have.
+ * The MCP conformance suite needs Node 22 (it uses fs.globSync), so it is not a dependency of a project
+ * that supports Node 20. On first use, tests/tools/ (a package.json and its lockfile: the suite and a
+ * Node 22 binary per platform) is installed with `npm ci --ignore-scripts` into a cache folder inside
+ * node_modules (git-ignored, renewed by `npm ci`); later runs work offline. Under Node 22 or newer the
+ * running Node serves and no binary is used; CONTENT_INDEX_NODE22 names a Node 22 binary you already have.
  */
-export const NODE22_VERSION = '22.23.3';
-export const CONFORMANCE_VERSION = '0.1.16';
-const CACHE = join(PROJECT_ROOT, 'node_modules', '.cache', 'content-index-conformance');
+const TOOLS = join(PROJECT_ROOT, 'tests', 'tools');
+const CACHE = join(PROJECT_ROOT, 'node_modules', '.cache', 'content-index-test-tools');
 
 export interface ConformanceTools {
   node: string;
@@ -21,43 +22,42 @@ export interface ConformanceTools {
   cli: string;
 }
 
-/** The npm package that carries a Node binary for this machine, as the `node` package's installer names it. */
-function nodePackage(): string {
+/** The binary of the platform package tests/tools/package.json lists for this machine. */
+function bundledNode(): string {
   const platform = process.platform === 'win32' ? 'win' : process.platform;
-  const arch = platform === 'win' && process.arch === 'ia32' ? 'x86' : process.arch;
-  const prefix = process.platform === 'darwin' && process.arch === 'arm64' ? 'node-bin' : 'node';
-  return `${prefix}-${platform}-${arch}`;
+  const binary = process.platform === 'win32' ? 'node.exe' : join('bin', 'node');
+  return join(CACHE, 'node_modules', `node-${platform}-${process.arch}`, binary);
 }
 
 export async function conformanceTools(): Promise<ConformanceTools> {
-  const pkg = nodePackage();
   const cli = join(CACHE, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-  const bundled = join(CACHE, 'node_modules', pkg, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
-  const node = process.env.CONTENT_INDEX_NODE22 || bundled;
-  if (!existsSync(cli) || !existsSync(node)) {
+  const major = Number(process.versions.node.split('.')[0]);
+  const node = process.env.CONTENT_INDEX_NODE22 || (major >= 22 ? process.execPath : bundledNode());
+  const lock = await readFile(join(TOOLS, 'package-lock.json'));
+  const stamp = createHash('sha256').update(lock).digest('hex');
+  const installed = await readFile(join(CACHE, '.lock-sha256'), 'utf8').catch(() => '');
+  if (installed !== stamp || !existsSync(cli)) {
+    await rm(CACHE, { recursive: true, force: true });
     await mkdir(CACHE, { recursive: true });
+    await copyFile(join(TOOLS, 'package.json'), join(CACHE, 'package.json'));
+    await writeFile(join(CACHE, 'package-lock.json'), lock);
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const packages = [`@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`];
-    if (!process.env.CONTENT_INDEX_NODE22) packages.push(`${pkg}@${NODE22_VERSION}`);
-    await promisify(execFile)(
-      npm,
-      [
-        'install',
-        '--prefix',
-        CACHE,
-        '--no-audit',
-        '--no-fund',
-        '--no-save',
-        '--engine-strict=false',
-        ...packages,
-      ],
-      { cwd: CACHE, env: { ...process.env, npm_config_loglevel: 'error' }, timeout: 300_000 },
+    await promisify(execFile)(npm, ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], {
+      cwd: CACHE,
+      env: { ...process.env, npm_config_loglevel: 'error', npm_config_engine_strict: 'false' },
+      timeout: 300_000,
+    });
+    await writeFile(join(CACHE, '.lock-sha256'), stamp);
+  }
+  if (!existsSync(node)) {
+    throw new Error(
+      `no Node 22 for ${process.platform}-${process.arch} in tests/tools/: run the tests on Node 22 or newer, or set CONTENT_INDEX_NODE22`,
     );
   }
   return { node, cli };
 }
 
-// `npx tsx tests/helpers/node22.ts` prints the two paths, for running the suite by hand (see the README).
+// `npx tsx tests/helpers/node22.ts` prints the two paths, for running the suite by hand (docs/mcp.md).
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
   const tools = await conformanceTools();
   console.log(`${tools.node} ${tools.cli}`);
