@@ -16,9 +16,11 @@ export default defineSite({
     { name: 'Proyectos', url: '/proyectos/' },
     { name: 'Consejos', url: '/consejos/' },
   ],
+  // The sample site has no home page of its own: / lists what is served.
+  landingPage: true,
   // The MCP endpoint also answers on the Pages project's own addresses (production and previews).
   mcp: { allowedHosts: ['content-index.pages.dev', '*.content-index.pages.dev'] },
-  // /.well-known/ai-plugin.json; every key has a default (see the README).
+  // /.well-known/ai-plugin.json; every key has a default (see docs/discovery.md).
   aiPlugin: {
     nameForHuman: 'Código y Neuronas',
     nameForModel: 'codigo_y_neuronas',

@@ -1,7 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { assemble } from './core/assemble.ts';
-import { ContentIndexError, type Problem } from './core/errors.ts';
+import { ContentIndexError, isContentIndexError, type Problem } from './core/errors.ts';
 import { announceFromLive, compareWithLive, type LiveSite } from './core/live-check.ts';
 import type { ContentModel } from './core/model.ts';
 import type { OutputFile } from './core/outputs.ts';
@@ -208,6 +208,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     try {
       await writeOutput(outDir, rendered.files);
     } catch (error) {
+      if (isContentIndexError(error)) throw error;
       throw new ContentIndexError([
         {
           code: 'output_failed',

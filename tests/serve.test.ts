@@ -57,6 +57,19 @@ it.each([
   expect(await response.text()).toBe(await readFile(join(out, file), 'utf8'));
 });
 
+it('serves the landing page at / (the sample site asks for one), and every address it links answers', async () => {
+  const response = await fetch(`${server.url}/`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+  const html = await response.text();
+  expect(html).toBe(await readFile(join(out, 'index.html'), 'utf8'));
+  const links = [...html.matchAll(/href="\.\/([^"]*)"/g)].map((m) => m[1] ?? '');
+  expect(links).toEqual(
+    expect.arrayContaining(['api/content.json', 'docs/', 'mcp', 'llms.txt', 'en/llms.txt']),
+  );
+  for (const link of links) expect((await fetch(`${server.url}/${link}`)).status, link).toBe(200);
+});
+
 it('serves the renderer script the docs page loads, as JavaScript', async () => {
   const response = await fetch(`${server.url}/docs/redoc.standalone.js`);
   expect(response.status).toBe(200);

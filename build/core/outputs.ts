@@ -1,6 +1,7 @@
 /**
  * Paths inside the output folder that belong to the build. A build replaces everything under them and
- * leaves every other file (the author's favicon, robots.txt…) alone.
+ * leaves every other file (the author's favicon, robots.txt…) alone. `index.html` (the opt-in landing
+ * page) belongs to the build only while it carries the build's marker: see stages/write.ts.
  */
 export const OWNED_PATHS = [
   'api/',
@@ -14,6 +15,7 @@ export const OWNED_PATHS = [
   '_headers',
   '_redirects',
   '_routes.json',
+  'index.html',
 ] as const;
 
 export function isOwnedPath(path: string): boolean {

@@ -92,6 +92,7 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
     license: { name: 'Terms of use' },
     content,
     mcp: { allowedHosts: (config.mcp?.allowedHosts ?? []).map((host) => host.toLowerCase()) },
+    landingPage: config.landingPage ?? false,
   };
   for (const lang of LANGUAGES) {
     resolved.perLanguage[lang] = {

@@ -74,6 +74,12 @@ export interface SiteConfigInput {
   content?: ContentLayoutInput;
   /** The MCP server at `/mcp`. */
   mcp?: McpConfigInput;
+  /**
+   * Write `index.html` at the root of the output folder: a page listing what is served (the API
+   * addresses, `/docs/`, `/mcp`, the `llms.txt` files). Default `false`: a site's own home page is never
+   * replaced, and the build stops rather than overwrite an `index.html` it did not write.
+   */
+  landingPage?: boolean;
 }
 
 /** A text for every language, or one per language with the Spanish (canonical) one required. */
@@ -121,6 +127,7 @@ export interface SiteConfig {
   aiPlugin: AiPluginConfig;
   content: ContentLayout;
   mcp: { allowedHosts: string[] };
+  landingPage: boolean;
 }
 
 export const DEFAULT_ROUTES: RoutePatterns = {

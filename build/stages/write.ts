@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, posix } from 'node:path';
+import { LANDING_PAGE_MARKER, LANDING_PAGE_PATH } from '../core/discovery/landing-page.ts';
+import { ContentIndexError } from '../core/errors.ts';
 import { isOwnedPath, type OutputFile } from '../core/outputs.ts';
 
 export interface WriteResult {
@@ -17,6 +19,7 @@ export interface WriteResult {
 export async function writeOutput(outDir: string, files: readonly OutputFile[]): Promise<WriteResult> {
   const staging = join(dirname(outDir), `.${basename(outDir)}.staging-${randomBytes(4).toString('hex')}`);
   const written: WriteResult['written'] = [];
+  if (files.some((f) => f.path === LANDING_PAGE_PATH)) await refuseForeignLandingPage(outDir);
   try {
     for (const file of files) {
       if (!isOwnedPath(file.path))
@@ -96,11 +99,46 @@ async function listOwned(outDir: string): Promise<string[]> {
     for (const entry of entries) {
       const path = prefix ? `${prefix}/${entry.name}` : entry.name;
       if (entry.isDirectory()) await walk(join(dir, entry.name), path);
-      else if (isOwnedPath(path)) owned.push(path);
+      else if (path === LANDING_PAGE_PATH) {
+        if (await isLandingPage(join(dir, entry.name))) owned.push(path);
+      } else if (isOwnedPath(path)) owned.push(path);
     }
   }
   await walk(outDir, '');
   return owned.sort();
+}
+
+/** Whether `file` is the build's landing page (its marker sits in the first few hundred bytes). */
+async function isLandingPage(file: string): Promise<boolean> {
+  const handle = await open(file, 'r').catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const head = Buffer.alloc(1024);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return head.subarray(0, bytesRead).toString('utf8').includes(LANDING_PAGE_MARKER);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `landingPage: true` never replaces a home page the author put in the output folder. */
+async function refuseForeignLandingPage(outDir: string): Promise<void> {
+  const file = join(outDir, LANDING_PAGE_PATH);
+  const exists = await open(file, 'r').then(
+    (h) => h.close().then(() => true),
+    () => false,
+  );
+  if (exists && !(await isLandingPage(file))) {
+    throw new ContentIndexError([
+      {
+        code: 'output_failed',
+        file: `${basename(outDir)}/${LANDING_PAGE_PATH}`,
+        field: 'landingPage',
+        message: 'is a page the build did not write; it was left as it is and nothing was written',
+        hint: 'keep your page and remove landingPage from site.config.ts, or move your page elsewhere',
+      },
+    ]);
+  }
 }
 
 async function pruneEmptyDirs(outDir: string, removed: readonly string[]): Promise<void> {

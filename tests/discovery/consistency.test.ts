@@ -27,6 +27,8 @@ interface Documents {
   openapi: Json;
   plugin: Json;
   docsHtml: string;
+  /** The landing page, when the site asks for one. */
+  landingHtml: string | undefined;
 }
 
 async function readDocuments(out: string): Promise<Documents> {
@@ -38,6 +40,7 @@ async function readDocuments(out: string): Promise<Documents> {
     openapi: JSON.parse(await read(out, 'openapi.json')),
     plugin: JSON.parse(await read(out, '.well-known/ai-plugin.json')),
     docsHtml: await read(out, 'docs/index.html'),
+    landingHtml: await read(out, 'index.html').catch(() => undefined),
   };
 }
 
@@ -117,7 +120,8 @@ function checkConsistency(result: BuildResult, docs: Documents, authorFiles: str
     const path = `${url.origin}${url.pathname}`.slice(config.site.length);
     const file = path === '' || path.endsWith('/') ? `${path}index.html` : path;
     if (path === 'mcp' || path === 'mcp/server-card') continue; // the MCP server, a Pages Function
-    if (isOwnedPath(file) || isOwnedPath(path)) {
+    // The site root is the landing page when the site asks for one, else a page of the site.
+    if ((isOwnedPath(file) || isOwnedPath(path)) && (file !== 'index.html' || config.landingPage)) {
       expect(written.has(file), `${where}: ${address} → ${file} was not written`).toBe(true);
     } else {
       expect(
@@ -155,6 +159,10 @@ function collectAddresses(docs: Documents, site: string): [where: string, addres
     const value = (match[1] as string).replaceAll('&amp;', '&');
     if (!value.startsWith('data:')) add('docs/index.html', new URL(value, new URL('docs/', site)).href);
   }
+  for (const match of docs.landingHtml?.matchAll(/\bhref="([^"]+)"|<code>(https?:[^<]+)<\/code>/g) ?? []) {
+    const value = (match[1] ?? match[2] ?? '').replaceAll('&amp;', '&');
+    if (!value.startsWith('data:')) add('index.html', new URL(value, site).href);
+  }
   return found;
 }
 
@@ -174,6 +182,11 @@ describe('the discovery documents of the sample site', () => {
     // The sample site has items missing a translation, so "exactly when it exists" is exercised.
     expect(docs.index.content.some((i) => !i.url_en)).toBe(true);
     expect(docs.index.content.some((i) => !i.url_pt)).toBe(true);
+  });
+
+  it('include the landing page the sample site asks for, whose every address is checked above', () => {
+    expect(result.config.landingPage).toBe(true);
+    expect(docs.landingHtml).toContain('href="./api/content.json"');
   });
 
   it('point the index documentation field at the /docs/ page the build wrote', () => {

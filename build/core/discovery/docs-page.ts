@@ -1,6 +1,7 @@
 import { PROBLEM_NAMES, PROBLEM_TYPES } from '../problem-types.ts';
 import { type SiteConfig, siteName } from '../site-config.ts';
 import { DISCOVERY_PATHS, LLMS_TXT_PATHS, schemaPath } from './addresses.ts';
+import { escapeHtml } from './html.ts';
 
 /** The renderer's files, copied into `docs/` by the build (see build/stages/docs-assets.ts). */
 export const DOCS_SCRIPT = 'redoc.standalone.js';
@@ -86,11 +87,4 @@ function problemsSection(): string {
 ${entries.join('\n')}
 </dl>
 </section>`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
 }

@@ -1,5 +1,6 @@
 import type { HeaderRule } from '../headers-file.ts';
 import { LANGUAGES } from '../languages.ts';
+import { TOOLS } from '../mcp/tools.ts';
 import type { ContentModel } from '../model.ts';
 import { type OutputFile, prettyJsonFile } from '../outputs.ts';
 import type { SiteConfig } from '../site-config.ts';
@@ -7,6 +8,7 @@ import { DISCOVERY_PATHS, LLMS_TXT_PATHS } from './addresses.ts';
 import { aiPluginManifest } from './ai-plugin.ts';
 import { type ApiVersion, currentVersion } from './api-versions.ts';
 import { docsPage } from './docs-page.ts';
+import { LANDING_PAGE_PATH, landingPage } from './landing-page.ts';
 import { llmsTxt } from './llms-txt.ts';
 import { openApiDocument } from './openapi.ts';
 
@@ -17,10 +19,21 @@ export interface DiscoveryContext {
   schemaOf?: (version: string) => object | undefined;
 }
 
-/** /openapi.json, /.well-known/ai-plugin.json, the llms.txt files and /docs/, from one model and config. */
+/**
+ * /openapi.json, /.well-known/ai-plugin.json, the llms.txt files, /docs/ and, when the configuration asks
+ * for it, the landing page at /, from one model and config.
+ */
 export function discoveryFiles(model: ContentModel, ctx: DiscoveryContext): OutputFile[] {
   const { config, versions } = ctx;
   const version = currentVersion(versions).name;
+  const landing = config.landingPage
+    ? [
+        {
+          path: LANDING_PAGE_PATH,
+          content: landingPage({ config, versions, tools: TOOLS, items: model.entries.length }),
+        },
+      ]
+    : [];
   return [
     prettyJsonFile(
       DISCOVERY_PATHS.openapi,
@@ -32,6 +45,7 @@ export function discoveryFiles(model: ContentModel, ctx: DiscoveryContext): Outp
       content: llmsTxt(model, lang, { config, version }),
     })),
     { path: `${DISCOVERY_PATHS.docs}index.html`, content: docsPage(config, version) },
+    ...landing,
   ];
 }
 
