@@ -4,6 +4,7 @@ import { reportFailure } from './commands/_shared.ts';
 import { registerBuildCommands } from './commands/build.ts';
 import { registerDeployCommand } from './commands/deploy.ts';
 import { registerDevCommand } from './commands/dev.ts';
+import { registerInitCommand } from './commands/init.ts';
 import { registerMcpCommand } from './commands/mcp.ts';
 import { registerNewCommand } from './commands/new.ts';
 import { isContentIndexError } from './core/errors.ts';
@@ -43,6 +44,7 @@ export async function main(
     .description('Build a read-only Content Index API (JSON, OpenAPI, llms.txt, MCP) for Cloudflare Pages')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) });
+  registerInitCommand(program, context);
   registerBuildCommands(program, context);
   registerNewCommand(program, context);
   registerDevCommand(program, context);

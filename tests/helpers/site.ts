@@ -50,28 +50,7 @@ export async function tempSite(
   await write('site.config.ts', `export default ${JSON.stringify(config, null, 2)};\n`);
   await write('headers.config.ts', `export default ${JSON.stringify(FIXTURE_HEADERS, null, 2)};\n`);
   for (const [path, content] of Object.entries(files)) await write(path, content);
-  const cliWithEnv = async (env: Record<string, string | undefined>, ...args: string[]) => {
-    let stdout = '';
-    let stderr = '';
-    const sink = (append: (s: string) => void) => ({
-      write: (s: string) => {
-        append(s);
-        return true;
-      },
-    });
-    const cwd = process.cwd();
-    process.chdir(root);
-    try {
-      const code = await main(
-        args,
-        { out: sink((s) => (stdout += s)), err: sink((s) => (stderr += s)) },
-        env,
-      );
-      return { code, stdout, stderr };
-    } finally {
-      process.chdir(cwd);
-    }
-  };
+  const cliWithEnv = (env: Record<string, string | undefined>, ...args: string[]) => runCli(root, env, args);
   return {
     root,
     out,
@@ -116,4 +95,28 @@ export function md(frontMatter: Record<string, unknown> | string, body = 'Texto.
           .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
           .join('\n');
   return `---\n${yaml}\n---\n${body}`;
+}
+
+/** Runs the CLI in-process from `root`; returns its exit code and what it printed. */
+export async function runCli(
+  root: string,
+  env: Record<string, string | undefined>,
+  args: readonly string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (s: string) => void) => ({
+    write: (s: string) => {
+      append(s);
+      return true;
+    },
+  });
+  const cwd = process.cwd();
+  process.chdir(root);
+  try {
+    const code = await main(args, { out: sink((s) => (stdout += s)), err: sink((s) => (stderr += s)) }, env);
+    return { code, stdout, stderr };
+  } finally {
+    process.chdir(cwd);
+  }
 }

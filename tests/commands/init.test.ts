@@ -1,0 +1,192 @@
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { FUNCTION_FILES, readHugoConfig } from '../../build/core/init-plan.ts';
+import { md, PROJECT_ROOT, runCli, snapshotDir } from '../helpers/site.ts';
+
+let root: string | undefined;
+afterEach(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+async function project(files: Record<string, string>): Promise<string> {
+  root = await mkdtemp(join(tmpdir(), 'content-index-init-'));
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), content);
+  }
+  return root;
+}
+
+const read = (path: string) => readFile(join(root as string, path), 'utf8');
+const init = (...args: string[]) => runCli(root as string, {}, ['init', ...args]);
+
+/** A Hugo site as `hugo new site` and a first post leave it, with a package.json of its own. */
+const HUGO_SITE = {
+  'hugo.toml':
+    "baseURL = 'https://blog.example.org/'\nlanguageCode = 'es'\ntitle = 'Mi blog'\n[params]\n  title = 'not the site'\n",
+  'content/posts/hola.es.md': md({ title: 'Hola', date: '2025-02-01' }),
+  'layouts/_default/single.html': '{{ .Content }}\n',
+  'functions/_middleware.ts': 'export const onRequest = (c: { next(): Promise<Response> }) => c.next();\n',
+  '.gitignore': '/public/\nresources/_gen/\n.hugo_build.lock\n',
+  'package.json':
+    '{\n\t"name": "mi-blog",\n\t"private": true,\n\t"scripts": {\n\t\t"build": "hugo --minify"\n\t}\n}\n',
+};
+
+it('sets up a Hugo site: configuration from hugo.toml, the Functions, wrangler.toml, scripts, .gitignore', async () => {
+  await project(HUGO_SITE);
+  const result = await init();
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('content-index init: a Hugo site, output folder public/');
+  for (const path of [
+    'site.config.ts',
+    'headers.config.ts',
+    'wrangler.toml',
+    ...Object.keys(FUNCTION_FILES),
+  ]) {
+    expect(result.stdout).toContain(`  created  ${path}`);
+  }
+  expect(await read('site.config.ts')).toContain("site: 'https://blog.example.org/',");
+  expect(await read('site.config.ts')).toContain("name: 'Mi blog',");
+  expect(await read('site.config.ts')).toContain("import { defineSite } from 'content-index';");
+  expect(await read('headers.config.ts')).toMatch(/v1: \{ published: '\d{4}-\d{2}-\d{2}' \}/);
+  for (const [path, content] of Object.entries(FUNCTION_FILES)) expect(await read(path)).toBe(content);
+  expect(await read('wrangler.toml')).toContain('name = "mi-blog"\npages_build_output_dir = "public"\n');
+
+  // The author's build script stays; the others are added, in the file's own indentation.
+  const manifest = await read('package.json');
+  expect(JSON.parse(manifest).scripts).toEqual({
+    build: 'hugo --minify',
+    dev: 'content-index dev',
+    deploy: 'content-index deploy',
+  });
+  expect(manifest).toContain('\n\t"scripts": {\n\t\t"build"');
+  expect(result.stdout).toContain('build kept as it is: add `&& content-index build` to build');
+
+  // public/ is ignored already, so only the tool's own folders are added, once.
+  const ignore = await read('.gitignore');
+  expect(ignore.startsWith(HUGO_SITE['.gitignore'])).toBe(true);
+  expect(
+    ignore
+      .slice(HUGO_SITE['.gitignore'].length)
+      .split('\n')
+      .filter((l) => !l.startsWith('#')),
+  ).toEqual(['', '.content-index/', '.wrangler/', 'node_modules/', '']);
+  expect(await read('functions/_middleware.ts')).toBe(HUGO_SITE['functions/_middleware.ts']);
+
+  // The configuration init wrote builds the site as it is.
+  const build = await runCli(root as string, {}, ['build']);
+  expect(build.stderr).toBe('');
+  expect(build.code).toBe(0);
+  const index = JSON.parse(await read('public/api/v1/content.json'));
+  expect(index.site).toBe('https://blog.example.org/');
+  expect(index.content.map((i: { url: string }) => i.url)).toEqual(['https://blog.example.org/blog/hola/']);
+});
+
+it('changes nothing when run a second time, and says it skipped every file', async () => {
+  await project(HUGO_SITE);
+  expect((await init()).code).toBe(0);
+  const after = await snapshotDir(root as string);
+  const second = await init();
+  expect(second.code).toBe(0);
+  expect(await snapshotDir(root as string)).toEqual(after);
+  expect(second.stdout).not.toMatch(/created|added/);
+  expect(second.stdout).toContain('  skipped  site.config.ts: exists');
+  expect(second.stdout).toContain('  skipped  functions/mcp/[[path]].ts: exists');
+  expect(second.stdout).toContain('Nothing to do: everything init writes is already there.');
+});
+
+it('never overwrites a file: what exists is kept byte for byte and reported as skipped', async () => {
+  const mine = {
+    'site.config.ts': "export default { site: 'https://mine.example/', images: 'https://img.example/' };\n",
+    'functions/api/[[path]].ts': 'export const onRequest = () => new Response("my api");\n',
+    'wrangler.jsonc': '{ "name": "mine", "pages_build_output_dir": "public" }\n',
+  };
+  await project(mine);
+  const result = await init();
+  expect(result.code).toBe(0);
+  for (const [path, content] of Object.entries(mine)) {
+    expect(await read(path)).toBe(content);
+    expect(result.stdout).toContain(`  skipped  ${path}: exists`);
+  }
+  // wrangler.jsonc is a wrangler configuration: no wrangler.toml beside it.
+  await expect(read('wrangler.toml')).rejects.toThrow();
+  expect(result.stdout).toContain('  created  functions/mcp/[[path]].ts');
+});
+
+it('starts package.json and .gitignore in a folder that has neither, with the owned output paths ignored', async () => {
+  await project({});
+  const result = await init('--out', 'site');
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('  created  site.config.ts (set `site` to your site’s address)');
+  expect(result.stdout).toContain('set `site` in site.config.ts');
+  expect(JSON.parse(await read('package.json')).scripts).toEqual({
+    build: 'content-index build --out site',
+    dev: 'content-index dev --out site',
+    deploy: 'content-index deploy --out site',
+  });
+  const ignore = (await read('.gitignore')).split('\n');
+  expect(ignore).toEqual(
+    expect.arrayContaining(['.content-index/', '/site/api/', '/site/_headers', '/site/mcp/']),
+  );
+  // index.html is a site's home page unless it opts into the landing page.
+  expect(ignore).not.toContain('/site/index.html');
+});
+
+it('takes an Astro site’s output folder, dist/', async () => {
+  await project({ 'astro.config.mjs': 'export default {};\n', 'package.json': '{ "name": "astro-site" }\n' });
+  const result = await init();
+  expect(result.stdout).toContain('an Astro site, output folder dist/');
+  expect(JSON.parse(await read('package.json')).scripts.build).toBe(
+    'astro build && content-index build --out dist',
+  );
+  expect(await read('wrangler.toml')).toContain('pages_build_output_dir = "dist"');
+  expect(await read('site.config.ts')).toContain("content: { dir: 'src/content'");
+});
+
+it('leaves a package.json that is not JSON alone, and says so', async () => {
+  await project({ 'package.json': '{ "name": "broken", }\n' });
+  const result = await init();
+  expect(result.code).toBe(0);
+  expect(await read('package.json')).toBe('{ "name": "broken", }\n');
+  expect(result.stdout).toContain('  skipped  package.json: is not valid JSON; no scripts were added');
+});
+
+it('finds nothing to do in this repository, the sample site: its Functions are the files init writes', async () => {
+  await project({});
+  const files = [
+    'package.json',
+    '.gitignore',
+    'site.config.ts',
+    'headers.config.ts',
+    'wrangler.toml',
+    'functions',
+  ];
+  for (const file of files)
+    await cp(join(PROJECT_ROOT, file), join(root as string, file), { recursive: true });
+  const result = await init();
+  expect(result.stdout).toContain('Nothing to do');
+  for (const [path, content] of Object.entries(FUNCTION_FILES)) {
+    expect(await readFile(join(PROJECT_ROOT, path), 'utf8')).toBe(content);
+  }
+});
+
+it("reads Hugo's top-level baseURL, title and publishDir in TOML, YAML and JSON", () => {
+  expect(readHugoConfig('baseURL = "https://a.example"\ntitle = "A"\npublishDir = "out/"\n')).toEqual({
+    baseURL: 'https://a.example/',
+    title: 'A',
+    publishDir: 'out',
+  });
+  expect(readHugoConfig('baseURL: https://b.example/\ntitle: "B"\n')).toEqual({
+    baseURL: 'https://b.example/',
+    title: 'B',
+  });
+  expect(readHugoConfig('{ "baseURL": "https://c.example/", "title": "C" }')).toEqual({
+    baseURL: 'https://c.example/',
+    title: 'C',
+  });
+  // Not an address (Hugo's default "/"), and keys inside tables, are not the site's.
+  expect(readHugoConfig('baseURL = "/"\n[params]\ntitle = "x"\n')).toEqual({});
+});
