@@ -123,9 +123,10 @@ export function readHugoConfig(text: string): { baseURL?: string; title?: string
   // Keys in TOML tables ([params], [menu]) are not the site's: read only up to the first table.
   const top = text.split(/^\s*\[/m)[0] ?? '';
   const value = (key: string) => {
-    const match = new RegExp(`(?:^|[{,])\\s*"?${key}"?\\s*[=:]\\s*(?:"([^"]*)"|'([^']*)'|([^\\s,#]+))`, 'im').exec(
-      top,
-    );
+    const match = new RegExp(
+      `(?:^|[{,])\\s*"?${key}"?\\s*[=:]\\s*(?:"([^"]*)"|'([^']*)'|([^\\s,#]+))`,
+      'im',
+    ).exec(top);
     const found = match?.[1] ?? match?.[2] ?? match?.[3];
     return found === undefined || found === '' ? undefined : found;
   };
