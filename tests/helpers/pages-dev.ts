@@ -36,8 +36,10 @@ export function freePort(): Promise<number> {
 export async function startPagesDev(
   dir: string,
   extraArgs: string[] = [],
-  /** Run from this folder instead: no functions/, no wrangler.toml (a plain static site). */
+  /** Run from this folder instead: its functions/ and wrangler.toml apply (none: a plain static site). */
   cwd = PROJECT_ROOT,
+  /** A site's own wrangler (its bin/wrangler.js) instead of this repository's. */
+  wrangler = join(PROJECT_ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
 ): Promise<PagesDev> {
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const state = await mkdtemp(join(tmpdir(), 'content-index-wrangler-'));
@@ -45,7 +47,7 @@ export async function startPagesDev(
   const child: ChildProcess = spawn(
     process.execPath,
     [
-      join(PROJECT_ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
+      wrangler,
       'pages',
       'dev',
       dir,

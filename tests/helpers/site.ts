@@ -64,7 +64,11 @@ export async function tempSite(
   };
 }
 
-export async function snapshotDir(dir: string): Promise<Record<string, string>> {
+/** Every file under `dir` with a hash of its bytes; folders named in `skip` are not entered. */
+export async function snapshotDir(
+  dir: string,
+  { skip = [] }: { skip?: readonly string[] } = {},
+): Promise<Record<string, string>> {
   const result: Record<string, string> = {};
   async function walk(current: string): Promise<void> {
     let entries: import('node:fs').Dirent[];
@@ -75,8 +79,9 @@ export async function snapshotDir(dir: string): Promise<Record<string, string>> 
     }
     for (const entry of entries) {
       const path = join(current, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else
+      if (entry.isDirectory()) {
+        if (!skip.includes(entry.name)) await walk(path);
+      } else
         result[relative(dir, path)] = createHash('sha256')
           .update(await readFile(path))
           .digest('hex');

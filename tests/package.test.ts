@@ -1,0 +1,254 @@
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { build as esbuild } from 'esbuild';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { connectV2Http } from './helpers/mcp.ts';
+import { type PagesDev, startPagesDev } from './helpers/pages-dev.ts';
+import { md, PROJECT_ROOT, snapshotDir } from './helpers/site.ts';
+
+// The package as a user gets it: packed, installed from the tarball into a Hugo site outside this
+// repository (the registry is the only network: the npm cache first), set up with `content-index init`,
+// built, and served by the site's own `wrangler pages dev`.
+const run = promisify(execFile);
+
+/** npm and the CLI as a user's shell runs them: none of the variables `npm test` sets for this project. */
+function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^npm_/i.test(key) || /^npm_config_(cache|userconfig|registry)$/i.test(key)) env[key] = value;
+  }
+  delete env.NODE_ENV; // vitest's "test" must not reach npm or the build
+  return { ...env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' };
+}
+
+async function sh(command: string, args: string[], cwd: string) {
+  try {
+    const { stdout, stderr } = await run(command, args, { cwd, env: userEnv(), maxBuffer: 16 << 20 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const HUGO_HOME = '<!doctype html><title>Hugo</title><h1>The site’s own home page</h1>\n';
+
+interface Packed {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  files: { path: string }[];
+}
+
+let work: string;
+let site: string;
+let packed: Packed;
+let install: { code: number; stdout: string; stderr: string };
+let server: PagesDev | undefined;
+const cli = (...args: string[]) =>
+  sh(process.execPath, [join(site, 'node_modules/.bin/content-index'), ...args], site);
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'content-index-package-'));
+  // dist/ is current (the global setup); --ignore-scripts keeps `prepare` from doing it again.
+  const pack = await sh(
+    npm,
+    ['pack', '--json', '--ignore-scripts', '--pack-destination', work],
+    PROJECT_ROOT,
+  );
+  expect(pack.code, pack.stderr).toBe(0);
+  [packed] = JSON.parse(pack.stdout) as [Packed];
+
+  site = join(work, 'hugo-site');
+  const files: Record<string, string> = {
+    'hugo.toml': "baseURL = 'https://blog.example.org/'\ntitle = 'Mi blog'\n",
+    'content/posts/hola.es.md': md({ title: 'Hola mundo', date: '2025-02-01', tags: ['ia'] }),
+    'content/posts/hola.en.md': md({ title: 'Hello world', date: '2025-02-01' }),
+    'content/tips/atajo.es.md': md({ title: 'Un atajo', date: '2025-03-01' }),
+    'layouts/_default/single.html': '{{ .Content }}\n',
+    // What `hugo` left in the output folder: the build adds to it and never replaces it.
+    'public/index.html': HUGO_HOME,
+    '.gitignore': 'public/\nresources/_gen/\n',
+    // A Pages site has wrangler already; pinned to the line that runs on Node 20.
+    'package.json': `${JSON.stringify({ name: 'mi-blog', private: true, scripts: { build: 'hugo' }, devDependencies: { wrangler: '4.86.0' } }, null, 2)}\n`,
+  };
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(site, path)), { recursive: true });
+    await writeFile(join(site, path), content);
+  }
+  install = await sh(
+    npm,
+    ['install', '--save-dev', join(work, packed.filename), '--prefer-offline', '--no-audit', '--no-fund'],
+    site,
+  );
+}, 300_000);
+
+afterAll(async () => {
+  await server?.stop();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+it('packs prebuilt JavaScript, type declarations and what it serves, and no TypeScript source', () => {
+  const paths = packed.files.map((f) => f.path);
+  expect(paths).toEqual(
+    expect.arrayContaining([
+      'package.json',
+      'README.md',
+      'bin/content-index.js',
+      'dist/cli.js',
+      'dist/index.js',
+      'dist/parse-worker.js',
+      'dist/types/index.d.ts',
+      'dist/functions/api.js',
+      'dist/functions/mcp.js',
+      'dist/types/functions/mcp.d.ts',
+      'dist/schemas/snapshots/v1.schema.json',
+      'dist/vendor/redoc/redoc.standalone.js',
+      'dist/vendor/redoc/LICENSE-redoc.txt',
+    ]),
+  );
+  expect(paths.filter((p) => /\.[cm]?ts$/.test(p) && !p.endsWith('.d.ts'))).toEqual([]);
+  expect(
+    paths.filter((p) => !/^(bin\/content-index\.js|dist\/.+|package\.json|README\.md|LICENSE)$/.test(p)),
+  ).toEqual([]);
+  console.info(
+    `package: ${packed.filename} ${(packed.size / 1024).toFixed(0)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${paths.length} files`,
+  );
+});
+
+it('installs from the tarball without the tools only this repository needs', async () => {
+  expect(install.code, install.stderr).toBe(0);
+  const manifest = JSON.parse(await readFile(join(site, 'node_modules/content-index/package.json'), 'utf8'));
+  expect(Object.keys(manifest.dependencies)).not.toEqual(expect.arrayContaining(['redoc']));
+  for (const devOnly of ['redoc', 'tsx', 'vitest', 'typescript', '@biomejs/biome', 'playwright-core']) {
+    await expect(stat(join(site, 'node_modules', devOnly)), devOnly).rejects.toThrow();
+  }
+  expect(manifest.peerDependencies).toEqual({ wrangler: '^4.86.0' });
+});
+
+it('init sets the site up, and a second run changes nothing', async () => {
+  const first = await cli('init');
+  expect(first.code, first.stderr).toBe(0);
+  expect(first.stdout).toContain('content-index init: a Hugo site, output folder public/');
+  expect(first.stdout).toContain('  created  functions/mcp/[[path]].ts');
+  expect(await readFile(join(site, 'site.config.ts'), 'utf8')).toContain("site: 'https://blog.example.org/'");
+
+  const files = () => snapshotDir(site, { skip: ['node_modules'] });
+  const before = await files();
+  const second = await cli('init');
+  expect(second.code).toBe(0);
+  expect(second.stdout).toContain('Nothing to do');
+  expect(await files()).toEqual(before);
+});
+
+it("the configuration init wrote type-checks against the package's declarations, which catch a mistake", async () => {
+  await writeFile(
+    join(site, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        noEmit: true,
+        types: [],
+      },
+      include: ['site.config.ts', 'headers.config.ts', 'probe.ts'],
+    }),
+  );
+  await writeFile(
+    join(site, 'probe.ts'),
+    "import { build, check, type BuildResult, defineSite } from 'content-index';\n" +
+      'export const result: Promise<BuildResult> = check({ root: "." });\n' +
+      'export const built = build;\n' +
+      'export default defineSite({ site: 42, images: "https://i.example/" });\n',
+  );
+  const tsc = await sh(
+    process.execPath,
+    [join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'],
+    site,
+  );
+  const errors = tsc.stdout.split('\n').filter((line) => /error TS/.test(line));
+  expect(errors).toEqual([expect.stringMatching(/^probe\.ts\(4,29\): error TS2322/)]);
+  await rm(join(site, 'probe.ts'));
+  await rm(join(site, 'tsconfig.json'));
+});
+
+it('builds, and serves the index, a 410 for a withdrawn version and the MCP tools through wrangler pages dev', async () => {
+  const built = await cli('build');
+  expect(built.code, built.stderr).toBe(0);
+  expect(built.stdout).toMatch(/✓ 2 items → \d+ files in .*hugo-site[\\/]public /);
+  expect(JSON.parse(await readFile(join(site, 'public/api/v1/content.json'), 'utf8')).versions.current).toBe(
+    'v1',
+  );
+
+  // The tool ships only v1. A withdrawn v1 needs a v2: the programmatic API takes the test fixture's v2
+  // serializer, built for the site as a user would write it (importing from content-index).
+  await esbuild({
+    entryPoints: [join(PROJECT_ROOT, 'tests/fixtures/v2/serializer.ts')],
+    outfile: join(site, 'v2/serializer.mjs'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'registry-from-the-package',
+        setup(b) {
+          b.onResolve({ filter: /serializers\/registry\.ts$/ }, () => ({
+            path: 'content-index',
+            external: true,
+          }));
+        },
+      },
+    ],
+  });
+  for (const file of ['content-index.schema.json', 'snapshot.schema.json']) {
+    await copyFile(join(PROJECT_ROOT, 'tests/fixtures/v2', file), join(site, 'v2', file));
+  }
+  await writeFile(
+    join(site, 'headers.config.ts'),
+    "import { defineHeaders } from 'content-index';\n\nexport default defineHeaders({\n  versions: {\n" +
+      "    v1: { published: '2024-01-15', sunset: '2025-06-01' },\n    v2: { published: '2024-06-01' },\n  },\n});\n",
+  );
+  await writeFile(
+    join(site, 'build-v2.mjs'),
+    "import { build } from 'content-index';\nimport { WITH_V2 } from './v2/serializer.mjs';\n\n" +
+      'const result = await build({ serializers: WITH_V2 });\nconsole.log(`${result.files.length} files`);\n',
+  );
+  const v2 = await sh(process.execPath, ['build-v2.mjs'], site);
+  expect(v2.code, v2.stderr).toBe(0);
+
+  server = await startPagesDev('public', [], site, join(site, 'node_modules/wrangler/bin/wrangler.js'));
+
+  const index = await fetch(`${server.url}/api/content.json`);
+  expect(index.status).toBe(200);
+  const body = (await index.json()) as { versions: { current: string }; items: { title: string }[] };
+  expect(body.versions.current).toBe('v2');
+  expect(body.items.map((i) => i.title).sort()).toEqual(['Hola mundo', 'Un atajo']);
+  expect((await fetch(`${server.url}/api/v2/content.json`)).status).toBe(200);
+
+  const withdrawn = await fetch(`${server.url}/api/v1/content.json`);
+  expect(withdrawn.status).toBe(410);
+  expect(withdrawn.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(await withdrawn.json()).toMatchObject({ status: 410 });
+  expect(withdrawn.headers.get('link')).toContain('/api/v2/content.json');
+
+  const mcp = await connectV2Http(`${server.url}/mcp`);
+  try {
+    expect((await mcp.listTools()).map((t) => t.name).sort()).toEqual([
+      'content_stats',
+      'list_content',
+      'search_content',
+    ]);
+  } finally {
+    await mcp.close();
+  }
+
+  // Hugo's home page is the site's; the API reference comes from the vendored renderer.
+  expect(await (await fetch(`${server.url}/`)).text()).toBe(HUGO_HOME);
+  expect((await fetch(`${server.url}/docs/redoc.standalone.js`)).status).toBe(200);
+});
