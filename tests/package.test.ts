@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -184,6 +184,8 @@ it('builds, and serves the index, a 410 for a withdrawn version and the MCP tool
   expect(JSON.parse(await readFile(join(site, 'public/api/v1/content.json'), 'utf8')).versions.current).toBe(
     'v1',
   );
+  // Only the site's configuration was compiled (esbuild, into the site's cache); the tool ran as shipped.
+  expect(await readdir(join(site, 'node_modules/.cache/content-index'))).toEqual(['config']);
 
   // The tool ships only v1. A withdrawn v1 needs a v2: the programmatic API takes the test fixture's v2
   // serializer, built for the site as a user would write it (importing from content-index).
