@@ -219,7 +219,7 @@ it('builds, and serves the index, a 410 for a withdrawn version and the MCP tool
   await writeFile(
     join(site, 'build-v2.mjs'),
     "import { build } from 'content-index';\nimport { WITH_V2 } from './v2/serializer.mjs';\n\n" +
-      'const result = await build({ serializers: WITH_V2 });\nconsole.log(`${result.files.length} files`);\n',
+      'const result = await build({ serializers: WITH_V2 });\nconsole.log(result.files.length);\n',
   );
   const v2 = await sh(process.execPath, ['build-v2.mjs'], site);
   expect(v2.code, v2.stderr).toBe(0);
