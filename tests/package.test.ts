@@ -82,7 +82,16 @@ beforeAll(async () => {
   }
   install = await sh(
     npm,
-    ['install', '--save-dev', join(work, packed.filename), '--prefer-offline', '--no-audit', '--no-fund'],
+    // --ignore-scripts: what npm 11 does by default for dependencies, on the npm 10 of older Node lines too.
+    [
+      'install',
+      '--save-dev',
+      join(work, packed.filename),
+      '--prefer-offline',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+    ],
     site,
   );
 }, 300_000);
