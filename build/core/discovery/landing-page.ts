@@ -1,5 +1,5 @@
 import { LANGUAGES } from '../languages.ts';
-import { type SiteConfig, siteName } from '../site-config.ts';
+import { type SiteConfig, siteDescription, siteName } from '../site-config.ts';
 import { MANIFEST_PATH } from '../version-manifest.ts';
 import { DISCOVERY_PATHS, INDEX_ALIAS_PATH, indexPath, LLMS_TXT_PATHS, schemaPath } from './addresses.ts';
 import type { ApiVersion } from './api-versions.ts';
@@ -35,7 +35,11 @@ export interface LandingPageContext {
  */
 export function landingPage(ctx: LandingPageContext): string {
   const { config } = ctx;
-  const name = escapeHtml(siteName(config));
+  // The page is in English: the site's English name and description, else its canonical (Spanish) ones.
+  const name = escapeHtml(siteName(config, 'en'));
+  const english = siteDescription(config, 'en');
+  const description = english ?? config.description;
+  const descriptionLang = english ? '' : ' lang="es"';
   const link = (path: string) => `<a href="./${escapeHtml(path)}">/${escapeHtml(path)}</a>`;
   const absolute = (path: string) => `<code>${escapeHtml(new URL(path, config.site).href)}</code>`;
   const row = (path: string, what: string) =>
@@ -79,7 +83,7 @@ ${LANDING_PAGE_MARKER}
 </head>
 <body>
 <h1>${name}</h1>
-${config.description ? `<p>${escapeHtml(config.description)}</p>\n` : ''}<p>A read-only Content Index API: ${ctx.items} ${ctx.items === 1 ? 'item' : 'items'} (posts, projects and tips) in ${LANGUAGES.map((l) => LANGUAGE_NAMES[l]).join(', ')}, as JSON files any client can fetch, described for machines and people, and an MCP server for AI agents.</p>
+${description ? `<p${descriptionLang}>${escapeHtml(description)}</p>\n` : ''}<p>A read-only Content Index API: ${ctx.items} ${ctx.items === 1 ? 'item' : 'items'} (posts, projects and tips) in ${LANGUAGES.map((l) => LANGUAGE_NAMES[l]).join(', ')}, as JSON files any client can fetch, described for machines and people, and an MCP server for AI agents.</p>
 
 <h2>The index</h2>
 <table>
