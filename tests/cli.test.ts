@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -75,4 +76,17 @@ it('gives the same build through the prebuilt dist/ the bin runs and through the
   expect(await snapshotDir(join(site.root, 'out-bundled'))).toEqual(
     await snapshotDir(join(site.root, 'out-sources')),
   );
+});
+
+it('says how to build dist/ when a source checkout has none, without a stack trace', async () => {
+  const checkout = join(site.root, 'checkout');
+  await mkdir(join(checkout, 'bin'), { recursive: true });
+  await copyFile(BIN, join(checkout, 'bin', 'content-index.js'));
+  const result = await run(process.execPath, [join(checkout, 'bin', 'content-index.js'), 'build']).catch(
+    (error: { code: number; stderr: string }) => error,
+  );
+  expect((result as { code?: number }).code).toBe(2);
+  expect(result.stderr).toContain('content-index: dist/cli.js is missing');
+  expect(result.stderr).toContain('`npm ci` builds it');
+  expect(result.stderr).not.toMatch(/^\s+at /m);
 });
