@@ -9,6 +9,11 @@ export interface SchemaCommandIo {
   setExitCode(code: number): void;
 }
 
+/** True when the file sits in a package installed under node_modules. */
+export function isInstalledCopy(file: URL): boolean {
+  return file.pathname.split('/').includes('node_modules');
+}
+
 /**
  * `content-index schema check` runs the shape guard on every registered version;
  * `content-index schema snapshot <version>` is the only way a snapshot changes.
@@ -40,6 +45,15 @@ export function registerSchemaCommands(
       if (!serializer) {
         io.printErr(
           `✗ ${version} has no serializer; known versions: ${Object.keys(serializers).join(', ')}\n  hint: register it in build/core/serializers/registry.ts first`,
+        );
+        io.setExitCode(1);
+        return;
+      }
+      if (isInstalledCopy(serializer.snapshotFile)) {
+        // The snapshots are the tool's record of each version's shape; a site changing its installed
+        // copy would lose the change on the next install and hide a broken promise from the guard.
+        io.printErr(
+          `✗ ${version}'s snapshot belongs to the installed content-index package, not to this site\n  hint: a schema change is made in a checkout of content-index and published as a new release`,
         );
         io.setExitCode(1);
         return;

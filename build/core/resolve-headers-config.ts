@@ -135,7 +135,7 @@ export function resolveHeadersConfig(input: unknown, ctx: ResolveHeadersContext)
         problem(
           `versions.${name}.sunset`,
           LIFECYCLE_RULES.minimumPeriod,
-          `${name}'s sunset ${isoSeconds(version.sunset)} is earlier than 12 months after ${successor.version}'s publication (${isoSeconds(successor.published)}); the spec keeps a superseded version for at least 12 months`,
+          `${name}'s sunset ${isoSeconds(version.sunset)} is earlier than 12 months after ${successor.version}'s publication (${isoSeconds(successor.published)}); the API promises to serve a superseded version for at least 12 months`,
           `set ${name}'s sunset on or after ${isoSeconds(earliest)}`,
         );
       }

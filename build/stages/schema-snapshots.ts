@@ -52,7 +52,7 @@ export async function checkSnapshot(version: string, serializer: VersionSerializ
     code: 'schema_changed',
     file,
     field: change.field,
-    message: `${version}: ${change.field} ${change.message}; within a version fields are only added (spec section 9)`,
+    message: `${version}: ${change.field} ${change.message}; within a version fields are only added, never removed or retyped (docs/api.md, Versions)`,
     hint,
   }));
 }

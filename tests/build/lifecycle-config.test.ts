@@ -40,7 +40,7 @@ describe('headers.config.ts: the build refuses a lifecycle that breaks the promi
     });
     expect(formatProblems(problems)).toBe(
       [
-        "headers.config.ts: versions.v1.sunset: v1's sunset 2027-10-31T23:59:59Z is earlier than 12 months after v2's publication (2026-11-01T00:00:00Z); the spec keeps a superseded version for at least 12 months (rule: sunset-min-12-months)",
+        "headers.config.ts: versions.v1.sunset: v1's sunset 2027-10-31T23:59:59Z is earlier than 12 months after v2's publication (2026-11-01T00:00:00Z); the API promises to serve a superseded version for at least 12 months (rule: sunset-min-12-months)",
         "  hint: set v1's sunset on or after 2027-11-01T00:00:00Z",
       ].join('\n'),
     );

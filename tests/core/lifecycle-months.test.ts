@@ -50,7 +50,7 @@ function resolve(v2Published: string, v1Sunset: string) {
 describe('sunset-min-12-months on the configured dates', () => {
   it('a successor published on 29 February: the earliest sunset is 1 March of the next year', () => {
     expect(() => resolve('2028-02-29', '2029-02-28T23:59:59Z')).toThrow(
-      "v1's sunset 2029-02-28T23:59:59Z is earlier than 12 months after v2's publication (2028-02-29T00:00:00Z); the spec keeps a superseded version for at least 12 months (rule: sunset-min-12-months)",
+      "v1's sunset 2029-02-28T23:59:59Z is earlier than 12 months after v2's publication (2028-02-29T00:00:00Z); the API promises to serve a superseded version for at least 12 months (rule: sunset-min-12-months)",
     );
     expect(() => resolve('2028-02-29', '2029-02-28T23:59:59Z')).toThrow(
       "set v1's sunset on or after 2029-03-01T00:00:00Z",
