@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import packageJson from '../package.json' with { type: 'json' };
 import { registerSchemaCommands } from './cli-schema.ts';
 import { reportFailure } from './commands/_shared.ts';
 import { registerBuildCommands } from './commands/build.ts';
@@ -42,6 +43,7 @@ export async function main(
   };
   const program = new Command('content-index')
     .description('Build a read-only Content Index API (JSON, OpenAPI, llms.txt, MCP) for Cloudflare Pages')
+    .version(packageJson.version, '-v, --version', 'print the version of content-index')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) });
   registerInitCommand(program, context);

@@ -163,6 +163,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     now,
     drafts: options.drafts ?? false,
     future: options.future ?? false,
+    unreadable: loaded.unreadable,
   });
   const problems = [...loaded.problems, ...(assembled.ok ? [] : assembled.problems)];
   if (!assembled.ok || problems.length > 0) throw new ContentIndexError(problems);

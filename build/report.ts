@@ -3,6 +3,7 @@ import { gzip as gzipCallback } from 'node:zlib';
 import type { Problem } from './core/errors.ts';
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from './core/languages.ts';
 import type { LeftOut } from './core/model.ts';
+import { printable } from './core/printable.ts';
 import type { BuildResult } from './index.ts';
 import { formatBytes } from './stages/parse/parse-chunk.js';
 
@@ -69,28 +70,52 @@ export async function createReport(result: BuildResult, dryRun: boolean): Promis
   };
 }
 
-export function formatReport(report: BuildReport): string {
+/** Left-out files named in the text report before "and N more": the full list is one flag away. */
+export const LEFT_OUT_SHOWN = 5;
+
+export function formatReport(report: BuildReport, options: { verbose?: boolean } = {}): string {
   const { items } = report;
   const head = report.dryRun
     ? `✓ ${count(items.total, 'item')} valid; nothing written`
-    : `✓ ${count(items.total, 'item')} → ${count(report.files.length, 'file')} in ${report.outDir}`;
+    : `✓ ${count(items.total, 'item')} → ${count(report.files.length, 'file')} in ${printable(report.outDir)}`;
   const lines = [`${head} (${report.durationMs} ms)`];
   lines.push(`  items         ${CONTENT_TYPES.map((t) => `${PLURAL[t]} ${items[PLURAL[t]]}`).join(' · ')}`);
   lines.push(
     `  translations  ${LANGUAGES.map((l) => `${l} ${report.translations[l].items}/${items.total} (${report.translations[l].percent}%)`).join(' · ')}`,
   );
-  report.leftOut.forEach((left, i) => {
-    const why = left.reason === 'draft' ? 'draft' : `dated ${left.date ?? '?'}, in the future`;
-    const whole = left.wholeItem ? ', with its translations' : '';
-    lines.push(`  ${i === 0 ? 'left out     ' : '             '} ${left.file} (${why}${whole})`);
-  });
-  const width = Math.max(0, ...report.files.map((f) => f.path.length));
+  lines.push(...leftOutLines(report.leftOut, options.verbose ?? false));
+  const paths = report.files.map((f) => printable(f.path));
+  const width = Math.max(0, ...paths.map((p) => p.length));
   report.files.forEach((file, i) => {
     lines.push(
-      `  ${i === 0 ? 'files        ' : '             '} ${file.path.padEnd(width)}  ${formatBytes(file.bytes).padStart(9)}  gzip ${formatBytes(file.gzipBytes).padStart(9)}`,
+      `  ${i === 0 ? 'files        ' : '             '} ${(paths[i] ?? '').padEnd(width)}  ${formatBytes(file.bytes).padStart(9)}  gzip ${formatBytes(file.gzipBytes).padStart(9)}`,
     );
   });
   return lines.join('\n');
+}
+
+/**
+ * What was left out, summed up: how many drafts and future items, then the first few files. A large
+ * site has hundreds of drafts, and the summary above them is what a build log is read for.
+ */
+function leftOutLines(leftOut: readonly LeftOut[], verbose: boolean): string[] {
+  if (leftOut.length === 0) return [];
+  const drafts = leftOut.filter((l) => l.reason === 'draft').length;
+  const future = leftOut.length - drafts;
+  const summary = [
+    drafts > 0 && count(drafts, 'draft'),
+    future > 0 && `${future} dated in the future`,
+  ].filter(Boolean);
+  const lines = [`  left out      ${summary.join(' · ')}`];
+  const shown = verbose ? leftOut : leftOut.slice(0, LEFT_OUT_SHOWN);
+  for (const left of shown) {
+    const why = left.reason === 'draft' ? 'draft' : `dated ${left.date ?? '?'}, in the future`;
+    const whole = left.wholeItem ? ', with its translations' : '';
+    lines.push(`                ${printable(left.file)} (${why}${whole})`);
+  }
+  if (shown.length < leftOut.length)
+    lines.push(`                … and ${leftOut.length - shown.length} more (--verbose lists every file)`);
+  return lines;
 }
 
 export function count(n: number, word: string): string {

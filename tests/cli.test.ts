@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -89,4 +89,15 @@ it('says how to build dist/ when a source checkout has none, without a stack tra
   expect(result.stderr).toContain('content-index: dist/cli.js is missing');
   expect(result.stderr).toContain('`npm ci` builds it');
   expect(result.stderr).not.toMatch(/^\s+at /m);
+});
+
+it('prints its version with --version and -v', async () => {
+  const { version } = JSON.parse(await readFile(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  for (const flag of ['--version', '-v']) {
+    const result = await bin(flag);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${version}\n`);
+  }
 });

@@ -14,6 +14,7 @@ export interface BuildFlags {
   future?: boolean;
   debug?: boolean;
   json?: boolean;
+  verbose?: boolean;
 }
 
 /** Flags every command that builds shares. */

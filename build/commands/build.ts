@@ -27,10 +27,12 @@ export function registerBuildCommands(program: Command, context: CliContext): vo
   )
     .option('--out <dir>', 'output folder', 'public')
     .option('--json', 'print the build report as JSON')
+    .option('--verbose', 'list every file left out (drafts, future items), not only the first few')
     .action((flags: BuildFlags) => runBuild(flags, context, false));
   withAllowDroppedField(
     withBuildFlags(program.command('check').description('validate the content without writing anything'))
       .option('--json', 'print the report as JSON')
+      .option('--verbose', 'list every file left out (drafts, future items), not only the first few')
       .option(
         '--live [url]',
         'also hold the configuration to what the live site publishes (default address: site in site.config.ts)',
@@ -60,7 +62,7 @@ async function runBuild(flags: CheckFlags, context: CliContext, dryRun: boolean)
       context.print(JSON.stringify(report, null, 2));
     } else {
       printWarnings(result.warnings, context);
-      context.print(formatReport(report));
+      context.print(formatReport(report, { verbose: flags.verbose ?? false }));
       if (live) context.print(livePassed(live));
       if (result.recorded.length > 0) context.print(recordedLine(result.recorded, dryRun));
     }

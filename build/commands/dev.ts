@@ -3,6 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { formatProblems, isContentIndexError } from '../core/errors.ts';
+import { printable } from '../core/printable.ts';
 import { build } from '../index.ts';
 import { count } from '../report.ts';
 import { compatibilityArgs, spawnWrangler, stripAnsi } from '../stages/wrangler.ts';
@@ -86,7 +87,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     clearTimeout(timer);
     timer = setTimeout(() => {
       running = running.then(async () => {
-        await rebuild(`rebuilt after a change to ${what}`);
+        await rebuild(`rebuilt after a change to ${printable(what)}`);
         watchContent(); // the configuration may have moved the content folder
       });
     }, 40);

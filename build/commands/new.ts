@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import { CONTENT_TYPES, type ContentType, isLanguage, type Language } from '../core/languages.ts';
+import { printable } from '../core/printable.ts';
 import { resolveSiteConfig } from '../core/resolve-site-config.ts';
 import { scaffold } from '../core/scaffold.ts';
 import { importConfigModule } from '../stages/load-config.ts';
@@ -12,6 +13,9 @@ import { reportFailure } from './_shared.ts';
 interface NewFlags {
   lang: string;
   config: string;
+  title?: string;
+  titleEn?: string;
+  titlePtBr?: string;
   debug?: boolean;
 }
 
@@ -22,13 +26,18 @@ export function registerNewCommand(program: Command, context: CliContext): void 
     .argument('<type>', 'post, project or tip')
     .argument('<slug>', 'file name and slug, e.g. redes-neuronales')
     .option('--lang <list>', 'languages to create, comma-separated', 'es,en,pt-br')
+    .option('--title <text>', 'the title of the Spanish (canonical) file')
+    .option('--title-en <text>', 'the title of the English file')
+    .option('--title-pt-br <text>', 'the title of the Brazilian Portuguese file')
     .option('--config <file>', 'site configuration', 'site.config.ts')
     .option('--debug', 'print stack traces of internal errors')
     .action(async (type: string, slug: string, flags: NewFlags) => {
       try {
         const created = await createItem(type, slug, flags, context);
-        for (const file of created) context.print(`created ${file}`);
-        context.print('The files are drafts: fill in the titles, then remove `draft: true` to publish.');
+        for (const file of created) context.print(`created ${printable(file)}`);
+        context.print(
+          'The files are drafts: write the titles and descriptions, then remove `draft: true` to publish (a placeholder left in a published file fails the build).',
+        );
       } catch (error) {
         context.exit(reportFailure(error, context, { debug: flags.debug ?? false, wrote: false }));
       }
@@ -52,6 +61,10 @@ async function createItem(
     ]);
   }
   const langs = flags.lang.split(',').map((l) => l.trim().toLowerCase());
+  const titles: Partial<Record<Language, string>> = {};
+  if (flags.title !== undefined) titles.es = flags.title;
+  if (flags.titleEn !== undefined) titles.en = flags.titleEn;
+  if (flags.titlePtBr !== undefined) titles['pt-br'] = flags.titlePtBr;
   const unknown = langs.filter((l) => !isLanguage(l));
   if (unknown.length > 0) {
     throw new ContentIndexError([
@@ -62,6 +75,17 @@ async function createItem(
         hint: 'use es, en and pt-br',
       },
     ]);
+  }
+  const unwritten = (Object.keys(titles) as Language[]).filter((l) => l !== 'es' && !langs.includes(l));
+  if (unwritten.length > 0) {
+    throw new ContentIndexError(
+      unwritten.map((lang) => ({
+        code: 'field_invalid' as const,
+        field: `title-${lang}`,
+        message: `gives a title for ${lang}, which --lang does not create`,
+        hint: `add ${lang} to --lang, or leave out --title-${lang}`,
+      })),
+    );
   }
   const root = process.cwd();
   const config = resolveSiteConfig(
@@ -76,6 +100,7 @@ async function createItem(
     langs: langs as Language[],
     layout: config.content,
     date: today,
+    titles,
   });
   // Check every target before writing any, so a refusal leaves nothing half-created.
   const existing: string[] = [];

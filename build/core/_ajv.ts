@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { readDate } from './dates.ts';
 import type { Problem, ProblemCode } from './errors.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
@@ -22,12 +23,8 @@ export function createAjv(): Ajv2020 {
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
   ajv.addKeyword({ keyword: 'x-hint', schemaType: 'string' });
-  ajv.addFormat('date-or-date-time', {
-    type: 'string',
-    validate: (value: string) =>
-      /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/.test(value) &&
-      !Number.isNaN(Date.parse(value)),
-  });
+  // Front-matter dates: validated as written (dates.ts); the error message comes from there too.
+  ajv.addFormat('date-or-date-time', { type: 'string', validate: (value: string) => readDate(value).ok });
   return ajv;
 }
 
@@ -57,7 +54,6 @@ export function ajvProblems(validate: ValidateFunction, ctx: ErrorContext = {}):
 const FORMAT_NAMES: Record<string, string> = {
   uri: 'an absolute address (https://…)',
   'date-time': 'an ISO 8601 date-time',
-  'date-or-date-time': 'a date such as 2025-03-14 or 2025-03-14T09:30:00Z',
   email: 'an e-mail address',
 };
 
@@ -94,6 +90,13 @@ function toProblem(error: ErrorObject, ctx: ErrorContext): Problem | undefined {
       message = `must be at most ${error.params.limit} characters, got ${String(error.data).length}`;
       break;
     case 'format':
+      if (error.params.format === 'date-or-date-time' && typeof error.data === 'string') {
+        const date = readDate(error.data);
+        if (!date.ok) {
+          message = date.message;
+          break;
+        }
+      }
       message = `must be ${FORMAT_NAMES[String(error.params.format)] ?? String(error.params.format)}, got ${describe(error.data)}`;
       break;
     case 'enum':
@@ -146,8 +149,6 @@ export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
-  if (value instanceof Date)
-    return `the date ${Number.isNaN(value.getTime()) ? 'that does not exist' : value.toISOString().slice(0, 10)}`;
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') {
     const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;

@@ -1,8 +1,11 @@
 import type { Problem } from './errors.ts';
+import { printable } from './printable.ts';
 
 /**
  * GitHub Actions workflow commands (`::error file=…,line=…::…`): the run's summary and the pull
- * request's diff show each problem next to its line.
+ * request's diff show each problem next to its line. Values are escaped as GitHub's toolkit does
+ * (properties: `%`, CR, LF, `:` and `,`; data: `%`, CR, LF), after every other control character was
+ * written as an escape: one problem is one line, and nothing in it can end the command or start another.
  */
 export function formatAnnotation(problem: Problem, level: 'error' | 'warning'): string {
   const properties: string[] = [];
@@ -14,10 +17,15 @@ export function formatAnnotation(problem: Problem, level: 'error' | 'warning'): 
   return `::${level}${properties.length ? ` ${properties.join(',')}` : ''}::${escapeData(message)}`;
 }
 
+/** A message may span lines of our own making (GitHub shows %0A as a line break); each is made printable. */
 function escapeData(value: string): string {
-  return value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  return escapeCommand(value.split('\n').map(printable).join('\n'));
 }
 
 function escapeProperty(value: string): string {
-  return escapeData(value).replace(/:/g, '%3A').replace(/,/g, '%2C');
+  return escapeCommand(printable(value)).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+function escapeCommand(value: string): string {
+  return value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }

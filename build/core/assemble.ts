@@ -1,8 +1,17 @@
 import type { Problem } from './errors.ts';
 import { type FrontMatter, validateFrontMatter } from './front-matter.ts';
 import { CANONICAL_LANGUAGE, LANGUAGES, type Language } from './languages.ts';
-import type { ContentEntry, ContentModel, LeftOut, SourceFile, Translation } from './model.ts';
+import type {
+  ContentEntry,
+  ContentModel,
+  LeftOut,
+  SourceFile,
+  Translation,
+  UnreadableSource,
+} from './model.ts';
+import { printable } from './printable.ts';
 import { type ContentLayout, type SiteConfig, siteUrl } from './site-config.ts';
+import { slugProblem } from './slug.ts';
 
 export interface AssembleOptions {
   /** Include files marked `draft: true`. */
@@ -10,6 +19,8 @@ export interface AssembleOptions {
   /** Include files dated after `now`. */
   future?: boolean;
   now: Date;
+  /** Files found but not read: a translation group one of them may belong to is not reported as orphaned. */
+  unreadable?: readonly UnreadableSource[];
 }
 
 export type AssembleResult =
@@ -36,8 +47,24 @@ export function assemble(
   for (const file of files) {
     const result = validateFrontMatter(file);
     warnings.push(...result.warnings);
-    if (result.ok) checked.set(file, result.data);
-    else problems.push(...result.problems);
+    if (!result.ok) {
+      problems.push(...result.problems);
+      continue;
+    }
+    // A file without a slug of its own publishes under its name, which follows the same rule.
+    const why = result.data.slug === undefined ? slugProblem(file.name) : undefined;
+    if (why) {
+      problems.push({
+        code: 'field_invalid',
+        file: file.path,
+        line: 1,
+        field: 'slug',
+        message: `the file name cannot be the page's slug: ${JSON.stringify(file.name)} ${why}`,
+        hint: 'rename the file (or its bundle folder), or give it a slug: in the front matter',
+      });
+      continue;
+    }
+    checked.set(file, result.data);
   }
 
   // Group on translationKey when present (Hugo's rule), otherwise on the file name, within a type.
@@ -62,7 +89,7 @@ export function assemble(
           file: file.path,
           line: file.lines.translationKey ?? 1,
           field: 'translationKey',
-          message: `a second ${file.lang} file for "${id}"; ${first.path} is the first`,
+          message: `a second ${file.lang} file for "${id}"; ${printable(first.path)} is the first`,
           hint: 'give one of them a different file name or translationKey',
         });
       } else {
@@ -71,6 +98,8 @@ export function assemble(
     }
     const canonicalFile = byLang.get(CANONICAL_LANGUAGE);
     if (!canonicalFile) {
+      // The Spanish file may be there but unreadable: its own error says so, and says enough.
+      if (mayBeCanonical(group, options.unreadable ?? [])) continue;
       for (const file of byLang.values()) {
         problems.push({
           code: 'translation_orphan',
@@ -78,7 +107,7 @@ export function assemble(
           line: file.lines.translationKey ?? 1,
           field: 'translationKey',
           message: `this ${file.lang} translation has no Spanish (canonical) file`,
-          hint: `add ${canonicalFileFor(file, config.content)}, or set translationKey to the Spanish file's translationKey or name`,
+          hint: `add ${printable(canonicalFileFor(file, config.content))}, or set translationKey to the Spanish file's translationKey or name`,
         });
       }
       continue;
@@ -130,6 +159,20 @@ export function assemble(
   sortEntries(entries);
   leftOut.sort((a, b) => a.file.localeCompare(b.file));
   return { ok: true, model: { entries, leftOut }, warnings };
+}
+
+/**
+ * Whether an unreadable file could be the missing Spanish file of a group: same type, Spanish or of an
+ * unknown language, and paired to it by name or by the translationKey its text shows.
+ */
+function mayBeCanonical(group: readonly SourceFile[], unreadable: readonly UnreadableSource[]): boolean {
+  const keys = new Set(group.flatMap((file) => [file.name, translationKeyOf(file) ?? file.name]));
+  return unreadable.some(
+    (u) =>
+      u.type === group[0]?.type &&
+      (u.lang === undefined || u.lang === CANONICAL_LANGUAGE) &&
+      (keys.has(u.name) || (u.translationKey !== undefined && keys.has(u.translationKey))),
+  );
 }
 
 function translationKeyOf(file: SourceFile): string | undefined {
@@ -195,14 +238,42 @@ export function resolveImage(image: string, imageBase: string): ImageResult {
     };
   }
   const host = new URL(imageBase).host;
-  if (url.host !== host || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+  const shown = new URL(url.href);
+  shown.username = '';
+  shown.password = '';
+  const hint = `upload the image to ${imageBase} and write its path relative to it, e.g. image: posts/cover.png`;
+  if (url.host !== host) {
     return {
       ok: false,
       problem: {
         code: 'image_host',
         field: 'image',
-        message: `${url.href} is not on the image host ${host}`,
-        hint: `upload the image to ${imageBase} and write its path relative to it, e.g. image: posts/cover.png`,
+        message: `${shown.href} is not on the image host ${host}`,
+        hint,
+      },
+    };
+  }
+  // Published addresses are fetched by browsers and crawlers: plain http is a mixed-content warning or
+  // a downgrade, and a user name or password in an address would publish a credential.
+  if (url.protocol !== 'https:') {
+    return {
+      ok: false,
+      problem: {
+        code: 'image_host',
+        field: 'image',
+        message: `${shown.href} must be an https: address`,
+        hint,
+      },
+    };
+  }
+  if (url.username !== '' || url.password !== '') {
+    return {
+      ok: false,
+      problem: {
+        code: 'image_host',
+        field: 'image',
+        message: 'must not carry a user name or password (user:password@host)',
+        hint,
       },
     };
   }
@@ -225,7 +296,7 @@ function addressConflicts(entries: readonly ContentEntry[], slugLine: (file: str
       file: translation.file,
       line: slugLine(translation.file),
       field: 'slug',
-      message: `publishes ${translation.url}, the same address as ${owner.file}`,
+      message: `publishes ${translation.url}, the same address as ${printable(owner.file)}`,
       hint: 'give one of the two files a different slug',
     });
   }

@@ -1,3 +1,5 @@
+import { printable } from './printable.ts';
+
 /**
  * One error type for everything a user can get wrong. `code` is stable (tests and scripts match on it),
  * `hint` says how to fix it. A build collects `Problem`s and throws them all at once.
@@ -5,6 +7,8 @@
 export type ProblemCode =
   | 'config_invalid'
   | 'yaml_invalid'
+  | 'toml_invalid'
+  | 'json_invalid'
   | 'field_required'
   | 'field_invalid'
   | 'field_not_allowed'
@@ -55,12 +59,19 @@ export function isContentIndexError(error: unknown): error is ContentIndexError 
   return error instanceof ContentIndexError;
 }
 
-/** `path:line: field: message` followed by an indented hint, the format editors and CI logs link from. */
+/**
+ * `path:line: field: message` followed by an indented hint, the format editors and CI logs link from.
+ * File names, keys and values come from the outside: each part is made printable, so no part can break
+ * the line or start one of its own (a hint may span lines of our own making; each is made printable).
+ */
 export function formatProblem(problem: Problem): string {
-  let where = problem.file ?? '';
+  let where = problem.file ? printable(problem.file) : '';
   if (problem.file && problem.line) where += `:${problem.line}`;
-  const head = [where, problem.field, problem.message].filter(Boolean).join(': ');
-  return problem.hint ? `${head}\n  hint: ${problem.hint}` : head;
+  const head = [where, problem.field && printable(problem.field), printable(problem.message)]
+    .filter(Boolean)
+    .join(': ');
+  if (!problem.hint) return head;
+  return `${head}\n  hint: ${problem.hint.split('\n').map(printable).join('\n')}`;
 }
 
 export function formatProblems(problems: readonly Problem[]): string {

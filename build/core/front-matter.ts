@@ -1,16 +1,19 @@
 import type { ValidateFunction } from 'ajv';
 import frontMatterSchema from '../schemas/front-matter.schema.json' with { type: 'json' };
 import { ajvProblems, createAjv } from './_ajv.ts';
+import { readDate } from './dates.ts';
 import type { Problem } from './errors.ts';
 import type { ContentType } from './languages.ts';
 import type { SourceFile } from './model.ts';
+import { isPlaceholder } from './scaffold.ts';
+import { SLUG_HINT, slugProblem } from './slug.ts';
 
 /** Front matter after validation: the keys content-index reads, with their checked types. */
 export interface FrontMatter {
   title: string;
   description?: string;
   image?: string;
-  /** ISO 8601 (a date-only value means midnight UTC). */
+  /** As written until validated; then the published form, `2025-03-14T00:00:00Z` (dates.ts). */
   date?: string;
   draft?: boolean;
   slug?: string;
@@ -44,47 +47,147 @@ function getValidators(): Record<ContentType, ValidateFunction> {
   return validators;
 }
 
-/** YAML timestamps arrive as Date objects; the schema and the outputs work with ISO strings. */
-export function normalizeFrontMatter(data: unknown): unknown {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return data;
-  const out: Record<string, unknown> = { ...data };
-  const date = out.date;
-  if (date instanceof Date) out.date = Number.isNaN(date.getTime()) ? String(date) : date.toISOString();
-  // A quoted date-time without a zone would be read in the build machine's time zone, and the same
-  // sources would publish different bytes on different machines: it means UTC, as YAML's own timestamps do.
-  if (typeof out.date === 'string' && LOCAL_DATE_TIME.test(out.date))
-    out.date = `${out.date.replace(' ', 'T')}Z`;
-  return out;
+/**
+ * Keys Hugo (or its built-in templates) reads that content-index does not. They are never typo hints:
+ * `images` is Hugo's Open Graph list, not a misspelt `image`.
+ */
+const HUGO_KEYS = new Set(
+  [
+    'aliases',
+    'audio',
+    'build',
+    'cascade',
+    'categories',
+    'expiryDate',
+    'headless',
+    'images',
+    'isCJKLanguage',
+    'keywords',
+    'lastmod',
+    'layout',
+    'linkTitle',
+    'markup',
+    'menu',
+    'menus',
+    'outputs',
+    'params',
+    'publishDate',
+    'resources',
+    'series',
+    'sitemap',
+    'summary',
+    'type',
+    'url',
+    'videos',
+    'weight',
+  ].map((k) => k.toLowerCase()),
+);
+
+export interface FoldedKeys {
+  data: unknown;
+  /** Keys that name a key already given under another spelling (`Title` after `title`). */
+  repeated: { key: string; of: string }[];
 }
 
-const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/;
+/**
+ * Hugo reads front-matter keys case-insensitively (`Title`, `DATE`): the keys content-index reads (and
+ * `extra`, e.g. the layout's language field) are renamed to their spelling here. Other keys are kept
+ * as written. The object is copied only when a key is renamed.
+ */
+export function createKeyFolder(extra: readonly string[] = []): (data: unknown) => FoldedKeys {
+  const canonical = new Map([...KNOWN_KEYS, ...extra].map((k) => [k.toLowerCase(), k]));
+  return (data) => {
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return { data, repeated: [] };
+    const keys = Object.keys(data);
+    if (keys.every((k) => (canonical.get(k.toLowerCase()) ?? k) === k)) return { data, repeated: [] };
+    const out: Record<string, unknown> = {};
+    const repeated: FoldedKeys['repeated'] = [];
+    const source = data as Record<string, unknown>;
+    // Spelled as written first, so `title` wins over a later `Title` and the later one is reported.
+    for (const key of keys) {
+      const name = canonical.get(key.toLowerCase()) ?? key;
+      if (Object.hasOwn(out, name)) repeated.push({ key, of: name });
+      else out[name] = source[key];
+    }
+    return { data: out, repeated };
+  };
+}
 
 export type FrontMatterResult =
   | { ok: true; data: FrontMatter; warnings: Problem[] }
   | { ok: false; problems: Problem[]; warnings: Problem[] };
 
 export function validateFrontMatter(file: SourceFile): FrontMatterResult {
-  const data = normalizeFrontMatter(file.data);
+  const data = file.data;
   const validate = getValidators()[file.type];
   const lineOf = (key: string) => file.lines[key];
-  const warnings = typoWarnings(file);
-  if (validate(data)) return { ok: true, data: data as FrontMatter, warnings };
-  const typos = new Set<Problem>();
   // A key that is missing has no line of its own: point at the front matter's opening line.
   const lineOfOrStart = (key: string) => lineOf(key) ?? 1;
-  const problems = ajvProblems(validate, { file: file.path, lineOf: lineOfOrStart }).map((p) => {
-    if (p.code !== 'field_required' || !p.field) return p;
-    // A missing key next to a near-miss is almost always a typo: point at the line that has it.
-    const typo = warnings.find((w) => w.hint === didYouMean(p.field ?? ''));
-    if (!typo) return p;
-    typos.add(typo);
-    return {
-      ...p,
-      line: typo.line,
-      hint: `\`${typo.field}\` looks like a typo: did you mean \`${p.field}\`?`,
-    };
-  });
-  return { ok: false, problems, warnings: warnings.filter((w) => !typos.has(w)) };
+  const warnings = typoWarnings(file);
+  const problems: Problem[] = [];
+  const typos = new Set<Problem>();
+  if (!validate(data)) {
+    for (const p of ajvProblems(validate, { file: file.path, lineOf: lineOfOrStart })) {
+      // A missing key next to a near-miss is almost always a typo: point at the line that has it.
+      const typo =
+        p.code === 'field_required' ? warnings.find((w) => w.hint === didYouMean(p.field ?? '')) : undefined;
+      if (!typo) {
+        problems.push(p);
+        continue;
+      }
+      typos.add(typo);
+      problems.push({
+        ...p,
+        line: typo.line,
+        hint: `\`${typo.field}\` looks like a typo: did you mean \`${p.field}\`?`,
+      });
+    }
+  }
+  const fields = data as Partial<Record<keyof FrontMatter, unknown>>;
+  if (typeof fields.slug === 'string' && fields.slug !== '') {
+    const why = slugProblem(fields.slug);
+    if (why)
+      problems.push({
+        code: 'field_invalid',
+        file: file.path,
+        line: lineOfOrStart('slug'),
+        field: 'slug',
+        message: `must be one URL path segment: ${why}`,
+        hint: SLUG_HINT,
+      });
+  }
+  if (fields.draft !== true) problems.push(...placeholders(file, fields, lineOfOrStart));
+  const remaining = warnings.filter((w) => !typos.has(w));
+  if (problems.length > 0) return { ok: false, problems, warnings: remaining };
+  const checked = { ...(data as FrontMatter) };
+  // Every published date has one form, whatever form the author wrote.
+  if (checked.date !== undefined) {
+    const date = readDate(checked.date);
+    if (date.ok) checked.date = date.published;
+  }
+  return { ok: true, data: checked, warnings: remaining };
+}
+
+/** A title or description still as `content-index new` wrote it would publish the scaffold's text. */
+function placeholders(
+  file: SourceFile,
+  fields: Partial<Record<keyof FrontMatter, unknown>>,
+  lineOf: (key: string) => number,
+): Problem[] {
+  const problems: Problem[] = [];
+  for (const key of ['title', 'description'] as const) {
+    const value = fields[key];
+    if (typeof value !== 'string' || !isPlaceholder(key, value)) continue;
+    problems.push({
+      code: 'field_invalid',
+      file: file.path,
+      line: lineOf(key),
+      field: key,
+      message: `is still the placeholder ${JSON.stringify(value)} that \`content-index new\` wrote`,
+      hint: `write the ${key} of this page, or keep draft: true until it is ready`,
+    });
+  }
+  return problems;
 }
 
 /** Unknown keys are allowed (real sites carry many), but one that is a near-miss of a known key gets a hint. */
@@ -93,7 +196,7 @@ function typoWarnings(file: SourceFile): Problem[] {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return [];
   const warnings: Problem[] = [];
   for (const key of Object.keys(data)) {
-    if (KNOWN_KEYS.includes(key)) continue;
+    if (KNOWN_KEYS.includes(key) || HUGO_KEYS.has(key.toLowerCase())) continue;
     const match = closestKnownKey(key);
     if (!match) continue;
     const warning: Problem = {
@@ -118,7 +221,6 @@ function closestKnownKey(key: string): string | undefined {
   const lower = key.toLowerCase();
   let best: { key: string; distance: number } | undefined;
   for (const known of KNOWN_KEYS) {
-    if (lower === known.toLowerCase()) return known;
     const limit = known.length <= 4 ? 1 : 2;
     const distance = editDistance(lower, known.toLowerCase(), limit);
     if (distance <= limit && (!best || distance < best.distance)) best = { key: known, distance };

@@ -3,6 +3,9 @@
  * the Pages Function both reason with it.
  */
 
+/** `2026-11-01T00:00:00Z`: the one published date form (dates.ts), at the precision HTTP headers carry. */
+export { isoSeconds } from './dates.ts';
+
 export interface CachePolicy {
   /** Seconds. */
   maxAge: number;
@@ -49,11 +52,6 @@ export function currentVersion(lifecycle: Lifecycle): VersionLifecycle {
   const current = lifecycle.versions.at(-1);
   if (!current) throw new Error('a lifecycle has at least one published version');
   return current;
-}
-
-/** `2026-11-01T00:00:00Z`: ISO 8601 at the whole-second precision the HTTP headers carry. */
-export function isoSeconds(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /**

@@ -14,6 +14,16 @@ export interface SourceFile {
   lines: Readonly<Record<string, number>>;
 }
 
+/** A file that was found but whose front matter could not be read (or whose language field could not be). */
+export interface UnreadableSource {
+  type: ContentType;
+  name: string;
+  /** Undefined when the language was to come from the front matter. */
+  lang: Language | undefined;
+  /** As found by a plain look at the text, when the file names one. */
+  translationKey: string | undefined;
+}
+
 export interface Translation {
   lang: Language;
   title: string;
@@ -31,7 +41,7 @@ export interface Translation {
 export interface ContentEntry {
   id: string;
   type: ContentType;
-  /** ISO 8601 date-time from the Spanish file, when it has one. */
+  /** From the Spanish file, when it has one, in the published form `2025-03-14T09:30:00Z` (UTC, whole seconds). */
   date?: string;
   image?: string;
   technologies?: string[];
@@ -43,7 +53,7 @@ export type LeftOutReason = 'draft' | 'future';
 export interface LeftOut {
   file: string;
   reason: LeftOutReason;
-  /** For `future`: the date that has not come yet. */
+  /** For `future`: the date that has not come yet, in the published form. */
   date?: string;
   /** True when the Spanish file was left out, which takes its translations with it. */
   wholeItem: boolean;

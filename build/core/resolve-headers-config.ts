@@ -1,10 +1,10 @@
 import headersConfigSchema from '../schemas/headers-config.schema.json' with { type: 'json' };
 import { ajvProblems, createAjv } from './_ajv.ts';
+import { isoSeconds, readDate } from './dates.ts';
 import { ContentIndexError, type Problem } from './errors.ts';
 import { DEFAULT_CACHE_CONTROL, type HeadersConfigInput } from './headers-config.ts';
 import {
   addMonths,
-  isoSeconds,
   type Lifecycle,
   MINIMUM_DEPRECATION_MONTHS,
   type VersionLifecycle,
@@ -64,17 +64,20 @@ export function resolveHeadersConfig(input: unknown, ctx: ResolveHeadersContext)
 
   const declared: VersionLifecycle[] = [];
   for (const [version, entry] of Object.entries(config.versions)) {
-    const published = parseInstant(entry.published);
-    const sunset = entry.sunset === undefined ? undefined : parseInstant(entry.sunset);
-    if (!published || (entry.sunset !== undefined && !sunset)) {
-      problems.push({
-        code: 'config_invalid',
-        file: ctx.file,
-        field: `versions.${version}.${published ? 'sunset' : 'published'}`,
-        message: 'is not a calendar date',
-      });
-      continue;
+    const read = { published: readDate(entry.published), sunset: entry.sunset && readDate(entry.sunset) };
+    for (const key of ['published', 'sunset'] as const) {
+      const date = read[key];
+      if (date && !date.ok)
+        problems.push({
+          code: 'config_invalid',
+          file: ctx.file,
+          field: `versions.${version}.${key}`,
+          message: date.message,
+        });
     }
+    if (!read.published.ok || (read.sunset && !read.sunset.ok)) continue;
+    const published = read.published.instant;
+    const sunset = read.sunset ? read.sunset.instant : undefined;
     const lifecycle: VersionLifecycle = {
       version,
       published,
@@ -186,16 +189,4 @@ export function resolveHeadersConfig(input: unknown, ctx: ResolveHeadersContext)
 
 function number(version: VersionLifecycle): number {
   return Number(version.version.slice(1));
-}
-
-/** `2026-03-01` is midnight UTC; a date-time carries its own zone (the schema requires one). */
-function parseInstant(value: string): Date | undefined {
-  const [date] = value.split('T');
-  const time = Date.parse(value.includes('T') ? value : `${value}T00:00:00Z`);
-  if (Number.isNaN(time)) return undefined;
-  // Date.parse rolls 2026-02-30 over to March; a date that does not round-trip is not a real one.
-  const [y, m, d] = (date ?? '').split('-').map(Number);
-  const check = new Date(Date.UTC(y ?? 0, (m ?? 1) - 1, d ?? 0));
-  if (check.getUTCMonth() !== (m ?? 1) - 1 || check.getUTCDate() !== d) return undefined;
-  return new Date(time);
 }

@@ -1,7 +1,9 @@
 import { ContentIndexError } from './errors.ts';
 import { CANONICAL_LANGUAGE, type ContentType, LANGUAGES, type Language } from './languages.ts';
 import { globBase } from './layout.ts';
+import { CONTROL_CHARACTERS } from './printable.ts';
 import type { ContentLayout } from './site-config.ts';
+import { SLUG_HINT, slugProblem } from './slug.ts';
 
 export interface ScaffoldRequest {
   type: ContentType;
@@ -10,6 +12,8 @@ export interface ScaffoldRequest {
   layout: ContentLayout;
   /** YYYY-MM-DD */
   date: string;
+  /** The title of each language's file; a language without one gets the placeholder. */
+  titles?: Partial<Record<Language, string>>;
 }
 
 const PLACEHOLDER: Record<Language, { title: string; description: string }> = {
@@ -18,18 +22,46 @@ const PLACEHOLDER: Record<Language, { title: string; description: string }> = {
   'pt-br': { title: 'Título em português', description: 'Uma ou duas frases que resumem a página.' },
 };
 
+/** True when a title or description is still the text the scaffold wrote: the build refuses to publish it. */
+export function isPlaceholder(key: 'title' | 'description', value: string): boolean {
+  return LANGUAGES.some((lang) => PLACEHOLDER[lang][key] === value.trim());
+}
+
 /** The files `content-index new` writes: where the layout expects them, as drafts that already validate. */
 export function scaffold(request: ScaffoldRequest): { path: string; content: string }[] {
   const { type, slug, layout } = request;
-  if (!/^[a-z0-9][a-z0-9-]*$/.test(slug)) {
+  // The slug rule every slug follows, and for new files the house style on top: the name is also a
+  // file name on every operating system the site is edited on.
+  const why =
+    slugProblem(slug) ??
+    (/^[a-z0-9][a-z0-9-]*$/.test(slug) ? undefined : 'is not lowercase letters, digits and hyphens');
+  if (why) {
     throw new ContentIndexError([
-      {
-        code: 'field_invalid',
-        field: 'slug',
-        message: `"${slug}" is not a slug`,
-        hint: 'use lowercase letters, digits and hyphens, e.g. redes-neuronales',
-      },
+      { code: 'field_invalid', field: 'slug', message: `"${slug}" is not a slug: ${why}`, hint: SLUG_HINT },
     ]);
+  }
+  const titles = request.titles ?? {};
+  const badTitles = LANGUAGES.flatMap((lang) => {
+    const title = titles[lang];
+    const why =
+      title === undefined
+        ? undefined
+        : title.trim() === ''
+          ? 'is empty'
+          : CONTROL_CHARACTERS.test(title)
+            ? 'contains a control character'
+            : undefined;
+    return why ? [{ lang, why }] : [];
+  });
+  if (badTitles.length > 0) {
+    throw new ContentIndexError(
+      badTitles.map(({ lang, why }) => ({
+        code: 'field_invalid' as const,
+        field: `title.${lang}`,
+        message: why,
+        hint: 'a title is one line of text, e.g. --title "Redes neuronales desde cero"',
+      })),
+    );
   }
   // The Spanish file is canonical: always written, so the new item builds.
   const langs = LANGUAGES.filter((l) => l === CANONICAL_LANGUAGE || request.langs.includes(l));
@@ -37,7 +69,8 @@ export function scaffold(request: ScaffoldRequest): { path: string; content: str
   return langs.map((lang) => {
     const lines = [
       '---',
-      `title: "${PLACEHOLDER[lang].title}"`,
+      // A JSON string is a YAML double-quoted scalar: any title is written safely.
+      `title: ${JSON.stringify(titles[lang] ?? PLACEHOLDER[lang].title)}`,
       `description: "${PLACEHOLDER[lang].description}"`,
       `date: ${request.date}`,
       'draft: true',

@@ -1,9 +1,10 @@
 import { join, posix, relative, resolve } from 'node:path';
 import fg from 'fast-glob';
 import type { Problem } from '../core/errors.ts';
+import { createKeyFolder } from '../core/front-matter.ts';
 import { CANONICAL_LANGUAGE, CONTENT_TYPES, type ContentType } from '../core/languages.ts';
 import { globBase, type Location, locate, normalizeLanguage, unknownLanguage } from '../core/layout.ts';
-import type { SourceFile } from '../core/model.ts';
+import type { SourceFile, UnreadableSource } from '../core/model.ts';
 import type { ContentLayout } from '../core/site-config.ts';
 import type { ParseTask } from './parse/parse-chunk.js';
 import { keyLines } from './parse/parse-source.js';
@@ -24,6 +25,8 @@ export interface LoadOptions {
 export interface Loaded {
   files: SourceFile[];
   problems: Problem[];
+  /** Files whose front matter could not be read: their translations are theirs, not orphans. */
+  unreadable: UnreadableSource[];
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -88,39 +91,73 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
   if (options.cache) parseOptions.cache = options.cache;
   const outcomes = await parseFiles(tasks, parseOptions);
   const files: SourceFile[] = [];
+  const unreadable: UnreadableSource[] = [];
+  const fold = createKeyFolder(layout.language === 'field' ? [layout.languageField] : []);
   for (const [i, outcome] of outcomes.entries()) {
     const task = tasks[i];
     if (!task) continue;
+    const { type, name } = task.location;
     if ('code' in outcome) {
-      problems.push(outcome);
+      const { translationKey, ...problem } = outcome;
+      problems.push(problem);
+      unreadable.push({ type, name, lang: task.location.lang, translationKey });
       continue;
     }
+    const folded = fold(outcome.data);
     let lines: Record<string, number> | undefined;
     const linesOf = () => {
-      lines ??= keyLines(outcome.matter);
+      lines ??= foldLines(keyLines(outcome.matter, outcome.format), folded.data);
       return lines;
     };
+    for (const { key, of } of folded.repeated) {
+      problems.push({
+        code: 'field_invalid',
+        file: task.path,
+        line: keyLines(outcome.matter, outcome.format)[key] ?? 1,
+        field: key,
+        message: `repeats ${of}: keys are read without regard to case, as Hugo reads them`,
+        hint: `keep one ${of} key`,
+      });
+    }
     let lang = task.location.lang;
     if (lang === undefined) {
-      const told = languageFromField(outcome.data, layout.languageField);
+      const told = languageFromField(folded.data, layout.languageField);
       if (typeof told === 'object') {
         problems.push({ ...told, file: task.path, line: linesOf()[layout.languageField] ?? 1 });
+        unreadable.push({ type, name, lang: undefined, translationKey: translationKeyOf(folded.data) });
         continue;
       }
       lang = told;
     }
     files.push({
       path: task.path,
-      type: task.location.type,
-      name: task.location.name,
+      type,
+      name,
       lang,
-      data: outcome.data,
+      data: folded.data,
       get lines() {
         return linesOf();
       },
     });
   }
-  return { files, problems };
+  return { files, problems, unreadable };
+}
+
+/** Lines are found under the keys as written; a key read under another spelling (`Title`) gets its line too. */
+function foldLines(lines: Record<string, number>, data: unknown): Record<string, number> {
+  if (typeof data !== 'object' || data === null) return lines;
+  for (const key of Object.keys(data)) {
+    if (key in lines) continue;
+    const written = Object.keys(lines).find((k) => k.toLowerCase() === key.toLowerCase());
+    if (written !== undefined) lines[key] = lines[written] as number;
+  }
+  return lines;
+}
+
+function translationKeyOf(data: unknown): string | undefined {
+  const key =
+    typeof data === 'object' && data !== null ? (data as Record<string, unknown>).translationKey : undefined;
+  return typeof key === 'string' && key.trim() !== '' ? key : undefined;
 }
 
 /** The `field` rule: a missing key means the canonical language, as a file without a suffix does. */

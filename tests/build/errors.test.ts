@@ -89,6 +89,101 @@ describe('a build with invalid sources', () => {
     );
   });
 
+  it('refuses an image address with a user name or password, or plain http, on the image host', async () => {
+    const result = await expectFailure(
+      {
+        'content/posts/img.es.md': md({
+          title: 'Imagen',
+          image: 'https://user:secreto@images.example.com/a.png',
+        }),
+        'content/posts/http.es.md': md({ title: 'Http', image: 'http://images.example.com/a.png' }),
+      },
+      [
+        'content/posts/img.es.md:3: image: must not carry a user name or password (user:password@host)',
+        'content/posts/http.es.md:3: image: http://images.example.com/a.png must be an https: address',
+      ],
+    );
+    expect(result.stderr).not.toContain('secreto');
+  });
+
+  it('refuses the slugs .. and ., which would publish at the site or section root', async () => {
+    await expectFailure(
+      {
+        'content/posts/arriba.es.md': md({ title: 'Arriba', slug: '..' }),
+        'content/posts/aqui.es.md': md({ title: 'Aquí', slug: '.' }),
+        'content/posts/arriba.en.md': md({ title: 'Up', slug: '..' }),
+      },
+      [
+        `content/posts/arriba.es.md:3: slug: must be one URL path segment: ".." would publish at the parent's address, not a page of its own`,
+        `content/posts/aqui.es.md:3: slug: must be one URL path segment: "." would publish at the section's address, not a page of its own`,
+        'content/posts/arriba.en.md:3: slug: must be one URL path segment',
+      ],
+    );
+  });
+
+  it('refuses a file name that cannot be a slug, naming the file, unless the file gives its own slug', async () => {
+    await expectFailure(
+      {
+        'content/posts/nueva\nlínea.es.md': md({ title: 'Nueva línea' }),
+        'content/posts/con espacio.es.md': md({ title: 'Con espacio' }),
+        'content/posts/con espacio bien.es.md': md({ title: 'Con slug', slug: 'con-slug' }),
+      },
+      [
+        'content/posts/nueva\\nlínea.es.md:1: slug: the file name cannot be the page\'s slug: "nueva\\nlínea" contains a control character',
+        'content/posts/con espacio.es.md:1: slug: the file name cannot be the page\'s slug: "con espacio" contains a space',
+        'hint: rename the file (or its bundle folder), or give it a slug: in the front matter',
+      ],
+    ).then((result) => expect(result.stderr).not.toContain('con espacio bien'));
+  });
+
+  it('reports a file that fails to parse once, without calling its translations orphans', async () => {
+    const result = await expectFailure(
+      {
+        'content/posts/roto.es.md': "---\ntitle: 'sin cerrar\n---\n",
+        'content/posts/roto.en.md': md({ title: 'Broken' }),
+        'content/posts/roto.pt-br.md': md({ title: 'Quebrado' }),
+        // Paired by translationKey: the broken file's key is still seen.
+        'content/tips/clave-rota.es.md': '---\ntranslationKey: clave\ntitle: [sin cerrar\n---\n',
+        'content/tips/key.en.md': md({ title: 'Key', translationKey: 'clave' }),
+      },
+      [
+        /content\/posts\/roto\.es\.md:\d+: front matter is not valid YAML/,
+        /content\/tips\/clave-rota\.es\.md:\d+: front matter is not valid YAML/,
+      ],
+    );
+    expect(result.stderr).not.toContain('orphan');
+    expect(result.stderr).not.toContain('has no Spanish');
+    expect(result.stderr).toContain('✗ 2 problems');
+  });
+
+  it('still reports a real orphan beside an unreadable file', async () => {
+    await expectFailure(
+      {
+        'content/posts/roto.es.md': "---\ntitle: 'sin cerrar\n---\n",
+        'content/posts/solo.en.md': md({ title: 'Alone' }),
+      },
+      ['content/posts/solo.en.md:1: translationKey: this en translation has no Spanish (canonical) file'],
+    );
+  });
+
+  it('refuses a published title or description that is still the placeholder of `new`', async () => {
+    await expectFailure(
+      {
+        'content/posts/nuevo.es.md': md({ title: 'Título en español', description: 'Algo real' }),
+        'content/posts/nuevo.en.md': md({
+          title: 'A real title',
+          description: 'One or two sentences that summarise the page.',
+        }),
+        'content/posts/borrador.es.md': md({ title: 'Título en español', draft: true }),
+      },
+      [
+        'content/posts/nuevo.es.md:2: title: is still the placeholder "Título en español" that `content-index new` wrote',
+        'hint: write the title of this page, or keep draft: true until it is ready',
+        'content/posts/nuevo.en.md:3: description: is still the placeholder',
+      ],
+    ).then((result) => expect(result.stderr).not.toContain('borrador'));
+  });
+
   it('refuses technologies on a post or a tip', async () => {
     await expectFailure(
       {
@@ -153,7 +248,7 @@ describe('a build with invalid sources', () => {
     process.env.CONTENT_INDEX_IMAGE_BASE_URL = 'ftp://images';
     try {
       await expectFailure({}, [
-        'environment variable CONTENT_INDEX_IMAGE_BASE_URL: images: must be an http(s) address',
+        'environment variable CONTENT_INDEX_IMAGE_BASE_URL: images: must be an https address without a user name or password',
       ]);
     } finally {
       delete process.env.CONTENT_INDEX_IMAGE_BASE_URL;

@@ -150,7 +150,9 @@ describe('headers.config.ts: the build refuses a lifecycle that breaks the promi
 
   it('a date that is not on the calendar', async () => {
     const problems = await refused({ v1: { published: '2025-02-30' } });
-    expect(formatProblems(problems)).toBe('headers.config.ts: versions.v1.published: is not a calendar date');
+    expect(formatProblems(problems)).toBe(
+      'headers.config.ts: versions.v1.published: "2025-02-30" is not a calendar date: February 2025 has 28 days',
+    );
   });
 
   it('a missing headers.config.ts', async () => {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
@@ -77,5 +77,60 @@ describe('content-index new', () => {
     expect(result.stdout).toContain('created src/content/blog/es/hola.md');
     expect(result.stdout).toContain('created src/content/blog/en/hola.md');
     expect((await site.cli('build', '--drafts', '--json')).code).toBe(0);
+  });
+
+  it('writes the titles given with --title (Spanish) and --title-<lang>, quoted safely', async () => {
+    site = await tempSite({});
+    const result = await site.cli(
+      'new',
+      'post',
+      'redes',
+      '--lang',
+      'es,en',
+      '--title',
+      'Redes neuronales: "desde cero" #1',
+      '--title-en',
+      'Neural networks',
+    );
+    expect(result.code).toBe(0);
+    const es = await readFile(join(site.root, 'content/posts/redes.es.md'), 'utf8');
+    expect(es).toMatch(/^---\ntitle: "Redes neuronales: \\"desde cero\\" #1"\n/);
+    const en = await readFile(join(site.root, 'content/posts/redes.en.md'), 'utf8');
+    expect(en).toMatch(/^---\ntitle: "Neural networks"\n/);
+    const built = JSON.parse((await site.cli('build', '--drafts', '--json')).stdout);
+    expect(built.ok).toBe(true);
+    const index = await site.readJson<{ content: { title: string }[] }>('api/v1/content.json');
+    expect(index.content.map((c) => c.title)).toEqual(['Redes neuronales: "desde cero" #1']);
+  });
+
+  it('refuses a title for a language it does not create, and an empty title', async () => {
+    site = await tempSite({});
+    const other = await site.cli('new', 'post', 'x', '--lang', 'es', '--title-en', 'X');
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain('title-en: gives a title for en, which --lang does not create');
+    const empty = await site.cli('new', 'post', 'x', '--title', ' ');
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain('title.es: is empty');
+  });
+
+  it('a file published with its placeholder title fails the build, with a hint', async () => {
+    site = await tempSite({});
+    expect((await site.cli('new', 'tip', 'atajo', '--lang', 'es', '--title', 'Un atajo')).code).toBe(0);
+    expect((await site.cli('new', 'post', 'sin-titulo', '--lang', 'es')).code).toBe(0);
+    for (const file of ['content/tips/atajo.es.md', 'content/posts/sin-titulo.es.md']) {
+      const path = join(site.root, file);
+      await writeFile(path, (await readFile(path, 'utf8')).replace('draft: true\n', ''));
+    }
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'content/posts/sin-titulo.es.md:2: title: is still the placeholder "Título en español" that `content-index new` wrote\n  hint: write the title of this page, or keep draft: true until it is ready',
+    );
+    // The description was left as written too: both are reported at once, for both files.
+    expect(result.stderr).toContain(
+      'content/posts/sin-titulo.es.md:3: description: is still the placeholder',
+    );
+    expect(result.stderr).toContain('content/tips/atajo.es.md:3: description: is still the placeholder');
+    expect(result.stderr).not.toContain('content/tips/atajo.es.md:2: title');
   });
 });

@@ -3,6 +3,10 @@ import { main } from '../../build/cli.ts';
 import type { BuildReport, FailureReport } from '../../build/report.ts';
 import { md, type TempSite, tempSite } from '../helpers/site.ts';
 
+/** Control characters other than the line feed and tab our own output uses. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+
 let site: TempSite;
 beforeAll(async () => {
   site = await tempSite({
@@ -24,9 +28,12 @@ describe('the build report', () => {
     expect(stdout).toMatch(/^✓ 3 items → \d+ files in .+ \(\d+ ms\)$/m);
     expect(stdout).toContain('items         posts 2 · projects 1 · tips 0');
     expect(stdout).toContain('translations  es 3/3 (100%) · en 1/3 (33.3%) · pt-br 1/3 (33.3%)');
-    expect(stdout).toContain('left out      content/tips/borrador.es.md (draft, with its translations)');
     expect(stdout).toContain(
-      'content/tips/manana.es.md (dated 2999-01-01, in the future, with its translations)',
+      [
+        '  left out      1 draft · 1 dated in the future',
+        '                content/tips/borrador.es.md (draft, with its translations)',
+        '                content/tips/manana.es.md (dated 2999-01-01T00:00:00Z, in the future, with its translations)',
+      ].join('\n'),
     );
     expect(stdout).toMatch(/files +_headers +[\d.]+ (B|KiB) +gzip +\d+ B/);
     expect(stdout).toMatch(/^ +files +\S+ +[\d.]+ (B|KiB|MiB) +gzip/m);
@@ -116,7 +123,7 @@ describe('the build report', () => {
 
 describe('under GitHub Actions', () => {
   it('prints errors and warnings as workflow annotations too', async () => {
-    await site.write('content/posts/mal.es.md', '---\ntitle: Mal\ndraft: "no"\nTags: [a]\n---\n');
+    await site.write('content/posts/mal.es.md', '---\ntitle: Mal\ndraft: "no"\ntgas: [a]\n---\n');
     await site.write('content/posts/raro.es.md', '---\ntitle: "Raro, con: comas"\ntitel: x\n---\n');
     try {
       const failed = await site.cliWithEnv({ GITHUB_ACTIONS: 'true' }, 'build');
@@ -124,18 +131,89 @@ describe('under GitHub Actions', () => {
       expect(failed.stdout).toContain(
         '::error file=content/posts/mal.es.md,line=3,title=draft::must be true or false, got "no" (write draft: true or draft: false, without quotes)',
       );
-      await site.write('content/posts/mal.es.md', '---\ntitle: Mal\nTags: [a]\n---\n');
+      await site.write('content/posts/mal.es.md', '---\ntitle: Mal\ntgas: [a]\n---\n');
       const warned = await site.cliWithEnv({ GITHUB_ACTIONS: 'true' }, 'build');
       expect(warned.code).toBe(0);
       expect(warned.stdout).toContain(
-        '::warning file=content/posts/mal.es.md,line=3,title=Tags::is not a key content-index reads (did you mean `tags`?)',
+        '::warning file=content/posts/mal.es.md,line=3,title=tgas::is not a key content-index reads (did you mean `tags`?)',
       );
       const plain = await site.cliWithEnv({}, 'build');
       expect(plain.stdout).not.toContain('::warning');
-      expect(plain.stderr).toContain('content/posts/mal.es.md:3: Tags: is not a key content-index reads');
+      expect(plain.stderr).toContain('content/posts/mal.es.md:3: tgas: is not a key content-index reads');
     } finally {
       await site.remove('content/posts/mal.es.md');
       await site.remove('content/posts/raro.es.md');
+    }
+  });
+
+  it('escapes file names, so no line of the output is a command the file name wrote', async () => {
+    const forged = 'mal\n::error file=forged.md,line=1::forged\u001b[2J\r::warning::x';
+    await site.write(`content/posts/${forged}.es.md`, md({ title: 'Mal' }));
+    try {
+      const result = await site.cliWithEnv({ GITHUB_ACTIONS: 'true' }, 'build');
+      expect(result.code).toBe(1);
+      const output = `${result.stdout}${result.stderr}`;
+      expect(output).not.toMatch(RAW_CONTROL); // no escape sequence, no carriage return
+      // GitHub reads a line as a command when it starts with :: after its leading spaces.
+      const commands = output.split('\n').filter((line) => line.trimStart().startsWith('::'));
+      expect(commands).toEqual([
+        '::error file=content/posts/mal\\n%3A%3Aerror file=forged.md%2Cline=1%3A%3Aforged\\u001b[2J\\r%3A%3Awarning%3A%3Ax.es.md,line=1,title=slug::the file name cannot be the page\'s slug: "mal\\n::error file=forged.md,line=1::forged\\u001b[2J\\r::warning::x" contains a control character (rename the file (or its bundle folder), or give it a slug: in the front matter)',
+      ]);
+      expect(result.stderr).toContain(
+        'content/posts/mal\\n::error file=forged.md,line=1::forged\\u001b[2J\\r::warning::x.es.md:1: slug:',
+      );
+      // With a slug of its own the file is valid; as a draft, the report names it among the left out.
+      await site.write(`content/posts/${forged}.es.md`, md({ title: 'Mal', slug: 'mal', draft: true }));
+      const built = await site.cliWithEnv({ GITHUB_ACTIONS: 'true' }, 'build');
+      expect(built.code).toBe(0);
+      expect(built.stdout).not.toMatch(RAW_CONTROL);
+      expect(built.stdout.split('\n').filter((line) => line.trimStart().startsWith('::'))).toEqual([]);
+      expect(built.stdout).toContain(
+        '                content/posts/mal\\n::error file=forged.md,line=1::forged\\u001b[2J\\r::warning::x.es.md (draft, with its translations)',
+      );
+    } finally {
+      await site.remove(`content/posts/${forged}.es.md`);
+    }
+  });
+});
+
+describe('the left-out summary', () => {
+  it('counts drafts and future items and names the first few; --verbose names all, --json keeps all', async () => {
+    const many = await tempSite({
+      'content/posts/publicado.es.md': md({ title: 'Publicado' }),
+      ...Object.fromEntries(
+        Array.from({ length: 12 }, (_, i) => [
+          `content/posts/borrador-${String(i).padStart(2, '0')}.es.md`,
+          md({ title: `Borrador ${i}`, draft: true }),
+        ]),
+      ),
+      'content/tips/futuro.es.md': md({ title: 'Futuro', date: '2999-01-01' }),
+    });
+    try {
+      const text = await many.cli('build');
+      expect(text.code).toBe(0);
+      expect(text.stdout).toContain(
+        [
+          '  left out      12 drafts · 1 dated in the future',
+          '                content/posts/borrador-00.es.md (draft, with its translations)',
+          '                content/posts/borrador-01.es.md (draft, with its translations)',
+          '                content/posts/borrador-02.es.md (draft, with its translations)',
+          '                content/posts/borrador-03.es.md (draft, with its translations)',
+          '                content/posts/borrador-04.es.md (draft, with its translations)',
+          '                … and 8 more (--verbose lists every file)',
+          '  files ',
+        ].join('\n'),
+      );
+      const verbose = await many.cli('build', '--verbose');
+      expect(verbose.stdout).toContain('content/posts/borrador-11.es.md (draft, with its translations)');
+      expect(verbose.stdout).toContain(
+        'content/tips/futuro.es.md (dated 2999-01-01T00:00:00Z, in the future, with its translations)',
+      );
+      expect(verbose.stdout).not.toContain('more (--verbose');
+      const json = JSON.parse((await many.cli('build', '--json')).stdout) as BuildReport;
+      expect(json.leftOut).toHaveLength(13);
+    } finally {
+      await many.dispose();
     }
   });
 });

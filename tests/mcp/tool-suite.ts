@@ -352,7 +352,7 @@ export function toolSuite(
         expect(stats.technologies).toHaveLength(named.size);
         // content.json is newest first, so its first item is the newest dated one.
         expect(stats.newest).toEqual({
-          date: '2026-03-03T00:00:00.000Z',
+          date: '2026-03-03T00:00:00Z',
           type: index.content[0]?.type,
           title: index.content[0]?.title,
           url: index.content[0]?.url,

@@ -1,4 +1,5 @@
 import type { AsPlainObject } from 'minisearch';
+import { isoSeconds } from '../dates.ts';
 import { LANGUAGES, type Language, URL_FIELD } from '../languages.ts';
 import type { ContentModel } from '../model.ts';
 import type { ContentItemV1 } from '../serializers/v1.ts';
@@ -110,7 +111,7 @@ export function buildMcpData(model: ContentModel, ctx: McpDataContext): McpData 
   const site = new URL(config.site);
   return {
     format: MCP_DATA_FORMAT,
-    generated: ctx.generated.toISOString(),
+    generated: isoSeconds(ctx.generated),
     site: {
       site: config.site,
       ...(config.name !== undefined && { name: config.name }),

@@ -1,3 +1,4 @@
+import { isoSeconds } from '../dates.ts';
 import { LANGUAGES, PLURAL, URL_FIELD } from '../languages.ts';
 import type { ContentEntry, ContentModel } from '../model.ts';
 import type { SiteConfig } from '../site-config.ts';
@@ -55,7 +56,7 @@ export function serializeV1(model: ContentModel, ctx: SerializeContext): Content
     ...(config.name !== undefined && { name: config.name }),
     ...(config.description !== undefined && { description: config.description }),
     languages: [...LANGUAGES],
-    generated: ctx.generated.toISOString(),
+    generated: isoSeconds(ctx.generated),
     documentation: config.documentation,
     openapi: new URL('openapi.json', config.site).href,
     sections: config.sections.map((s) => ({ name: s.name, url: s.url })),

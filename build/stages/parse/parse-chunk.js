@@ -1,6 +1,6 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
 // without a TypeScript loader.
-import { parseSource } from './parse-source.js';
+import { closingHint, parseSource } from './parse-source.js';
 import { MAX_FRONT_MATTER_BYTES, readHead } from './read-head.js';
 
 /** @typedef {import('../../core/errors.ts').Problem} Problem */
@@ -12,7 +12,8 @@ import { MAX_FRONT_MATTER_BYTES, readHead } from './read-head.js';
  * @property {string} absolute
  */
 
-/** @typedef {ParsedSource | Problem} ParseOutcome */
+/** @typedef {import('./parse-source.js').ParseFailure} ParseFailure */
+/** @typedef {ParsedSource | ParseFailure} ParseOutcome */
 
 /**
  * Reads and parses a list of files in order. Runs on the main thread or in a worker.
@@ -56,7 +57,7 @@ function parseOne({ path, absolute }, maxFileBytes) {
       file: path,
       line: 1,
       message: `front matter does not end within ${formatBytes(MAX_FRONT_MATTER_BYTES)}`,
-      hint: 'close the front matter with a line containing only ---',
+      hint: closingHint(head.format ?? 'yaml'),
     };
   }
   return parseSource(path, head.text);

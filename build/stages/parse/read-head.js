@@ -1,6 +1,7 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
 // without a TypeScript loader.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closingEnd, openingOf } from './fences.js';
 
 /** Front matter larger than this is refused: no real page needs it, and it bounds YAML work. */
 export const MAX_FRONT_MATTER_BYTES = 64 * 1024;
@@ -9,8 +10,9 @@ const FIRST_READ = 4096;
 /**
  * @typedef {object} Head
  * @property {number} size The file's size on disk.
- * @property {string} text The file up to and including its closing front-matter fence, or all of it when there is none.
+ * @property {string} text The file up to and including its closing front-matter fence (`---`, `+++` or the JSON object's `}`), or all of it when there is none.
  * @property {boolean} unterminated True when the file opens a front-matter block that does not close within the limit.
+ * @property {import('./fences.js').FrontMatterFormat} [format] The front matter's format, when the file opens one.
  */
 
 /**
@@ -30,13 +32,14 @@ export function readHead(path, maxFileBytes) {
     let length = readSync(fd, buffer, 0, buffer.length, 0);
     for (;;) {
       const text = buffer.toString('utf8', 0, length);
-      if (!/^(?:\uFEFF)?---/.test(text)) return { size, text, unterminated: false };
-      const close = /\r?\n---[ \t]*(?:\r?\n|$)/g;
-      close.lastIndex = 3;
-      const match = close.exec(text);
-      if (match) return { size, text: text.slice(0, match.index + match[0].length), unterminated: false };
+      const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+      const opening = openingOf(bom ? text.slice(1) : text);
+      if (!opening) return { size, text, unterminated: false };
+      const end = closingEnd(bom ? text.slice(1) : text, opening.format);
+      if (end >= 0) return { size, text: text.slice(0, end + bom), unterminated: false };
       if (length >= size) return { size, text, unterminated: false };
-      if (length >= MAX_FRONT_MATTER_BYTES) return { size, text: '', unterminated: true };
+      if (length >= MAX_FRONT_MATTER_BYTES)
+        return { size, text: '', unterminated: true, format: opening.format };
       const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 4, size, MAX_FRONT_MATTER_BYTES));
       buffer.copy(bigger, 0, 0, length);
       length += readSync(fd, bigger, length, bigger.length - length, length);

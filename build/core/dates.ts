@@ -1,0 +1,86 @@
+/**
+ * Dates as authors write them, read strictly. Parsers are lenient in different ways (YAML's timestamp
+ * rolls 2025-02-30 over to March and maps year 0000 to 1900; TOML's rolls the day; Date.parse takes
+ * T24:00): the text is validated here, as written, whatever format carried it. Pure (the Pages
+ * Functions never need it, but nothing here would stop them).
+ */
+
+export type WrittenDate =
+  | { ok: true; instant: Date; published: string }
+  | { ok: false; message: string; hint?: string };
+
+/**
+ * `2025-03-14`, `2025-03-14T09:30`, `2025-03-14T09:30:00`, `2025-03-14 09:30:00.5`, each optionally
+ * followed by `Z` or an offset (`+02:00`, `-0300`). `T` and `Z` in either case (RFC 3339 allows it).
+ */
+const FORM =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?)?$/;
+
+export const DATE_FORMS = '2025-03-14, 2025-03-14T09:30:00Z or 2025-03-14T09:30:00+02:00';
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/**
+ * Reads a date or date-time as written. A date alone is midnight UTC, and so is a date-time without a
+ * zone: read in the build machine's zone, the same sources would publish different bytes elsewhere.
+ */
+export function readDate(text: string): WrittenDate {
+  const match = FORM.exec(text);
+  const shown = JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+  if (!match) return { ok: false, message: `must be a date such as ${DATE_FORMS}, got ${shown}` };
+  const [, y, mo, d, h = '00', mi = '00', s = '00', fraction, zulu, sign, oh, om] = match;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const notCalendar = (why: string) => ({
+    ok: false as const,
+    message: `${shown} is not a calendar date: ${why}`,
+  });
+  if (year === 0) return notCalendar('there is no year 0');
+  if (month < 1 || month > 12) return notCalendar(`there is no month ${mo}`);
+  const length = daysInMonth(year, month);
+  if (day < 1 || day > length) return notCalendar(`${MONTHS[month - 1]} ${y} has ${length} days`);
+  const notTime = (why: string) => ({ ok: false as const, message: `${shown} is not a valid time: ${why}` });
+  if (Number(h) > 23) return notTime('hours go from 00 to 23 (midnight is 00:00 of the next day)');
+  if (Number(mi) > 59) return notTime('minutes go from 00 to 59');
+  if (Number(s) > 59) return notTime('seconds go from 00 to 59');
+  let offsetMinutes = 0;
+  if (sign && !zulu) {
+    if (Number(oh) > 23 || Number(om) > 59) return notTime(`${sign}${oh}:${om} is not a time zone offset`);
+    offsetMinutes = (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
+  }
+  // Date.UTC maps years 0–99 to 1900–1999: set the year on its own.
+  const instant = new Date(0);
+  instant.setUTCFullYear(year, month - 1, day);
+  const millis = fraction ? Math.floor(Number(`0${fraction}`) * 1000) : 0;
+  instant.setUTCHours(Number(h), Number(mi) - offsetMinutes, Number(s), millis);
+  const published = isoSeconds(instant);
+  if (!/^\d{4}-/.test(published)) return notCalendar('it falls outside the years 0001–9999 in UTC');
+  return { ok: true, instant, published };
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/**
+ * The one form every published date takes (the index, the MCP tools, the versions manifest): UTC at
+ * whole seconds, `2026-11-01T00:00:00Z`, a JSON Schema `date-time` and the precision HTTP headers carry.
+ */
+export function isoSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

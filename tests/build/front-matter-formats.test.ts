@@ -1,0 +1,205 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { McpData } from '../../build/core/mcp/mcp-data.ts';
+import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
+import type { BuildReport } from '../../build/report.ts';
+import { md, type TempSite, tempSite } from '../helpers/site.ts';
+
+let site: TempSite | undefined;
+afterEach(() => site?.dispose());
+
+/**
+ * A Hugo site as `hugo new` leaves it: TOML from the default archetype (the date quoted, as Hugo ≥ 0.120
+ * writes it, and unquoted, as older archetypes did), a page bundle, a `[params]` table, and JSON front
+ * matter (a file that starts with `{`), with Hugo's capitalised keys and its own `images` key.
+ */
+const HUGO_SITE = {
+  'content/posts/redes-neuronales/index.es.md': [
+    '+++',
+    "date = '2025-03-14T09:30:00+02:00'",
+    'draft = false',
+    "title = 'Redes neuronales'",
+    'description = "Una introducción práctica"',
+    'tags = ["ia", "python"]',
+    'images = ["portada.png"]',
+    '',
+    '[params]',
+    'author = "Ana"',
+    'date = 1999-01-01',
+    '+++',
+    '',
+    'Cuerpo con una línea +++ que no cierra nada.',
+    '',
+  ].join('\n'),
+  'content/posts/redes-neuronales/index.en.md': [
+    '+++',
+    'date = 2025-03-14T09:30:00+02:00',
+    'title = "Neural networks"',
+    'slug = "neural-networks"',
+    '+++',
+    'Body.',
+    '',
+  ].join('\n'),
+  'content/projects/motor.es.md': [
+    '{',
+    '  "title": "Motor de búsqueda",',
+    '  "date": "2024-11-02",',
+    '  "technologies": ["Rust", "WebAssembly"],',
+    '  "description": "Un motor con { llaves } y \\"comillas\\" en el texto",',
+    '  "params": { "nested": { "deep": true } }',
+    '}',
+    '',
+    'Cuerpo.',
+    '',
+  ].join('\n'),
+  'content/projects/motor.en.md': '{ "Title": "Search engine", "Slug": "search-engine" }\nBody.\n',
+  'content/tips/atajo.es.md': md('Title: Un atajo\nDate: 2023-05-06\nDraft: false\nTags: [git]'),
+};
+
+describe('front matter as Hugo reads it', () => {
+  it('reads TOML (+++) and JSON ({ … }) front matter, with keys in any case, and publishes them', async () => {
+    site = await tempSite(HUGO_SITE);
+    const result = await site.cli('build', '--json');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as BuildReport;
+    // `images`, `params` and capitalised known keys are Hugo's: no typo warning for any of them.
+    expect(report.warnings).toEqual([]);
+    const index = await site.readJson<ContentIndexV1>('api/v1/content.json');
+    expect(index.content).toEqual([
+      {
+        type: 'post',
+        title: 'Redes neuronales',
+        description: 'Una introducción práctica',
+        url: 'https://example.com/blog/redes-neuronales/',
+        url_en: 'https://example.com/en/blog/neural-networks/',
+      },
+      {
+        type: 'project',
+        title: 'Motor de búsqueda',
+        description: 'Un motor con { llaves } y "comillas" en el texto',
+        url: 'https://example.com/proyectos/motor/',
+        url_en: 'https://example.com/en/projects/search-engine/',
+        technologies: ['Rust', 'WebAssembly'],
+      },
+      { type: 'tip', title: 'Un atajo', url: 'https://example.com/consejos/atajo/' },
+    ]);
+    const data = await site.readJson<McpData>('mcp/data.json');
+    // The top-level date, not the one under [params]; the offset read as written.
+    expect(data.entries.map((e) => e.date)).toEqual([
+      '2025-03-14T07:30:00Z',
+      '2024-11-02T00:00:00Z',
+      '2023-05-06T00:00:00Z',
+    ]);
+  });
+
+  it('reports a TOML syntax error with its line', async () => {
+    site = await tempSite({
+      'content/posts/roto.es.md': '+++\ntitle = "Roto"\ndraft = yes\n+++\n',
+    });
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^content\/posts\/roto\.es\.md:3: front matter is not valid TOML: .+/m);
+  });
+
+  it('reports a JSON syntax error with its line, computed from where the text goes wrong', async () => {
+    site = await tempSite({
+      'content/posts/coma.es.md': '{\n  "title": "Coma",\n  "tags": ["a",],\n  "draft": false\n}\n',
+      'content/posts/falta.es.md': '{\n  "title": "Falta"\n  "draft": false\n}\n',
+      'content/posts/comillas.es.md': "{\n  'title': 'Comillas'\n}\n",
+    });
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'content/posts/coma.es.md:3: front matter is not valid JSON: expected a value (no comma after the last item)',
+    );
+    expect(result.stderr).toContain(
+      'content/posts/falta.es.md:3: front matter is not valid JSON: expected , between values',
+    );
+    expect(result.stderr).toContain('content/posts/comillas.es.md:2: front matter is not valid JSON:');
+  });
+
+  it('points field errors at their lines in TOML and JSON too', async () => {
+    site = await tempSite({
+      'content/posts/tipos.es.md': '+++\ntitle = "Tipos"\n\ndraft = "sí"\ntags = "ia"\n+++\n',
+      'content/posts/json.es.md': '{\n  "title": "JSON",\n\n  "draft": "no"\n}\n',
+    });
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('content/posts/tipos.es.md:4: draft: must be true or false, got "sí"');
+    expect(result.stderr).toContain('content/posts/tipos.es.md:5: tags: must be a list, got "ia"');
+    expect(result.stderr).toContain('content/posts/json.es.md:4: draft: must be true or false, got "no"');
+  });
+
+  it('reports front matter that is opened and never closed, in each format', async () => {
+    site = await tempSite({
+      'content/posts/yaml.es.md': '---\ntitle: Abierto\n\nCuerpo sin cierre.\n',
+      'content/posts/toml.es.md': '+++\ntitle = "Abierto"\n\nCuerpo sin cierre.\n',
+      'content/posts/json.es.md': '{\n  "title": "Abierto"\n\nCuerpo sin cierre.\n',
+    });
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'content/posts/yaml.es.md:1: the YAML front matter opened on line 1 is not closed\n  hint: close the front matter with a line containing only ---',
+    );
+    expect(result.stderr).toContain(
+      'content/posts/toml.es.md:1: the TOML front matter opened on line 1 is not closed\n  hint: close the front matter with a line containing only +++',
+    );
+    expect(result.stderr).toContain(
+      'content/posts/json.es.md:1: the JSON front matter opened on line 1 is not closed',
+    );
+  });
+
+  it('still refuses front matter in other languages, and never runs it', async () => {
+    site = await tempSite({
+      'content/posts/js.es.md': '---js\n{ title: (() => { throw new Error("ran") })() }\n---\n',
+      'content/posts/coffee.es.md': '---coffee\ntitle: "x"\n---\n',
+      'content/posts/toml-in-dashes.es.md': '---toml\ntitle = "x"\n---\n',
+    });
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toContain('ran');
+    for (const [file, language] of [
+      ['js', 'js'],
+      ['coffee', 'coffee'],
+      ['toml-in-dashes', 'toml'],
+    ]) {
+      expect(result.stderr).toContain(
+        `content/posts/${file}.es.md:1: front matter in ${language} is not supported\n  hint: write front matter in YAML (between --- lines), TOML (between +++ lines) or JSON (one { … } object), as Hugo reads it`,
+      );
+    }
+  });
+
+  it('reads keys without regard to case, and refuses one key given twice under two spellings', async () => {
+    site = await tempSite({
+      'content/posts/doble.es.md': md('title: Uno\nTitle: Dos'),
+      'content/posts/toml.es.md': '+++\nTITLE = "Tres"\ntitle = "Cuatro"\n+++\n',
+    });
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'content/posts/doble.es.md:3: Title: repeats title: keys are read without regard to case, as Hugo reads them',
+    );
+    expect(result.stderr).toContain('content/posts/toml.es.md:3: title: repeats title');
+  });
+
+  it('gives typo hints for real typos only', async () => {
+    site = await tempSite({
+      'content/posts/hola.es.md': md(
+        'title: Hola\nTAGS: [a]\nimages: [a.png]\nlastmod: 2025-01-01\ntgas: [b]',
+      ),
+    });
+    const result = await site.cli('build', '--json');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as BuildReport;
+    expect(report.warnings).toEqual([
+      {
+        code: 'field_invalid',
+        file: 'content/posts/hola.es.md',
+        line: 6,
+        field: 'tgas',
+        message: 'is not a key content-index reads',
+        hint: 'did you mean `tags`?',
+      },
+    ]);
+  });
+});
