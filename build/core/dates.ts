@@ -38,38 +38,74 @@ const MONTHS = [
  * zone: read in the build machine's zone, the same sources would publish different bytes elsewhere.
  */
 export function readDate(text: string): WrittenDate {
+  // Validation reads a date twice in a row (the schema's format, then the value): keep the last answer.
+  if (text === last.text) return last.date;
+  const date = read(text);
+  last = { text, date };
+  return date;
+}
+
+let last: { text: string | undefined; date: WrittenDate } = {
+  text: undefined,
+  date: { ok: false, message: '' },
+};
+
+function read(text: string): WrittenDate {
   const match = FORM.exec(text);
-  const shown = JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
-  if (!match) return { ok: false, message: `must be a date such as ${DATE_FORMS}, got ${shown}` };
-  const [, y, mo, d, h = '00', mi = '00', s = '00', fraction, zulu, sign, oh, om] = match;
-  const year = Number(y);
-  const month = Number(mo);
-  const day = Number(d);
-  const notCalendar = (why: string) => ({
-    ok: false as const,
-    message: `${shown} is not a calendar date: ${why}`,
-  });
-  if (year === 0) return notCalendar('there is no year 0');
-  if (month < 1 || month > 12) return notCalendar(`there is no month ${mo}`);
+  if (!match) return refused(text, `must be a date such as ${DATE_FORMS}, got `, '');
+  const [
+    ,
+    y = '',
+    mo = '',
+    d = '',
+    h = '00',
+    mi = '00',
+    s = '00',
+    fraction,
+    zulu,
+    sign,
+    oh = '00',
+    om = '00',
+  ] = match;
+  const year = +y;
+  const month = +mo;
+  const day = +d;
+  if (year === 0) return refused(text, '', ' is not a calendar date: there is no year 0');
+  if (month < 1 || month > 12) return refused(text, '', ` is not a calendar date: there is no month ${mo}`);
   const length = daysInMonth(year, month);
-  if (day < 1 || day > length) return notCalendar(`${MONTHS[month - 1]} ${y} has ${length} days`);
-  const notTime = (why: string) => ({ ok: false as const, message: `${shown} is not a valid time: ${why}` });
-  if (Number(h) > 23) return notTime('hours go from 00 to 23 (midnight is 00:00 of the next day)');
-  if (Number(mi) > 59) return notTime('minutes go from 00 to 59');
-  if (Number(s) > 59) return notTime('seconds go from 00 to 59');
-  let offsetMinutes = 0;
-  if (sign && !zulu) {
-    if (Number(oh) > 23 || Number(om) > 59) return notTime(`${sign}${oh}:${om} is not a time zone offset`);
-    offsetMinutes = (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
+  if (day < 1 || day > length)
+    return refused(text, '', ` is not a calendar date: ${MONTHS[month - 1]} ${y} has ${length} days`);
+  if (+h > 23)
+    return refused(
+      text,
+      '',
+      ' is not a valid time: hours go from 00 to 23 (midnight is 00:00 of the next day)',
+    );
+  if (+mi > 59) return refused(text, '', ' is not a valid time: minutes go from 00 to 59');
+  if (+s > 59) return refused(text, '', ' is not a valid time: seconds go from 00 to 59');
+  const offset = sign && !zulu ? (sign === '-' ? -1 : 1) * (+oh * 60 + +om) : 0;
+  if (sign && !zulu && (+oh > 23 || +om > 59))
+    return refused(text, '', ` is not a valid time: ${sign}${oh}:${om} is not a time zone offset`);
+  const millis = fraction ? Math.floor(+`0${fraction}` * 1000) : 0;
+  const instant = new Date(Date.UTC(year, month - 1, day, +h, +mi - offset, +s, millis));
+  // Date.UTC maps years 0–99 to 1900–1999: those are set field by field.
+  if (year < 100) {
+    instant.setUTCFullYear(year, month - 1, day);
+    instant.setUTCHours(+h, +mi - offset, +s, millis);
   }
-  // Date.UTC maps years 0–99 to 1900–1999: set the year on its own.
-  const instant = new Date(0);
-  instant.setUTCFullYear(year, month - 1, day);
-  const millis = fraction ? Math.floor(Number(`0${fraction}`) * 1000) : 0;
-  instant.setUTCHours(Number(h), Number(mi) - offsetMinutes, Number(s), millis);
-  const published = isoSeconds(instant);
-  if (!/^\d{4}-/.test(published)) return notCalendar('it falls outside the years 0001–9999 in UTC');
+  // Already UTC: the published form is the text's own digits (most dates take this path).
+  const published = offset === 0 ? `${y}-${mo}-${d}T${h}:${mi}:${s}Z` : isoSeconds(instant);
+  if (offset !== 0 && !/^\d{4}-/.test(published))
+    return refused(text, '', ' is not a calendar date: it falls outside the years 0001–9999 in UTC');
   return { ok: true, instant, published };
+}
+
+/** The message quotes the text (shortened), between what comes before and after it. */
+function refused(text: string, before: string, after: string): WrittenDate {
+  return {
+    ok: false,
+    message: `${before}${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)}${after}`,
+  };
 }
 
 function daysInMonth(year: number, month: number): number {
