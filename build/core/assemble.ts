@@ -1,3 +1,4 @@
+import { isoSeconds } from './dates.ts';
 import type { Problem } from './errors.ts';
 import { type FrontMatter, validateFrontMatter } from './front-matter.ts';
 import { CANONICAL_LANGUAGE, LANGUAGES, type Language } from './languages.ts';
@@ -79,6 +80,7 @@ export function assemble(
 
   const entries: ContentEntry[] = [];
   const leftOut: LeftOut[] = [];
+  const nowPublished = isoSeconds(options.now);
   for (const [id, group] of groups) {
     const byLang = new Map<Language, SourceFile>();
     for (const file of group) {
@@ -118,7 +120,7 @@ export function assemble(
       const file = byLang.get(lang);
       const data = file && checked.get(file);
       if (!file || !data) continue;
-      const reason = exclusion(data, options);
+      const reason = exclusion(data, options, nowPublished);
       if (reason) {
         const record: LeftOut = { file: file.path, reason, wholeItem: lang === CANONICAL_LANGUAGE };
         if (reason === 'future' && data.date) record.date = data.date;
@@ -198,9 +200,10 @@ function canonicalFileFor(file: SourceFile, layout: ContentLayout): string {
   }
 }
 
-function exclusion(data: FrontMatter, options: AssembleOptions): LeftOut['reason'] | undefined {
+/** Validated dates all have the published form (UTC, whole seconds), which sorts as text sorts. */
+function exclusion(data: FrontMatter, options: AssembleOptions, now: string): LeftOut['reason'] | undefined {
   if (data.draft === true && !options.drafts) return 'draft';
-  if (data.date && !options.future && Date.parse(data.date) > options.now.getTime()) return 'future';
+  if (data.date && !options.future && data.date > now) return 'future';
   return undefined;
 }
 
@@ -238,9 +241,8 @@ export function resolveImage(image: string, imageBase: string): ImageResult {
     };
   }
   const host = new URL(imageBase).host;
-  const shown = new URL(url.href);
-  shown.username = '';
-  shown.password = '';
+  // Shown without any user name or password: a message must not repeat a credential.
+  const shown = () => `${url.protocol}//${url.host}${url.pathname}${url.search}${url.hash}`;
   const hint = `upload the image to ${imageBase} and write its path relative to it, e.g. image: posts/cover.png`;
   if (url.host !== host) {
     return {
@@ -248,7 +250,7 @@ export function resolveImage(image: string, imageBase: string): ImageResult {
       problem: {
         code: 'image_host',
         field: 'image',
-        message: `${shown.href} is not on the image host ${host}`,
+        message: `${shown()} is not on the image host ${host}`,
         hint,
       },
     };
@@ -261,7 +263,7 @@ export function resolveImage(image: string, imageBase: string): ImageResult {
       problem: {
         code: 'image_host',
         field: 'image',
-        message: `${shown.href} must be an https: address`,
+        message: `${shown()} must be an https: address`,
         hint,
       },
     };
@@ -303,14 +305,14 @@ function addressConflicts(entries: readonly ContentEntry[], slugLine: (file: str
   return problems;
 }
 
-/** Newest first, undated last, ties by canonical address. Dates are parsed once, not per comparison. */
+/**
+ * Newest first, undated last, ties by canonical address. Dates have one form (UTC, whole seconds, fixed
+ * width), so comparing them as text is comparing them in time, and nothing is parsed.
+ */
 function sortEntries(entries: ContentEntry[]): void {
-  const keyed = entries.map((entry) => ({
-    entry,
-    time: entry.date === undefined ? Number.NEGATIVE_INFINITY : Date.parse(entry.date),
-    url: entry.translations.es.url,
-  }));
-  keyed.sort((a, b) => b.time - a.time || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+  const keyed = entries.map((entry) => ({ entry, date: entry.date ?? '', url: entry.translations.es.url }));
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  keyed.sort((a, b) => order(b.date, a.date) || order(a.url, b.url));
   keyed.forEach((k, i) => {
     entries[i] = k.entry;
   });

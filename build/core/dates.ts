@@ -5,9 +5,8 @@
  * Functions never need it, but nothing here would stop them).
  */
 
-export type WrittenDate =
-  | { ok: true; instant: Date; published: string }
-  | { ok: false; message: string; hint?: string };
+/** `time`: milliseconds since the epoch, as Date.prototype.getTime gives them. */
+export type WrittenDate = { ok: true; time: number; published: string } | { ok: false; message: string };
 
 /**
  * `2025-03-14`, `2025-03-14T09:30`, `2025-03-14T09:30:00`, `2025-03-14 09:30:00.5`, each optionally
@@ -39,16 +38,14 @@ const MONTHS = [
  */
 export function readDate(text: string): WrittenDate {
   // Validation reads a date twice in a row (the schema's format, then the value): keep the last answer.
-  if (text === last.text) return last.date;
-  const date = read(text);
-  last = { text, date };
-  return date;
+  if (text === lastText && lastDate) return lastDate;
+  lastDate = read(text);
+  lastText = text;
+  return lastDate;
 }
 
-let last: { text: string | undefined; date: WrittenDate } = {
-  text: undefined,
-  date: { ok: false, message: '' },
-};
+let lastText: string | undefined;
+let lastDate: WrittenDate | undefined;
 
 function read(text: string): WrittenDate {
   const match = FORM.exec(text);
@@ -87,17 +84,18 @@ function read(text: string): WrittenDate {
   if (sign && !zulu && (+oh > 23 || +om > 59))
     return refused(text, '', ` is not a valid time: ${sign}${oh}:${om} is not a time zone offset`);
   const millis = fraction ? Math.floor(+`0${fraction}` * 1000) : 0;
-  const instant = new Date(Date.UTC(year, month - 1, day, +h, +mi - offset, +s, millis));
+  let time = Date.UTC(year, month - 1, day, +h, +mi - offset, +s, millis);
   // Date.UTC maps years 0–99 to 1900–1999: those are set field by field.
   if (year < 100) {
-    instant.setUTCFullYear(year, month - 1, day);
-    instant.setUTCHours(+h, +mi - offset, +s, millis);
+    const early = new Date(0);
+    early.setUTCFullYear(year, month - 1, day);
+    time = early.setUTCHours(+h, +mi - offset, +s, millis);
   }
   // Already UTC: the published form is the text's own digits (most dates take this path).
-  const published = offset === 0 ? `${y}-${mo}-${d}T${h}:${mi}:${s}Z` : isoSeconds(instant);
+  const published = offset === 0 ? `${y}-${mo}-${d}T${h}:${mi}:${s}Z` : isoSeconds(new Date(time));
   if (offset !== 0 && !/^\d{4}-/.test(published))
     return refused(text, '', ' is not a calendar date: it falls outside the years 0001–9999 in UTC');
-  return { ok: true, instant, published };
+  return { ok: true, time, published };
 }
 
 /** The message quotes the text (shortened), between what comes before and after it. */

@@ -76,8 +76,8 @@ export function resolveHeadersConfig(input: unknown, ctx: ResolveHeadersContext)
         });
     }
     if (!read.published.ok || (read.sunset && !read.sunset.ok)) continue;
-    const published = read.published.instant;
-    const sunset = read.sunset ? read.sunset.instant : undefined;
+    const published = new Date(read.published.time);
+    const sunset = read.sunset ? new Date(read.sunset.time) : undefined;
     const lifecycle: VersionLifecycle = {
       version,
       published,

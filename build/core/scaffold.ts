@@ -24,8 +24,13 @@ const PLACEHOLDER: Record<Language, { title: string; description: string }> = {
 
 /** True when a title or description is still the text the scaffold wrote: the build refuses to publish it. */
 export function isPlaceholder(key: 'title' | 'description', value: string): boolean {
-  return LANGUAGES.some((lang) => PLACEHOLDER[lang][key] === value.trim());
+  return PLACEHOLDERS[key].has(value.trim());
 }
+
+const PLACEHOLDERS = {
+  title: new Set(LANGUAGES.map((lang) => PLACEHOLDER[lang].title)),
+  description: new Set(LANGUAGES.map((lang) => PLACEHOLDER[lang].description)),
+};
 
 /** The files `content-index new` writes: where the layout expects them, as drafts that already validate. */
 export function scaffold(request: ScaffoldRequest): { path: string; content: string }[] {
