@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { ContentIndexError } from '../core/errors.ts';
+import { printable } from '../core/printable.ts';
 import { build, type LiveSite } from '../index.ts';
 import { count } from '../report.ts';
 import { verifyOutput } from '../stages/verify-output.ts';
@@ -72,7 +73,7 @@ async function deploy(flags: DeployFlags, context: CliContext): Promise<number> 
     ...(flags.allowDroppedField && { allowDroppedFields: flags.allowDroppedField }),
   });
   if (live) context.print(livePassed(live));
-  context.print(`✓ built ${count(result.model.entries.length, 'item')} into ${result.outDir}`);
+  context.print(`✓ built ${count(result.model.entries.length, 'item')} into ${printable(result.outDir)}`);
   await verifyOutput(result.outDir, new Date());
   context.print('✓ output verified');
   const project = flags.projectName ?? (await projectName());
