@@ -92,6 +92,18 @@ describe('front matter as Hugo reads it', () => {
     ]);
   });
 
+  it('reads files saved with Windows line endings, with the same lines in messages', async () => {
+    site = await tempSite({
+      'content/posts/crlf.es.md': '+++\r\ntitle = "CRLF"\r\ndate = 2025-01-02\r\ntags = ["a"]\r\n+++\r\nCuerpo.\r\n',
+      'content/tips/crlf.es.md': '{\r\n  "title": "CRLF"\r\n}\r\nCuerpo.\r\n',
+    });
+    expect((await site.cli('build')).code).toBe(0);
+    await site.write('content/posts/crlf.es.md', '+++\r\ntitle = "CRLF"\r\ndate = 2025-02-29\r\n+++\r\n');
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('content/posts/crlf.es.md:3: date: "2025-02-29" is not a calendar date');
+  });
+
   it('reports a TOML syntax error with its line', async () => {
     site = await tempSite({
       'content/posts/roto.es.md': '+++\ntitle = "Roto"\ndraft = yes\n+++\n',

@@ -149,7 +149,10 @@ export function closingHint(format) {
  * @returns {object}
  */
 function parseToml(text) {
-  const data = /** @type {Record<string, unknown>} */ (parseTomlText(text));
+  // gray-matter cuts the text at the "\n" of "\n+++": a CRLF file leaves a lone CR, which TOML refuses.
+  const data = /** @type {Record<string, unknown>} */ (
+    parseTomlText(text.endsWith('\r') ? text.slice(0, -1) : text)
+  );
   /** @type {Map<string, string> | undefined} */
   let literals;
   for (const [key, value] of Object.entries(data)) {
