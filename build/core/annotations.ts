@@ -13,13 +13,10 @@ export function formatAnnotation(problem: Problem, level: 'error' | 'warning'): 
     properties.push(`file=${escapeProperty(problem.file)}`);
   if (problem.line) properties.push(`line=${problem.line}`);
   if (problem.field) properties.push(`title=${escapeProperty(problem.field)}`);
-  const message = problem.hint ? `${problem.message} (${problem.hint})` : problem.message;
-  return `::${level}${properties.length ? ` ${properties.join(',')}` : ''}::${escapeData(message)}`;
-}
-
-/** A message may span lines of our own making (GitHub shows %0A as a line break); each is made printable. */
-function escapeData(value: string): string {
-  return escapeCommand(value.split('\n').map(printable).join('\n'));
+  // As on the terminal: the message is one line; a hint may span lines of our own making, each made
+  // printable (GitHub shows %0A as a line break).
+  const hint = problem.hint ? ` (${problem.hint.split('\n').map(printable).join('\n')})` : '';
+  return `::${level}${properties.length ? ` ${properties.join(',')}` : ''}::${escapeCommand(`${printable(problem.message)}${hint}`)}`;
 }
 
 function escapeProperty(value: string): string {
