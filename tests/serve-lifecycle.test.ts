@@ -236,7 +236,7 @@ describe('with only v1 published', () => {
     };
     const first = await served();
     const files = await site.snapshot();
-    expect(JSON.parse(first['/api/v1/content.json']?.body ?? '').generated).toBe('2026-01-01T00:00:00.000Z');
+    expect(JSON.parse(first['/api/v1/content.json']?.body ?? '').generated).toBe('2026-01-01T00:00:00Z');
 
     await build({ root: site.root, clock: () => new Date(BUILT.getTime() + HOUR) });
     expect(await site.snapshot()).toEqual(files);
@@ -246,7 +246,7 @@ describe('with only v1 published', () => {
     await build({ root: site.root, clock: () => new Date(BUILT.getTime() + 3 * HOUR) });
     const later = await served();
     const body = JSON.parse(later['/api/v1/content.json']?.body ?? '');
-    expect(body.generated).toBe('2026-11-22T14:00:00.000Z');
+    expect(body.generated).toBe('2026-11-22T14:00:00Z');
     expect(body.content.map((i: { title: string }) => i.title)).toContain('Pronto');
     for (const path of ['/api/v1/content.json', '/api/content.json', '/llms.txt']) {
       expect(later[path]?.etag, path).not.toBe(first[path]?.etag);

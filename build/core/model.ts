@@ -31,7 +31,7 @@ export interface Translation {
   slug: string;
   url: string;
   tags: string[];
-  /** ISO 8601 date-time of this file, when it has one (translations may be published later). */
+  /** This file's date, when it has one (translations may be published later), in the published form. */
   date?: string;
   /** Source file, for messages and reports. */
   file: string;

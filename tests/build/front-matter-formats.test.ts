@@ -94,7 +94,8 @@ describe('front matter as Hugo reads it', () => {
 
   it('reads files saved with Windows line endings, with the same lines in messages', async () => {
     site = await tempSite({
-      'content/posts/crlf.es.md': '+++\r\ntitle = "CRLF"\r\ndate = 2025-01-02\r\ntags = ["a"]\r\n+++\r\nCuerpo.\r\n',
+      'content/posts/crlf.es.md':
+        '+++\r\ntitle = "CRLF"\r\ndate = 2025-01-02\r\ntags = ["a"]\r\n+++\r\nCuerpo.\r\n',
       'content/tips/crlf.es.md': '{\r\n  "title": "CRLF"\r\n}\r\nCuerpo.\r\n',
     });
     expect((await site.cli('build')).code).toBe(0);

@@ -78,6 +78,7 @@ describe('MCP tools on a site with dates in every accepted form (@modelcontextpr
       title: 'Fecha citada',
       url: 'https://example.com/blog/citada/',
     });
-    expect(stats.generated).toBe('2026-04-01T12:00:00Z');
+    // `generated` is the newest published date here (no git, no SOURCE_DATE_EPOCH), in the same form.
+    expect(stats.generated).toBe('2025-03-14T00:00:00Z');
   });
 });
