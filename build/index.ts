@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { assemble } from './core/assemble.ts';
@@ -17,10 +18,12 @@ import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { loadAuthorFiles } from './stages/load-author-files.ts';
 import { importConfigModule } from './stages/load-config.ts';
 import { loadLifecycle } from './stages/load-lifecycle.ts';
+import { refusedOutput } from './stages/output/guard.ts';
+import { PRIVATE_DIR } from './stages/output/place.ts';
 import type { ParseCache } from './stages/parse-files.ts';
 import { writePublishedRecord } from './stages/published-record.ts';
 import { readSourceDates } from './stages/source-dates.ts';
-import { writeOutput } from './stages/write.ts';
+import { type OutputStep, writeOutput } from './stages/write.ts';
 
 // The package's public API (`import { … } from 'content-index'`): the configuration helpers and their
 // types, the programmatic build, its errors, and the version registry a custom version extends.
@@ -42,6 +45,7 @@ export type {
 } from './core/site-config.ts';
 export { defineSite } from './core/site-config.ts';
 export { fetchLive } from './stages/fetch-live.ts';
+export type { OutputStep } from './stages/write.ts';
 
 export interface Logger {
   info(message: string): void;
@@ -86,6 +90,10 @@ export interface BuildOptions {
   allowDroppedFields?: readonly string[];
   /** Called as each stage starts; the CLI draws progress from it on a terminal. */
   onStage?: (stage: BuildStage, detail?: string) => void;
+  /** Called after each step of the publication that changes the disk (tests stop the build at each). */
+  onOutputStep?: (step: OutputStep) => void;
+  /** The home folder the output may not be (tests give their own). Default: the user's. */
+  home?: string;
 }
 
 export type BuildStage = 'config' | 'load' | 'assemble' | 'render' | 'write';
@@ -96,6 +104,8 @@ export interface BuildResult {
   outDir: string;
   /** Every file the build produced (written unless this was a dry run). */
   files: OutputFile[];
+  /** The content folder it read, absolute. */
+  contentDir: string;
   warnings: Problem[];
   /**
    * Versions published for the first time by this build, added to `versions.lock.json` (a dry run
@@ -131,6 +141,16 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const configFile = options.config ?? 'site.config.ts';
   const configInput = await importConfigModule(root, configFile, 'site configuration');
   const config = resolveSiteConfig(configInput, options.env ?? {}, relative(root, resolve(root, configFile)));
+  const outDir = resolve(root, options.out ?? 'public');
+  const contentDir = resolve(root, options.content ?? config.content.dir);
+  const staticDir = config.static === undefined ? undefined : resolve(root, config.static);
+  const refused = refusedOutput(outDir, {
+    root,
+    home: options.home ?? homedir(),
+    content: contentDir,
+    ...(staticDir !== undefined && { staticDir }),
+  });
+  if (refused) throw new ContentIndexError([refused]);
   const serializers = options.serializers ?? SERIALIZERS;
   const headersFile = options.headers ?? 'headers.config.ts';
   const headers = await loadLifecycle({ root, file: headersFile, now, serializers, config });
@@ -155,6 +175,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
     ...(options.cache && { cache: options.cache }),
+    exclude: [outDir, resolve(root, PRIVATE_DIR)],
   });
   done();
 
@@ -202,12 +223,17 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   if (invalid.length > 0) throw new ContentIndexError(invalid);
   done();
 
-  const outDir = resolve(root, options.out ?? 'public');
   done = stage('write', `${rendered.files.length} files`);
   const record = recordPublished(headers.record.record, lifecycle);
+  const warnings = [...headers.warnings, ...assembled.warnings];
   if (!options.dryRun) {
     try {
-      await writeOutput(outDir, rendered.files);
+      const written = await writeOutput(outDir, rendered.files, {
+        root,
+        ...(staticDir !== undefined && { staticDir }),
+        ...(options.onOutputStep && { onStep: options.onOutputStep }),
+      });
+      warnings.push(...written.warnings);
     } catch (error) {
       if (isContentIndexError(error)) throw error;
       throw new ContentIndexError([
@@ -238,8 +264,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     config,
     model,
     outDir,
+    contentDir,
     files: rendered.files,
-    warnings: [...headers.warnings, ...assembled.warnings],
+    warnings,
     recorded: record.added,
     durationMs: performance.now() - started,
     timings,

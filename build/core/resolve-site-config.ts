@@ -107,6 +107,7 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
     ...(license.identifier !== undefined && { identifier: license.identifier }),
     ...(license.url !== undefined && { url: siteUrl(site, license.url) }),
   };
+  if (config.static !== undefined) resolved.static = config.static;
   if (name.es !== undefined) resolved.name = name.es;
   if (description.es !== undefined) resolved.description = description.es;
   return resolved;

@@ -72,6 +72,11 @@ export interface SiteConfigInput {
   aiPlugin?: AiPluginInput;
   /** Where the content is and how its language is told, for existing Hugo or Astro trees. */
   content?: ContentLayoutInput;
+  /**
+   * A folder of your own files (robots.txt, a logo) published into the output folder as they are, like
+   * Hugo's `static/`. Leave it unset in a site whose generator already copies that folder.
+   */
+  static?: string;
   /** The MCP server at `/mcp`. */
   mcp?: McpConfigInput;
   /**
@@ -126,6 +131,8 @@ export interface SiteConfig {
   routes: RoutePatterns;
   aiPlugin: AiPluginConfig;
   content: ContentLayout;
+  /** Relative to the project root; unset: none. */
+  static?: string;
   mcp: { allowedHosts: string[] };
   landingPage: boolean;
 }

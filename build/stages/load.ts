@@ -1,4 +1,4 @@
-import { join, posix, relative, resolve } from 'node:path';
+import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import fg from 'fast-glob';
 import type { Problem } from '../core/errors.ts';
 import { createKeyFolder } from '../core/front-matter.ts';
@@ -20,6 +20,8 @@ export interface LoadOptions {
   /** From this many files on, parsing is shared with a worker thread. */
   parallelThreshold?: number;
   cache?: ParseCache;
+  /** Folders never read as content (absolute): the output folder and the private folder, when inside it. */
+  exclude?: readonly string[];
 }
 
 export interface Loaded {
@@ -46,12 +48,22 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
   const displayRoot = relative(options.root, contentDir).split('\\').join('/');
   const shown = (relPath: string) => (displayRoot ? `${displayRoot}/${relPath}` : relPath);
   const problems: Problem[] = [];
+  const ignore = (options.exclude ?? []).flatMap((dir) => {
+    const inside = relative(contentDir, dir).split('\\').join('/');
+    if (inside === '' || inside.startsWith('../') || inside === '..' || isAbsolute(inside)) return [];
+    return [`${fg.escapePath(inside)}/**`];
+  });
 
   const found = new Map<string, Found>();
   for (const type of CONTENT_TYPES) {
     for (const glob of layout.types[type]) {
       const base = globBase(glob);
-      const matches = await fg(glob, { cwd: contentDir, onlyFiles: true, followSymbolicLinks: false });
+      const matches = await fg(glob, {
+        cwd: contentDir,
+        onlyFiles: true,
+        followSymbolicLinks: false,
+        ignore,
+      });
       for (const relPath of matches) {
         const other = found.get(relPath);
         if (other && other.type !== type) {

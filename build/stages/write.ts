@@ -1,153 +1,258 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, posix } from 'node:path';
-import { LANDING_PAGE_MARKER, LANDING_PAGE_PATH } from '../core/discovery/landing-page.ts';
-import { ContentIndexError } from '../core/errors.ts';
-import { isOwnedPath, type OutputFile } from '../core/outputs.ts';
+import { constants } from 'node:fs';
+import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, relative } from 'node:path';
+import { ContentIndexError, type Problem } from '../core/errors.ts';
+import type { OutputFile } from '../core/outputs.ts';
+import {
+  type Current,
+  generations,
+  type OutputStep,
+  recover,
+  retire,
+  switchTo,
+} from './output/generations.ts';
+import { classify, conflicts, foldersToCarry, type Ownership } from './output/ownership.ts';
+import { generationDir, lockOutput, type OutputPlace, outputPlace, recordFile } from './output/place.ts';
+import { reconcile } from './output/reconcile.ts';
+import { type OutputRecord, type OwnedFile, sha256, writeRecord } from './output/record.ts';
+import { carryEntry, linkOrCopy, nativePath, walkTree } from './output/tree.ts';
+
+export type { OutputStep } from './output/generations.ts';
+
+export interface WriteOptions {
+  /** The project root: the private folder `.content-index/` lives here. */
+  root: string;
+  /** The author's folder of files published as they are (the configuration's `static`). */
+  staticDir?: string;
+  /** Called after every step that changes the disk (tests kill the build at each one). */
+  onStep?: (step: OutputStep) => void;
+}
 
 export interface WriteResult {
   written: { path: string; bytes: number }[];
+  /** Files an earlier build wrote that this one no longer produces. */
   removed: string[];
+  warnings: Problem[];
+}
+
+interface StaticFile {
+  path: string;
+  source: string;
+  shown: string;
+  size: number;
+  mtimeMs: number;
 }
 
 /**
- * Writes every file into a staging folder beside `outDir` first; only when all of them are on disk are
- * they renamed into place (same filesystem, so each rename is atomic). A failure while staging leaves
- * `outDir` exactly as it was. Files the build does not own are never touched; owned files that the new
- * build no longer produces are removed.
+ * Publishes a new output as one generation: a complete folder, made beside the current one, holding
+ * the build's files, the static folder's and every file of the author's carried over from the current
+ * output (hard links: no bytes copied). The output folder is a link to the current generation; one
+ * rename of a new link over it switches readers from the complete old tree to the complete new one.
+ * Only files the record says the build wrote (and that are still as it wrote them) are replaced or
+ * dropped; a file of the author's where the build writes stops the build before anything is written.
  */
-export async function writeOutput(outDir: string, files: readonly OutputFile[]): Promise<WriteResult> {
-  const staging = join(dirname(outDir), `.${basename(outDir)}.staging-${randomBytes(4).toString('hex')}`);
-  const written: WriteResult['written'] = [];
-  if (files.some((f) => f.path === LANDING_PAGE_PATH)) await refuseForeignLandingPage(outDir);
-  try {
-    for (const file of files) {
-      if (!isOwnedPath(file.path))
-        throw new Error(`refusing to write ${file.path}: not a path the build owns`);
-      const target = join(staging, file.path);
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, file.content);
-      written.push({ path: file.path, bytes: Buffer.byteLength(file.content) });
-    }
-    const previous = await listOwned(outDir);
-    await mkdir(outDir, { recursive: true });
-    await swapIn(
-      staging,
-      outDir,
-      files.map((f) => f.path),
-      new Set(previous),
-    );
-    const current = new Set(files.map((f) => f.path));
-    const removed = previous.filter((p) => !current.has(p));
-    for (const path of removed) await rm(join(outDir, path), { force: true });
-    await pruneEmptyDirs(outDir, removed);
-    return { written, removed };
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
-}
-
-/**
- * Renames each staged file over its target, moving the old file aside first. Should a rename fail half
- * way (a permission, a full inode table), everything swapped so far is put back: the output is either
- * the old build or the new one, never a mix.
- */
-async function swapIn(
-  staging: string,
+export async function writeOutput(
   outDir: string,
-  paths: readonly string[],
-  existing: ReadonlySet<string>,
-) {
-  const aside = join(staging, '.previous');
-  const done: string[] = [];
-  const restore = (path: string) => rename(join(aside, path), join(outDir, path)).catch(() => undefined);
+  files: readonly OutputFile[],
+  options: WriteOptions,
+): Promise<WriteResult> {
+  const place = outputPlace(options.root, outDir);
+  const step = options.onStep ?? (() => undefined);
+  const release = await lockOutput(place);
+  let staged: number | undefined;
+  let switched = false;
   try {
-    for (const path of paths) {
-      const target = join(outDir, path);
-      await mkdir(dirname(target), { recursive: true });
-      const replaces = existing.has(path);
-      if (replaces) {
-        await mkdir(dirname(join(aside, path)), { recursive: true });
-        await rename(target, join(aside, path));
+    const { current, warnings } = await recover(place, step);
+    const statics = await staticFiles(options.root, options.staticDir);
+    const ownership = await classify(currentDir(current), current.record);
+    const problems = planProblems(place, ownership, files, statics);
+    if (problems.length > 0) throw new ContentIndexError(problems);
+
+    const id = ((await generations(place)).at(-1) ?? 0) + 1;
+    const dir = generationDir(place, id);
+    staged = id;
+    await mkdir(dir);
+    const carried = await carryAuthorsFiles(currentDir(current), dir, ownership);
+    const owned: Record<string, OwnedFile> = {};
+    const written: WriteResult['written'] = [];
+    const reuse = reusable(current, ownership);
+    const made = new Set<string>();
+    const makeParent = async (path: string) => {
+      const parent = dirname(nativePath(dir, path));
+      if (made.has(parent)) return;
+      await mkdir(parent, { recursive: true });
+      made.add(parent);
+    };
+    await inBatches(files, async (file) => {
+      const target = nativePath(dir, file.path);
+      const hash = sha256(file.content);
+      await makeParent(file.path);
+      const previous = reuse(file.path);
+      // An unchanged file is linked from the current generation: same bytes, nothing rewritten.
+      if (previous && previous.sha256 === hash && !previous.from) await linkOrCopy(previous.full, target);
+      else await writeFile(target, file.content);
+      owned[file.path] = { sha256: hash, ...(await fileStats(target)) };
+      written.push({ path: file.path, bytes: Buffer.byteLength(file.content) });
+    });
+    await inBatches(statics, async (file) => {
+      const target = nativePath(dir, file.path);
+      await makeParent(file.path);
+      const from = { path: file.shown, size: file.size, mtimeMs: file.mtimeMs };
+      const previous = reuse(file.path);
+      const same =
+        previous?.from &&
+        previous.from.path === from.path &&
+        previous.from.size === from.size &&
+        previous.from.mtimeMs === from.mtimeMs;
+      if (same && previous) {
+        await linkOrCopy(previous.full, target);
+        owned[file.path] = { sha256: previous.sha256, ...(await fileStats(target)), from };
+      } else {
+        // Copied, not linked: an edit made through the output folder must not reach the source.
+        await copyFile(file.source, target, constants.COPYFILE_FICLONE);
+        owned[file.path] = { sha256: sha256(await readFile(target)), ...(await fileStats(target)), from };
       }
-      try {
-        await rename(join(staging, path), target);
-      } catch (error) {
-        if (replaces) await restore(path);
-        throw error;
-      }
-      done.push(path);
+    });
+    step('staged');
+
+    const record: OutputRecord = { version: 1, generation: id, files: sortKeys(owned), carried };
+    await writeRecord(recordFile(place, id), record);
+    step('recorded');
+    await switchTo(place, dir, current, step);
+    switched = true;
+
+    if (current.kind === 'generation') {
+      warnings.push(...(await reconcile(place, current.dir, current.record, dir, record)));
+      step('reconciled');
+      await retire(place, current.id);
+      step('retired');
+    } else if (current.kind === 'folder') {
+      // The real folder was renamed aside by the switch; the next lines are what recover() would do.
+      await recover(place, () => undefined).then((r) => warnings.push(...r.warnings));
+      step('reconciled');
     }
+    step('cleaned');
+
+    const produced = new Set([...files.map((f) => f.path), ...statics.map((f) => f.path)]);
+    const removed = [...ownership.ours.keys()].filter((p) => !produced.has(p)).sort();
+    for (const path of [...ownership.changed].sort()) {
+      if (produced.has(path)) continue;
+      warnings.push({
+        code: 'output_conflict',
+        file: `${place.shown}/${path}`,
+        message:
+          'was written by an earlier build and changed since; the build no longer writes it, so it is kept as yours',
+        hint: 'delete it if you do not need it',
+      });
+    }
+    written.sort((a, b) => (a.path < b.path ? -1 : 1));
+    return { written, removed, warnings };
   } catch (error) {
-    for (const path of done.reverse()) {
-      await rm(join(outDir, path), { force: true });
-      if (existing.has(path)) await restore(path);
-    }
+    // Before the switch nothing anyone reads has changed: the unpublished generation goes.
+    if (staged !== undefined && !switched) await retire(place, staged).catch(() => undefined);
     throw error;
-  }
-}
-
-async function listOwned(outDir: string): Promise<string[]> {
-  const owned: string[] = [];
-  async function walk(dir: string, prefix: string): Promise<void> {
-    let entries: import('node:fs').Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const path = prefix ? `${prefix}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(join(dir, entry.name), path);
-      else if (path === LANDING_PAGE_PATH) {
-        if (await isLandingPage(join(dir, entry.name))) owned.push(path);
-      } else if (isOwnedPath(path)) owned.push(path);
-    }
-  }
-  await walk(outDir, '');
-  return owned.sort();
-}
-
-/** Whether `file` is the build's landing page (its marker sits in the first few hundred bytes). */
-async function isLandingPage(file: string): Promise<boolean> {
-  const handle = await open(file, 'r').catch(() => undefined);
-  if (!handle) return false;
-  try {
-    const head = Buffer.alloc(1024);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return head.subarray(0, bytesRead).toString('utf8').includes(LANDING_PAGE_MARKER);
   } finally {
-    await handle.close();
+    await release();
   }
 }
 
-/** `landingPage: true` never replaces a home page the author put in the output folder. */
-async function refuseForeignLandingPage(outDir: string): Promise<void> {
-  const file = join(outDir, LANDING_PAGE_PATH);
-  const exists = await open(file, 'r').then(
-    (h) => h.close().then(() => true),
-    () => false,
-  );
-  if (exists && !(await isLandingPage(file))) {
-    throw new ContentIndexError([
-      {
-        code: 'output_failed',
-        file: `${basename(outDir)}/${LANDING_PAGE_PATH}`,
-        field: 'landingPage',
-        message: 'is a page the build did not write; it was left as it is and nothing was written',
-        hint: 'keep your page and remove landingPage from site.config.ts, or move your page elsewhere',
-      },
-    ]);
-  }
+function planProblems(
+  place: OutputPlace,
+  ownership: Ownership,
+  files: readonly OutputFile[],
+  statics: readonly StaticFile[],
+): Problem[] {
+  const rendered = new Set(files.map((f) => f.path));
+  const problems: Problem[] = statics
+    .filter((f) => rendered.has(f.path))
+    .map((f) => ({
+      code: 'output_conflict',
+      file: f.shown,
+      message: `the build writes ${f.path} itself`,
+      hint:
+        f.path === '_headers' || f.path === '_redirects'
+          ? `move its rules to ${f.path} at the project root, which the build merges into the output`
+          : 'move the file or delete it; the build owns this address',
+    }));
+  const source = new Map(statics.map((f) => [f.path, f.shown]));
+  problems.push(...conflicts(place, ownership, [...rendered, ...source.keys()], source));
+  return problems;
 }
 
-async function pruneEmptyDirs(outDir: string, removed: readonly string[]): Promise<void> {
-  const dirs = new Set<string>();
-  for (const path of removed) {
-    for (let d = posix.dirname(path); d !== '.'; d = posix.dirname(d)) dirs.add(d);
+function currentDir(current: Current): string | undefined {
+  return current.kind === 'none' ? undefined : current.dir;
+}
+
+/** A file of the current output the new generation may link instead of writing again. */
+function reusable(
+  current: Current,
+  ownership: Ownership,
+): (path: string) => (OwnedFile & { full: string }) | undefined {
+  const dir = currentDir(current);
+  return (path) => {
+    const owned = current.record?.files[path];
+    if (!dir || !owned || !ownership.ours.has(path)) return undefined;
+    return { ...owned, full: nativePath(dir, path) };
+  };
+}
+
+async function carryAuthorsFiles(
+  from: string | undefined,
+  to: string,
+  ownership: Ownership,
+): Promise<Record<string, number>> {
+  const carried: Record<string, number> = {};
+  if (from === undefined) return carried;
+  const folders = [...foldersToCarry(ownership)].sort();
+  for (const path of folders) await mkdir(nativePath(to, path), { recursive: true });
+  const others = [...ownership.authors.values()].filter((e) => e.kind !== 'dir');
+  await inBatches(others, async (entry) => {
+    if (await carryEntry(from, to, entry)) carried[entry.path] = entry.ino;
+  });
+  return sortKeys(carried);
+}
+
+async function staticFiles(root: string, dir: string | undefined): Promise<StaticFile[]> {
+  if (dir === undefined) return [];
+  const found: StaticFile[] = [];
+  for (const entry of (await walkTree(dir)).values()) {
+    if (entry.kind === 'dir' || entry.kind === 'other') continue;
+    const source = nativePath(dir, entry.path);
+    // A link in the static folder publishes what it points at.
+    const stats = await stat(source).catch(() => undefined);
+    if (!stats?.isFile()) continue;
+    found.push({
+      path: entry.path,
+      source,
+      shown: relative(root, source).split('\\').join('/'),
+      size: stats.size,
+      mtimeMs: stats.mtimeMs,
+    });
   }
-  // Deepest first, so a parent is tried after its children.
-  for (const dir of [...dirs].sort((a, b) => b.length - a.length)) {
-    await rmdir(join(outDir, dir)).catch(() => undefined);
-  }
+  return found.sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+async function fileStats(path: string): Promise<{ size: number; ino: number; mtimeMs: number }> {
+  const s = await stat(path);
+  return { size: s.size, ino: s.ino, mtimeMs: s.mtimeMs };
+}
+
+/** Runs `task` over `items`, a bounded number at a time (enough to keep the file system busy). */
+async function inBatches<T>(
+  items: readonly T[],
+  task: (item: T) => Promise<void>,
+  width = 32,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await task(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : 1)));
 }

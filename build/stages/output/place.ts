@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, relative } from 'node:path';
+import { ContentIndexError } from '../../core/errors.ts';
+import { within } from './tree.ts';
+
+/** Where one output folder's generations, records and transient names live. */
+export interface OutputPlace {
+  root: string;
+  /** The output folder: once published, a link the build owns to the current generation. */
+  out: string;
+  /** The output folder as messages show it: relative to the project root when inside it. */
+  shown: string;
+  /** Generations (`gen-N/`), their records (`gen-N.json`), the lock. */
+  state: string;
+  /** Beside `out` (same file system): a real output folder waits here while it becomes a link. */
+  aside: string;
+  /** Beside `out`: where a new link is made before it is renamed over `out`, and where old trees are deleted. */
+  transientPrefix: string;
+}
+
+export const PRIVATE_DIR = '.content-index';
+
+/**
+ * In the project's private folder when the output folder is inside the project; beside the output
+ * folder otherwise (a temporary folder, another disk), so nothing is written into a project that the
+ * output does not belong to.
+ */
+export function outputPlace(root: string, out: string): OutputPlace {
+  const inside = within(root, out);
+  const name = basename(out);
+  const state =
+    inside !== undefined && inside !== ''
+      ? join(root, PRIVATE_DIR, 'output', encodeURIComponent(inside))
+      : join(dirname(out), `.${name}.content-index`);
+  return {
+    root,
+    out,
+    shown: inside || out,
+    state,
+    aside: join(dirname(out), `.${name}.content-index-previous`),
+    transientPrefix: `.${name}.content-index-`,
+  };
+}
+
+export function generationDir(place: OutputPlace, id: number): string {
+  return join(place.state, `gen-${id}`);
+}
+
+export function recordFile(place: OutputPlace, id: number): string {
+  return join(place.state, `gen-${id}.json`);
+}
+
+export function transientPath(place: OutputPlace, kind: 'link' | 'trash'): string {
+  return join(dirname(place.out), `${place.transientPrefix}${kind}-${randomBytes(4).toString('hex')}`);
+}
+
+/**
+ * One build at a time per output folder (`content-index dev` and a build in another terminal would
+ * otherwise switch and reconcile each other's generations). A lock left by a killed process is taken
+ * over. Resolves with the release function.
+ */
+export async function lockOutput(
+  place: OutputPlace,
+  options: { waitMs?: number } = {},
+): Promise<() => Promise<void>> {
+  await mkdir(place.state, { recursive: true });
+  const lock = join(place.state, 'lock');
+  // Written whole under a private name, then linked into place: the lock never exists without its pid.
+  const mine = `${lock}.${process.pid}-${randomBytes(3).toString('hex')}`;
+  await writeFile(mine, String(process.pid));
+  const deadline = Date.now() + (options.waitMs ?? 60_000);
+  try {
+    for (;;) {
+      try {
+        await link(mine, lock);
+        return async () => {
+          await unlink(lock).catch(() => undefined);
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = Number.parseInt(await readFile(lock, 'utf8').catch(() => ''), 10);
+      if (!isRunning(holder)) {
+        await unlink(lock).catch(() => undefined);
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new ContentIndexError([
+          {
+            code: 'output_busy',
+            file: place.shown,
+            message: `another content-index process (pid ${holder}) is writing this output folder`,
+            hint: `wait for it to finish, or stop it; if no such process runs, delete ${relative(place.root, lock)}`,
+          },
+        ]);
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  } finally {
+    await unlink(mine).catch(() => undefined);
+  }
+}
+
+/** Whether a process with this id exists (a lock's holder, a leftover's writer). */
+export function isRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
