@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { formatAnnotation } from '../core/annotations.ts';
@@ -35,10 +37,17 @@ export function buildOptions(flags: BuildFlags, context: CliContext): BuildOptio
     future: flags.future ?? false,
   };
   if (flags.content) options.content = flags.content;
-  if (flags.out) options.out = flags.out;
+  if (flags.out) options.out = expandHome(flags.out);
   if (flags.config) options.config = flags.config;
   if (flags.headers) options.headers = flags.headers;
   return options;
+}
+
+/** `~` as a shell would read it, for a value that reached us unexpanded (quoted, or from an npm script). */
+function expandHome(path: string): string {
+  if (path === '~') return homedir();
+  if (path.startsWith('~/') || path.startsWith('~\\')) return join(homedir(), path.slice(2));
+  return path;
 }
 
 export function inGitHubActions(context: CliContext): boolean {

@@ -160,17 +160,23 @@ describe('output', () => {
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
   });
 
-  it('keeps files it does not own and removes owned files it no longer produces', async () => {
-    site = await tempSite({ ...FILES, 'public/favicon.svg': '<svg/>', 'public/api/v0/content.json': '{}' });
+  it('keeps files it did not write and removes files it wrote and no longer produces', async () => {
+    site = await tempSite({
+      ...FILES,
+      'public/favicon.svg': '<svg/>',
+      'public/api/v0/content.json': '{}',
+      _redirects: '/viejo /nuevo 301\n',
+    });
+    await build({ root: site.root, clock });
+    expect((await site.snapshot())._redirects).toBeDefined();
+    await site.remove('_redirects');
     const result = await build({ root: site.root, clock });
-    const files = Object.keys(await snapshotDir(site.out)).sort();
-    // Exactly what this build wrote, plus the author's file: the stale api/v0 file is gone.
-    expect(files).toEqual([...result.files.map((f) => f.path), 'favicon.svg'].sort());
-    expect(files).toEqual(
-      expect.arrayContaining(['api/content.json', 'api/v1/content.json', 'api/v1/schema.json']),
-    );
-    expect(files).not.toContain('api/v0/content.json');
+    const files = Object.keys(await site.snapshot()).sort();
+    // Exactly what this build wrote, plus the author's files: the _redirects it wrote before is gone.
+    expect(files).toEqual([...result.files.map((f) => f.path), 'api/v0/content.json', 'favicon.svg'].sort());
+    expect(files).not.toContain('_redirects');
     expect(await readFile(join(site.out, 'favicon.svg'), 'utf8')).toBe('<svg/>');
+    expect(await readFile(join(site.out, 'api/v0/content.json'), 'utf8')).toBe('{}');
   });
 
   it('applies environment overrides for preview deployments', async () => {

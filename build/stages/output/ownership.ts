@@ -125,11 +125,12 @@ function hintFor(
   if (path === '_headers' || path === '_redirects') {
     return `put its rules in ${path} at the project root (the build merges that file into ${where}), then delete ${where}`;
   }
+  const source = staticSource.get(path);
+  if (changed && source)
+    return `make your change in ${source} (the build copies it here), then delete ${where}`;
   if (changed)
     return `delete ${where} to let the build write it again, or move your version out of the output folder`;
-  if (staticSource.has(path)) {
-    return `the file comes from ${staticSource.get(path)}: keep one of the two, delete or move the other`;
-  }
+  if (source) return `the file comes from ${source}: keep one of the two, delete or move the other`;
   if (entry.kind === 'dir') return `move the folder ${where} elsewhere, or delete it`;
   return `move ${where} out of the output folder (or delete it); the build owns this address`;
 }

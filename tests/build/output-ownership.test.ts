@@ -1,0 +1,193 @@
+import { execFile } from 'node:child_process';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { build } from '../../build/index.ts';
+import { FIXTURE_CONFIG, md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
+
+const run = promisify(execFile);
+const clock = () => new Date('2026-06-01T00:00:00Z');
+
+let site: TempSite | undefined;
+afterEach(() => site?.dispose());
+
+/** The author's own files in the output folder before the first build (acceptance 1). */
+const AUTHORS = {
+  'public/_headers': '/blog/*\n  X-Frame-Options: DENY\n',
+  'public/_redirects': '/old-blog/* /blog/:splat 301\n',
+  'public/docs/guide/index.html': '<h1>The guide</h1>\n',
+  'public/api/notes.md': '# Notes about the API\n',
+  'public/mcp/readme.txt': 'How to connect.\n',
+};
+
+const POST = { 'content/posts/hola.es.md': md({ title: 'Hola', date: '2025-01-01' }) };
+
+async function isLink(path: string): Promise<boolean> {
+  return (await lstat(path)).isSymbolicLink();
+}
+
+describe('the author’s files in the output folder', () => {
+  it('stops the first build naming _headers and _redirects, changes nothing, then keeps every other file byte for byte', async () => {
+    site = await tempSite({ ...POST, ...AUTHORS, _redirects: '/viejo /nuevo 301\n' });
+    const before = await site.snapshot();
+
+    const refused = await site.cli('build');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'public/_headers: was not written by content-index, and the build writes _headers\n' +
+        '  hint: put its rules in _headers at the project root (the build merges that file into public/_headers), then delete public/_headers',
+    );
+    expect(refused.stderr).toContain('public/_redirects: was not written by content-index');
+    expect(refused.stderr).toContain('put its rules in _redirects at the project root');
+    expect(refused.stderr).not.toMatch(/docs\/guide|notes\.md|readme\.txt/);
+    expect(refused.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(await site.snapshot()).toEqual(before);
+    expect(await isLink(site.out)).toBe(false);
+
+    // The author does what the hints say.
+    await site.write('_headers', AUTHORS['public/_headers']);
+    await site.write('_redirects', `/viejo /nuevo 301\n${AUTHORS['public/_redirects']}`);
+    await site.remove('public/_headers');
+    await site.remove('public/_redirects');
+    expect((await site.cli('build')).code).toBe(0);
+    const keep = ['docs/guide/index.html', 'api/notes.md', 'mcp/readme.txt'] as const;
+    const built = await site.snapshot();
+    for (const path of keep)
+      expect(await readFile(join(site.out, path), 'utf8'), path).toBe(AUTHORS[`public/${path}`]);
+    expect(built['docs/index.html']).toBeDefined(); // the build's own /docs/ beside the author's guide
+    expect(await readFile(join(site.out, '_headers'), 'utf8')).toContain('X-Frame-Options: DENY');
+    expect(await readFile(join(site.out, '_redirects'), 'utf8')).toContain('/old-blog/* /blog/:splat 301');
+
+    // Later builds keep them too, and drop what the build wrote and no longer produces.
+    await site.write('content/posts/otra.es.md', md({ title: 'Otra', date: '2025-02-01' }));
+    await site.remove('_redirects');
+    expect((await site.cli('build')).code).toBe(0);
+    for (const path of keep)
+      expect(await readFile(join(site.out, path), 'utf8'), path).toBe(AUTHORS[`public/${path}`]);
+    expect((await site.snapshot())._redirects).toBeUndefined();
+  });
+
+  it('keeps the author’s _redirects as it is when the build writes none', async () => {
+    const { 'public/_headers': _, ...rest } = AUTHORS;
+    site = await tempSite({ ...POST, ...rest, _headers: AUTHORS['public/_headers'] });
+    expect((await site.cli('build')).code).toBe(0);
+    expect(await readFile(join(site.out, '_redirects'), 'utf8')).toBe(AUTHORS['public/_redirects']);
+  });
+
+  it('detects a file of its own the author replaced, and says what to do', async () => {
+    site = await tempSite(POST);
+    await build({ root: site.root, clock });
+    await writeFile(join(site.out, 'openapi.json'), '{"edited":"by hand"}');
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'public/openapi.json: was written by an earlier build and has been changed since; the build writes this path again\n' +
+        '  hint: delete public/openapi.json to let the build write it again, or move your version out of the output folder',
+    );
+    expect(await readFile(join(site.out, 'openapi.json'), 'utf8')).toBe('{"edited":"by hand"}');
+  });
+
+  it('refuses an output folder that is a link it did not make', async () => {
+    site = await tempSite(POST);
+    await mkdir(join(site.root, 'elsewhere'));
+    await symlink('elsewhere', site.out);
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('public: is a link to');
+    expect(await readdir(join(site.root, 'elsewhere'))).toEqual([]);
+  });
+});
+
+describe('the static folder', () => {
+  it('is published as it is, follows its changes, and is never written through the output folder', async () => {
+    site = await tempSite(
+      { ...POST, 'static/robots.txt': 'User-agent: *\n', 'static/img/logo.png': 'PNG' },
+      { ...FIXTURE_CONFIG, static: 'static' },
+    );
+    await build({ root: site.root, clock });
+    expect(await readFile(join(site.out, 'robots.txt'), 'utf8')).toBe('User-agent: *\n');
+    expect(await readFile(join(site.out, 'img/logo.png'), 'utf8')).toBe('PNG');
+
+    await site.write('static/robots.txt', 'User-agent: *\nDisallow: /private/\n');
+    await site.remove('static/img/logo.png');
+    await build({ root: site.root, clock });
+    expect(await readFile(join(site.out, 'robots.txt'), 'utf8')).toContain('Disallow');
+    expect((await site.snapshot())['img/logo.png']).toBeUndefined();
+
+    // An edit made in the output folder does not reach the source, and the next build says where to make it.
+    await writeFile(join(site.out, 'robots.txt'), 'edited in public/');
+    expect(await readFile(join(site.root, 'static/robots.txt'), 'utf8')).toContain('Disallow');
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('hint: make your change in static/robots.txt (the build copies it here)');
+  });
+
+  it('cannot hold a file the build writes itself', async () => {
+    site = await tempSite(
+      { ...POST, 'static/_headers': '/*\n  X-A: b\n' },
+      { ...FIXTURE_CONFIG, static: 'static' },
+    );
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('static/_headers: the build writes _headers itself');
+  });
+});
+
+describe('--out', () => {
+  it.each([
+    ['.', 'is the project root'],
+    ['content', 'is the content folder'],
+    ['..', 'contains the project'],
+    ['.content-index/output/x', 'is inside .content-index/'],
+    ['/', 'is the root of the file system'],
+  ])('refuses %s', async (out, reason) => {
+    site = await tempSite(POST);
+    const before = await readdir(site.root);
+    const result = await site.cli('build', '--out', out);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`: out: ${reason}.*; the build replaces the output folder`));
+    expect(result.stderr).toContain('hint: choose a folder of its own for the output');
+    expect(await readdir(site.root)).toEqual(before);
+  });
+
+  it('refuses the home folder, written as ~ or as its path', async () => {
+    site = await tempSite(POST);
+    // A home of the test's own: should the check fail, nothing is written into a real home folder.
+    const home = await mkdtemp(join(tmpdir(), 'content-index-home-'));
+    try {
+      const bin = join(PROJECT_ROOT, 'bin', 'content-index.js');
+      for (const out of ['~', home]) {
+        const result = await run(process.execPath, [bin, 'build', '--out', out], {
+          cwd: site.root,
+          env: { ...process.env, HOME: home, USERPROFILE: home },
+        }).then(
+          () => ({ code: 0, stderr: '' }),
+          (e: { code: number; stderr: string }) => e,
+        );
+        expect(result.code, out).toBe(1);
+        expect(result.stderr, out).toContain('out: is your home folder');
+      }
+      expect(await readdir(home)).toEqual([]);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it('may be inside the content folder, which then never reads it as content', async () => {
+    site = await tempSite(
+      { ...POST, 'content/public/notes/readme.md': 'no front matter: not a post\n' },
+      { ...FIXTURE_CONFIG, content: { types: { post: '**/*.md' } } },
+    );
+    for (let i = 0; i < 2; i++) {
+      const result = await site.cli('build', '--out', 'content/public');
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+    }
+    expect(await isLink(join(site.root, 'content/public'))).toBe(true);
+    expect(await readFile(join(site.root, 'content/public/notes/readme.md'), 'utf8')).toContain(
+      'no front matter',
+    );
+  });
+});

@@ -1,0 +1,21 @@
+// Runs one build of the site at argv[2] and kills itself (SIGKILL, no clean-up of any kind) right
+// after the argv[3]-th step of the publication that changes the disk; 0 runs to the end. Prints the
+// steps it went through as JSON before it dies, so the test knows where it stopped.
+import { writeSync } from 'node:fs';
+import { build } from '../../build/index.ts';
+
+const [root, at] = process.argv.slice(2);
+const stopAt = Number(at ?? 0);
+const steps: string[] = [];
+await build({
+  root: root as string,
+  clock: () => new Date('2026-06-01T00:00:00Z'),
+  onOutputStep: (step) => {
+    steps.push(step);
+    if (steps.length === stopAt) {
+      writeSync(1, `${JSON.stringify(steps)}\n`);
+      process.kill(process.pid, 'SIGKILL');
+    }
+  },
+});
+writeSync(1, `${JSON.stringify([...steps, 'done'])}\n`);
