@@ -63,6 +63,8 @@ async function bundle(out) {
       cli: join(ROOT, 'build/cli.ts'),
       index: join(ROOT, 'build/index.ts'),
       'parse-worker': join(ROOT, 'build/stages/parse/worker.js'),
+      // Started as a process of its own by `dev` (build/stages/wrangler.ts), from beside the bundle.
+      'wrangler-supervisor': join(ROOT, 'build/stages/wrangler-supervisor.js'),
     },
     outdir: out,
     chunkNames: 'chunk-[hash]',

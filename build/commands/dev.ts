@@ -1,18 +1,39 @@
-import { type FSWatcher, watch } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { formatProblems, isContentIndexError } from '../core/errors.ts';
 import { printable } from '../core/printable.ts';
-import { build } from '../index.ts';
+import { resolveSiteConfig } from '../core/resolve-site-config.ts';
+import { DEFAULT_LAYOUT, type SiteConfig } from '../core/site-config.ts';
+import { type BuildResult, build } from '../index.ts';
 import { count } from '../report.ts';
-import { compatibilityArgs, spawnWrangler, stripAnsi } from '../stages/wrangler.ts';
-import { type BuildFlags, buildOptions, printWarnings, reportFailure, withBuildFlags } from './_shared.ts';
+import { importConfigModule } from '../stages/load-config.ts';
+import { PRIVATE_DIR } from '../stages/output/place.ts';
+import { type SourceEvent, shownPath, type WatchPlan, watchSources } from '../stages/watch-sources.ts';
+import {
+  compatibilityArgs,
+  type SupervisedWrangler,
+  startSupervisedWrangler,
+  stripAnsi,
+} from '../stages/wrangler.ts';
+import { type BuildFlags, buildOptions, printWarnings, withBuildFlags } from './_shared.ts';
 
 interface DevFlags extends BuildFlags {
   port: string;
   ip: string;
 }
+
+/**
+ * Coalesces the burst of events one save makes (write, rename, chmod) into one rebuild. Short: a save
+ * is served as soon as it is built, and a rebuild that starts too early is followed by another.
+ */
+const COALESCE_MS = 15;
+/**
+ * chokidar drops a second change of one file within 50 ms of the first; a little after that window
+ * closes the files of the last rebuild are looked at again, so a write that landed in it is built too.
+ */
+const RECHECK_MS = 60;
 
 export function registerDevCommand(program: Command, context: CliContext): void {
   withBuildFlags(
@@ -28,117 +49,191 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const root = process.cwd();
   // Unchanged files keep their parsed front matter between rebuilds: a save re-reads one file, not all.
   const options = { ...buildOptions(flags, context), cache: new Map() };
-  const outDir = resolve(root, flags.out ?? 'public');
-  let contentDir = resolve(root, flags.content ?? 'content');
-
-  const rebuild = async (reason: string): Promise<boolean> => {
-    try {
-      const result = await build(options);
-      contentDir = resolve(root, flags.content ?? result.config.content.dir);
-      printWarnings(result.warnings, context);
-      context.print(
-        `✓ ${reason}: ${result.model.entries.length} items in ${Math.round(result.durationMs)} ms`,
-      );
-      return true;
-    } catch (error) {
-      if (!isContentIndexError(error)) {
-        context.exit(reportFailure(error, context, { debug: flags.debug ?? false, wrote: false }));
-        return false;
-      }
-      context.printErr(formatProblems(error.problems));
-      context.printErr(
-        `✗ ${reason}: ${count(error.problems.length, 'problem')}; still serving the last good build`,
-      );
-      return false;
-    }
-  };
-
-  await rebuild('built');
-  const args = [
-    'pages',
-    'dev',
-    outDir,
-    '--ip',
-    flags.ip,
-    '--port',
-    flags.port,
-    '--show-interactive-dev-session=false',
-  ];
-  const wrangler = spawnWrangler([...args, ...compatibilityArgs(root)], {
-    cwd: root,
-    env: { ...process.env, ...context.env },
-    stdio: 'pipe',
+  const outDir = resolve(root, options.out ?? 'public');
+  const configFile = resolve(root, flags.config ?? 'site.config.ts');
+  const planFrom = (config: SiteConfig | undefined): WatchPlan => ({
+    contentDir: resolve(root, flags.content ?? (config?.content ?? DEFAULT_LAYOUT).dir),
+    globs: Object.values((config?.content ?? DEFAULT_LAYOUT).types).flat(),
+    ...(config?.static !== undefined && { staticDir: resolve(root, config.static) }),
+    files: [configFile, resolve(root, flags.headers ?? 'headers.config.ts'), '_headers', '_redirects'].map(
+      (f) => resolve(root, f),
+    ),
   });
-  const url = `http://${flags.ip}:${flags.port}`;
-  const forward = (chunk: Buffer) => {
-    for (const line of stripAnsi(chunk.toString()).split('\n')) {
-      // wrangler's offline look-up of Request.cf is harmless noise; real errors still come through.
-      if (/✘|\[ERROR\]|Address already in use/i.test(line)) context.printErr(`wrangler: ${line.trim()}`);
-      if (/Ready on/.test(line)) context.print(`✓ serving ${url} (watching for changes; Ctrl+C stops)`);
+
+  let last: BuildResult | undefined;
+  let wrangler: SupervisedWrangler | undefined;
+  let serving = '';
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let stopping = false;
+  let restarting = false;
+  /** Files changed since the last rebuild started, with what happened to them. */
+  const changed = new Map<string, SourceEvent>();
+  /** Each file's identity when a rebuild last started, to tell later writes from those it saw. */
+  const seen = new Map<string, string>();
+
+  const rebuild = async (reason: string): Promise<void> => {
+    try {
+      last = await build(options);
+      printWarnings(last.warnings, context);
+      context.print(
+        `✓ ${reason}: ${count(last.model.entries.length, 'item')} in ${Math.round(last.durationMs)} ms`,
+      );
+    } catch (error) {
+      if (isContentIndexError(error)) {
+        context.printErr(formatProblems(error.problems));
+        context.printErr(
+          `✗ ${reason}: ${count(error.problems.length, 'problem')}; still serving the last good build`,
+        );
+      } else {
+        // Not the author's mistake, and no reason to stop serving either: the next save tries again.
+        const message = error instanceof Error ? error.message : String(error);
+        context.printErr(`✗ ${reason}: internal error: ${message}; still serving the last good build`);
+        if (flags.debug && error instanceof Error && error.stack) context.printErr(error.stack);
+      }
     }
   };
-  wrangler.stdout?.on('data', forward);
-  wrangler.stderr?.on('data', forward);
 
-  // Coalesce the burst of events one save produces (editors write, rename, chmod) into one rebuild.
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  const changed = (what: string) => {
+  const schedule = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      running = running.then(async () => {
-        await rebuild(`rebuilt after a change to ${printable(what)}`);
-        watchContent(); // the configuration may have moved the content folder
-      });
-    }, 40);
+    if (!stopping && !running) timer = setTimeout(() => void flush(), COALESCE_MS);
+  };
+  const flush = async (): Promise<void> => {
+    if (running || stopping || changed.size === 0) return;
+    running = true;
+    const batch = new Map(changed);
+    changed.clear();
+    try {
+      for (const [path, identity] of await identities([...batch.keys()])) seen.set(path, identity);
+      await rebuild(`rebuilt after ${reasonFor(root, batch)}`);
+      if (batch.has(configFile))
+        watcher.update(planFrom(last?.config ?? (await configOf(root, configFile, context))));
+      await restartIfRoutingChanged();
+    } finally {
+      running = false;
+    }
+    setTimeout(() => void recheck([...batch.keys()]), RECHECK_MS).unref();
+    schedule();
+  };
+  const recheck = async (paths: readonly string[]): Promise<void> => {
+    for (const [path, identity] of await identities(paths)) {
+      if (seen.get(path) !== identity && !changed.has(path)) changed.set(path, 'change');
+    }
+    if (changed.size > 0) schedule();
   };
 
-  // Configuration files are watched through their folders: an editor that saves by writing a new file
-  // and renaming it over the old one would leave a watch on the file itself deaf.
-  const configFiles = [
-    flags.config ?? 'site.config.ts',
-    flags.headers ?? 'headers.config.ts',
-    '_headers',
-    '_redirects',
-  ].map((file) => resolve(root, file));
-  const configWatchers = [...new Set(configFiles.map((file) => dirname(file)))].map((dir) =>
-    watch(dir, (_event, name) => {
-      const file = name && configFiles.find((f) => f === resolve(dir, String(name)));
-      if (file) changed(relative(root, file));
+  // Watching starts before the first build, so nothing saved while it runs is missed.
+  const watcher = watchSources(planFrom(await configOf(root, configFile, context)), {
+    ignore: [outDir, resolve(root, PRIVATE_DIR)],
+    ignorePrefixes: [join(dirname(outDir), `.${basename(outDir)}.content-index`)],
+    onChange: (path, event) => {
+      changed.set(path, event);
+      schedule();
+    },
+    onError: (error) => context.printErr(`warning: while watching: ${error.message}`),
+  });
+  await watcher.ready;
+  running = true;
+  await rebuild('built');
+  running = false;
+
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    clearTimeout(timer);
+    await watcher.close().catch(() => undefined);
+    await wrangler?.stop();
+    if (code) context.exit(code);
+    finish();
+  };
+  const serve = (): SupervisedWrangler => {
+    const url = `http://${flags.ip}:${flags.port}`;
+    const args = ['pages', 'dev', outDir, '--ip', flags.ip, '--port', flags.port];
+    const started = startSupervisedWrangler(
+      [...args, '--show-interactive-dev-session=false', ...compatibilityArgs(root)],
+      { cwd: root, env: { ...process.env, ...context.env } },
+    );
+    const forward = (chunk: Buffer) => {
+      for (const line of stripAnsi(chunk.toString()).split('\n')) {
+        // wrangler's offline look-up of Request.cf is harmless noise; real errors still come through.
+        if (/✘|\[ERROR\]|Address already in use/i.test(line)) context.printErr(`wrangler: ${line.trim()}`);
+        if (/Ready on/.test(line)) context.print(`✓ serving ${url} (watching for changes; Ctrl+C stops)`);
+      }
+    };
+    started.process.stdout?.on('data', forward);
+    started.process.stderr?.on('data', forward);
+    void started.exited.then((code) => {
+      if (stopping || restarting) return;
+      context.printErr(`✗ wrangler stopped (exit ${code}); stopping`);
+      void stop(code || 1);
+    });
+    return started;
+  };
+  // wrangler reads _routes.json once, and notices _headers/_redirects change but not appear or go.
+  const restartIfRoutingChanged = async () => {
+    const now = servingFiles(last);
+    if (now === serving || stopping) return;
+    serving = now;
+    context.print('… restarting wrangler: the routing files changed');
+    restarting = true;
+    await wrangler?.stop();
+    restarting = false;
+    if (!stopping) wrangler = serve();
+  };
+
+  serving = servingFiles(last);
+  wrangler = serve();
+  process.once('SIGINT', () => void stop(0));
+  process.once('SIGTERM', () => void stop(0));
+  // Whatever ends this process, wrangler goes with it (its supervisor also sees its stdin close).
+  process.once('exit', () => wrangler?.kill());
+  schedule(); // what was saved during the first build
+  await finished;
+}
+
+/** The site configuration for deciding what to watch; when it cannot be read, the defaults. */
+async function configOf(root: string, file: string, context: CliContext): Promise<SiteConfig | undefined> {
+  try {
+    const input = await importConfigModule(root, file, 'site configuration');
+    return resolveSiteConfig(input, context.env, shownPath(root, file));
+  } catch {
+    return undefined; // the build reports what is wrong with it
+  }
+}
+
+/** What wrangler must be restarted for: _routes.json's text, and whether _headers and _redirects exist. */
+function servingFiles(result: BuildResult | undefined): string {
+  const files = result?.files ?? [];
+  const text = (path: string) => files.find((f) => f.path === path)?.content;
+  return JSON.stringify([
+    text('_routes.json'),
+    text('_headers') !== undefined,
+    text('_redirects') !== undefined,
+  ]);
+}
+
+function reasonFor(root: string, batch: ReadonlyMap<string, SourceEvent>): string {
+  const [first, ...rest] = [...batch].sort(([a], [b]) => (a < b ? -1 : 1));
+  if (!first) return 'a change';
+  const [path, event] = first;
+  const what =
+    event === 'unlink'
+      ? `${printable(shownPath(root, path))} was deleted`
+      : `a change to ${printable(shownPath(root, path))}`;
+  return rest.length > 0 ? `${what} and ${count(rest.length, 'other file')}` : what;
+}
+
+/** inode, size and time: what changes when a file is written or replaced. */
+async function identities(paths: readonly string[]): Promise<Map<string, string>> {
+  const entries = await Promise.all(
+    paths.map(async (path) => {
+      const s = await stat(path).catch(() => undefined);
+      return [path, s ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'none'] as const;
     }),
   );
-  let content: { dir: string; watcher: FSWatcher } | undefined;
-  const watchContent = () => {
-    if (content?.dir === contentDir) return;
-    content?.watcher.close();
-    content = undefined;
-    try {
-      const dir = contentDir;
-      const watcher = watch(dir, { recursive: true }, (_event, file) =>
-        changed(join(relative(root, dir), String(file ?? ''))),
-      );
-      content = { dir, watcher };
-    } catch {
-      context.printErr(
-        `warning: ${relative(root, contentDir) || '.'} does not exist yet; create it and save the configuration`,
-      );
-    }
-  };
-  watchContent();
-
-  await new Promise<void>((done) => {
-    const stop = () => {
-      for (const watcher of configWatchers) watcher.close();
-      content?.watcher.close();
-      clearTimeout(timer);
-      wrangler.kill('SIGTERM');
-      done();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    wrangler.once('exit', (code) => {
-      if (code) context.exit(code);
-      stop();
-    });
-  });
+  return new Map(entries);
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ContentIndexError } from '../core/errors.ts';
 
 /**
@@ -36,6 +37,51 @@ export function spawnWrangler(
     env: { ...options.env, WRANGLER_SEND_METRICS: 'false' },
     stdio: options.stdio === 'pipe' ? ['ignore', 'pipe', 'pipe'] : 'inherit',
   });
+}
+
+export interface SupervisedWrangler {
+  process: ChildProcess;
+  /** Resolves with the exit code once wrangler and everything it started are gone. */
+  exited: Promise<number>;
+  /** Stops wrangler and its workerd; resolves when they are gone. */
+  stop(): Promise<void>;
+  /** Synchronous, for an exiting process: asks for the stop without waiting. */
+  kill(): void;
+}
+
+/**
+ * Starts wrangler under a small supervisor process (wrangler-supervisor.js) that ends wrangler's whole
+ * process group when asked, when wrangler ends, or when this process dies in any way, SIGKILL included:
+ * a `dev` that is gone never leaves a wrangler serving a stale build behind.
+ */
+export function startSupervisedWrangler(
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): SupervisedWrangler {
+  const { args: full } = wranglerCommand(args);
+  // Beside this file in the sources, and beside the bundle in dist/: the same name in both layouts.
+  const supervisor = fileURLToPath(new URL('./wrangler-supervisor.js', import.meta.url));
+  const child = spawn(process.execPath, [supervisor, ...full], {
+    cwd: options.cwd,
+    env: { ...options.env, WRANGLER_SEND_METRICS: 'false' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code ?? 1));
+  });
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  };
+  return {
+    process: child,
+    exited,
+    kill,
+    stop: async () => {
+      kill();
+      await exited;
+    },
+  };
 }
 
 /** The newest date the workerd bundled with wrangler 4.86 supports; wrangler.toml pins the same. */
