@@ -117,7 +117,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   };
   const recheck = async (paths: readonly string[]): Promise<void> => {
     for (const [path, identity] of await identities(paths)) {
-      if (seen.get(path) !== identity && !changed.has(path)) changed.set(path, 'change');
+      if (seen.get(path) !== identity && !changed.has(path))
+        changed.set(path, identity === GONE ? 'unlink' : 'change');
     }
     if (changed.size > 0) schedule();
   };
@@ -127,8 +128,11 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     ignore: [outDir, resolve(root, PRIVATE_DIR)],
     ignorePrefixes: [join(dirname(outDir), `.${basename(outDir)}.content-index`)],
     onChange: (path, event) => {
-      changed.set(path, event);
-      schedule();
+      void identities([path]).then((now) => {
+        if (now.get(path) === seen.get(path)) return; // a rebuild already read the file as it is now
+        changed.set(path, event);
+        schedule();
+      });
     },
     onError: (error) => context.printErr(`warning: while watching: ${error.message}`),
   });
@@ -227,12 +231,14 @@ function reasonFor(root: string, batch: ReadonlyMap<string, SourceEvent>): strin
   return rest.length > 0 ? `${what} and ${count(rest.length, 'other file')}` : what;
 }
 
+const GONE = 'gone';
+
 /** inode, size and time: what changes when a file is written or replaced. */
 async function identities(paths: readonly string[]): Promise<Map<string, string>> {
   const entries = await Promise.all(
     paths.map(async (path) => {
       const s = await stat(path).catch(() => undefined);
-      return [path, s ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'none'] as const;
+      return [path, s ? `${s.ino}:${s.size}:${s.mtimeMs}` : GONE] as const;
     }),
   );
   return new Map(entries);

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rename } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../helpers/pages-dev.ts';
@@ -16,7 +17,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   while (Date.now() < deadline) {
     const value = await probe().catch(() => undefined);
     if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`timed out waiting for ${what}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
 }
@@ -27,13 +28,46 @@ async function titles(): Promise<string[]> {
   return body.content.map((c) => c.title).sort();
 }
 
+/** Every process below `pid` (Linux; elsewhere none, and the port check alone decides). */
+async function descendants(pid: number): Promise<number[]> {
+  if (!existsSync('/proc')) return [];
+  const children = new Map<number, number[]>();
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+  }
+  const found: number[] = [];
+  const visit = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      found.push(c);
+      visit(c);
+    }
+  };
+  visit(pid);
+  return found;
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let wranglerPids: number[] = [];
+
 beforeAll(async () => {
   site = await tempSite({ 'content/posts/primero.es.md': md({ title: 'Primero' }) });
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
+  // The output folder inside the content folder: the watcher must not rebuild on the build's own writes.
   child = spawn(
     process.execPath,
-    [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port)],
+    [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port), '--out', 'content/public'],
     {
       cwd: site.root,
       env: { ...process.env, NO_COLOR: '1' },
@@ -43,10 +77,15 @@ beforeAll(async () => {
   child.stdout?.on('data', (c) => (stdout += c));
   child.stderr?.on('data', (c) => (stderr += c));
   await until('the dev server', async () => (stdout.includes('✓ serving') ? true : undefined), 60_000);
+  await until('the first answer', async () => ((await titles()).length === 1 ? true : undefined));
+  wranglerPids = child.pid ? await descendants(child.pid) : [];
 });
 afterAll(async () => {
-  child?.kill('SIGTERM');
-  await new Promise((r) => child?.once('exit', r));
+  if (child && child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+  }
+  for (const pid of wranglerPids) if (running(pid)) process.kill(pid, 'SIGKILL'); // only if a test failed
   await site?.dispose();
 });
 
@@ -72,6 +111,79 @@ it('serves the build, picks up an edit, keeps the last good build through a brok
     (await titles()).includes('Segundo, arreglado') ? true : undefined,
   );
   expect(await titles()).toEqual(['Primero', 'Segundo, arreglado']);
+  await site.remove('content/posts/segundo.es.md');
+  await until('the deletion', async () => ((await titles()).length === 1 ? true : undefined));
+  expect(stdout).toContain('rebuilt after content/posts/segundo.es.md was deleted');
+});
+
+it('serves every one of ten saves by rename and ten in place within a second, naming the file', async () => {
+  const file = join(site.root, 'content/posts/primero.es.md');
+  const times: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const title = `Primero ${i}`;
+    const saved = Date.now();
+    if (i < 10) {
+      // As sed -i does: a temporary file in the same folder, renamed over the original.
+      const temporary = join(site.root, `content/posts/sed${String(i).padStart(6, 'X')}`);
+      await writeFile(temporary, md({ title }));
+      await rename(temporary, file);
+    } else {
+      await writeFile(file, md({ title }));
+    }
+    await until(`save ${i}`, async () => ((await titles()).includes(title) ? true : undefined), 5000);
+    times.push(Date.now() - saved);
+  }
+  console.info(`dev: saves served after ${times.join(', ')} ms`);
+  for (const [i, ms] of times.entries()) expect(ms, `save ${i}`).toBeLessThanOrEqual(1000);
+  const rebuilt = stdout.split('\n').filter((l) => l.includes('rebuilt after'));
+  expect(rebuilt.length).toBeGreaterThanOrEqual(20);
+  expect(stdout).toContain('rebuilt after a change to content/posts/primero.es.md');
+  expect(stdout).not.toMatch(/sed[X0-9]{6}/); // never the temporary file
+  for (const line of rebuilt)
+    expect(line).toMatch(
+      /after (a change to )?(content\/posts\/\w+\.es\.md|_headers|_redirects|site\.config\.ts)/,
+    );
+});
+
+it('does not rebuild on its own writes into an output folder inside the content folder', async () => {
+  const count = () => stdout.split('\n').filter((l) => l.includes('rebuilt after')).length;
+  // Settled first (a save may be followed by one more rebuild that makes sure the last write was read)…
+  let settled = count();
+  for (let quiet = 0; quiet < 10; quiet++) {
+    await new Promise((r) => setTimeout(r, 300));
+    if (count() === settled) break;
+    settled = count();
+  }
+  // …then quiet: its own writes into content/public would set off one rebuild after another.
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(count()).toBe(settled);
+  expect(existsSync(join(site.root, 'content/public/api/v1/content.json'))).toBe(true);
+});
+
+it('keeps serving and rebuilding while 300 nested folders are created and deleted', async () => {
+  const base = join(site.root, 'content/posts/churn');
+  for (let round = 0; round < 3; round++) {
+    // 30 chains of 10 nested folders, a post at the bottom of some, then all of it removed.
+    await Promise.all(
+      Array.from({ length: 30 }, async (_, chain) => {
+        const deepest = join(base, `c${chain}`, ...Array.from({ length: 9 }, (_, d) => `d${d}`));
+        await mkdir(deepest, { recursive: true });
+        if (chain % 10 === 0)
+          await writeFile(join(deepest, `p${chain}.es.md`), md({ title: `Churn ${chain}` }));
+      }),
+    );
+    await rm(base, { recursive: true, force: true });
+  }
+  expect(child.exitCode).toBeNull();
+  await site.write('content/posts/despues.es.md', md({ title: 'Después' }));
+  await until('an edit after the churn', async () =>
+    (await titles()).includes('Después') ? true : undefined,
+  );
+  await until('the churn gone from the index', async () =>
+    (await titles()).some((t) => t.startsWith('Churn')) ? undefined : true,
+  );
+  expect(child.exitCode).toBeNull();
+  expect(stderr).not.toMatch(/internal error|ENOENT|\n\s+at /);
 });
 
 it('rebuilds when the site configuration is saved the way editors do (write a copy, rename it over)', async () => {
@@ -96,4 +208,45 @@ it('rebuilds after a second rename-save of the configuration too', async () => {
     const body = (await (await fetch(`${url}/api/v1/content.json`)).json()) as { site: string };
     return body.site === 'https://again.example.com/' ? true : undefined;
   });
+});
+
+it('serves a change to the root _headers, and a _redirects created while it runs', async () => {
+  const header = async () => (await fetch(`${url}/openapi.json`)).headers.get('x-author') ?? undefined;
+  await site.write('_headers', '/*\n  X-Author: one\n');
+  await until('the first header', async () => ((await header()) === 'one' ? true : undefined));
+  await site.write('_headers', '/*\n  X-Author: two\n');
+  await until('the changed header', async () => ((await header()) === 'two' ? true : undefined));
+
+  await site.write('_redirects', '/viejo /nuevo 301\n');
+  await until(
+    'the new redirect',
+    async () => {
+      const response = await fetch(`${url}/viejo`, { redirect: 'manual' });
+      return response.status === 301 ? true : undefined;
+    },
+    60_000,
+  );
+  expect(stdout).toContain('restarting wrangler');
+});
+
+it('takes wrangler down with it when it is killed (SIGKILL): nothing keeps serving', async () => {
+  expect(wranglerPids.length).toBeGreaterThan(0);
+  // The restart above replaced the first wrangler: look again.
+  wranglerPids = child.pid ? await descendants(child.pid) : [];
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+  await until(
+    'the port to close',
+    async () => {
+      const answered = await fetch(`${url}/api/v1/content.json`).then(
+        () => true,
+        () => false,
+      );
+      return answered ? undefined : true;
+    },
+    15_000,
+  );
+  await until('every process dev started to end', async () =>
+    wranglerPids.some(running) ? undefined : true,
+  );
 });
