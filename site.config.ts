@@ -18,6 +18,8 @@ export default defineSite({
   ],
   // The sample site has no home page of its own: / lists what is served.
   landingPage: true,
+  // robots.txt and the logo, published into public/ as they are.
+  static: 'static',
   // The MCP endpoint also answers on the Pages project's own addresses (production and previews).
   mcp: { allowedHosts: ['content-index.pages.dev', '*.content-index.pages.dev'] },
   // /.well-known/ai-plugin.json; every key has a default (see docs/discovery.md).

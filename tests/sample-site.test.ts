@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentIndexV1 } from '../build/core/serializers/v1.ts';
 import { type BuildResult, build } from '../build/index.ts';
@@ -14,11 +14,11 @@ let result: BuildResult;
 let index: ContentIndexV1;
 
 beforeAll(async () => {
-  out = await mkdtemp(join(tmpdir(), 'content-index-sample-'));
+  out = join(await mkdtemp(join(tmpdir(), 'content-index-sample-')), 'public');
   result = await build({ root: PROJECT_ROOT, out });
   index = JSON.parse(await readFile(join(out, 'api/v1/content.json'), 'utf8'));
 });
-afterAll(() => rm(out, { recursive: true, force: true }));
+afterAll(() => rm(dirname(out), { recursive: true, force: true }));
 
 /** The sample site's Markdown files, grouped the way an author reads the tree. */
 async function sourceFiles(): Promise<string[]> {

@@ -450,7 +450,7 @@ describe('a current version is served without invoking a Function', () => {
     await writeFile(manifestPath, JSON.stringify(manifest));
     // The same files without the generated _routes.json: wrangler then routes all of /api/* to it.
     noRoutes = await mkdtemp(join(tmpdir(), 'content-index-no-routes-'));
-    await cp(site.out, noRoutes, { recursive: true });
+    await cp(site.out, noRoutes, { recursive: true, dereference: true });
     await rm(join(noRoutes, '_routes.json'));
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { build } from '../build/index.ts';
 import { clientAjv } from './helpers/ajv.ts';
@@ -11,7 +11,7 @@ let out: string;
 let server: PagesDev;
 
 beforeAll(async () => {
-  out = await mkdtemp(join(tmpdir(), 'content-index-serve-'));
+  out = join(await mkdtemp(join(tmpdir(), 'content-index-serve-')), 'public');
   await build({ root: PROJECT_ROOT, out });
   // The site's own not-found page: Pages answers unknown static paths with it.
   await writeFile(join(out, '404.html'), '<!doctype html><title>No existe</title>');
@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.stop();
-  await rm(out, { recursive: true, force: true });
+  await rm(dirname(out), { recursive: true, force: true });
 });
 
 it('serves the versioned index and the alias with the same JSON body through workerd', async () => {

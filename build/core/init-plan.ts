@@ -1,5 +1,3 @@
-import { OWNED_PATHS } from './outputs.ts';
-
 /**
  * What `content-index init` writes into an existing site, decided from what is already there. Pure: the
  * command reads the facts and applies the plan. Nothing that exists is ever replaced: a file that is
@@ -246,17 +244,23 @@ function packageScripts(facts: ProjectFacts, out: string): InitAction {
     : { kind: 'update', path: 'package.json', content: text, what: `scripts ${added.join(', ')}${skipped}` };
 }
 
-/** `.gitignore` lines for what the tool writes: its private folder, wrangler's, the output it owns. */
+/**
+ * `.gitignore` lines for what the tool writes: its private folder, wrangler's, and the output folder,
+ * which the build makes a link (written without a trailing slash: `/public/` matches folders only, and
+ * git would list the link as a new file).
+ */
 function gitignore(text: string | undefined, out: string): InitAction | undefined {
-  const present = new Set((text ?? '').split(/\r?\n/).map(normalise));
-  const outIgnored = present.has(normalise(out));
+  const lines = (text ?? '').split(/\r?\n/).map((line) => line.trim());
+  const present = new Set(lines.map(normalise));
+  const outIgnored = lines.some((line) => line === out || line === `/${out}`);
   const wanted = [
     '.content-index/',
     '.wrangler/',
     'node_modules/',
-    // index.html is the build's only with `landingPage: true`; elsewhere it is the site's home page.
-    ...(outIgnored ? [] : OWNED_PATHS.filter((p) => p !== 'index.html').map((path) => `/${out}/${path}`)),
-  ].filter((line) => !present.has(normalise(line)));
+    ...(outIgnored ? [] : [`/${out}`]),
+    // Transient names beside the output folder while a build switches it (see docs/configuration.md).
+    '.*.content-index*',
+  ].filter((line) => !present.has(normalise(line)) || line === `/${out}`);
   if (wanted.length === 0) return undefined;
   const block = ['# content-index: its private folder, wrangler’s state, the output it writes', ...wanted];
   if (text === undefined) return { kind: 'create', path: '.gitignore', content: `${block.join('\n')}\n` };

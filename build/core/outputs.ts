@@ -1,27 +1,3 @@
-/**
- * Paths inside the output folder that belong to the build. A build replaces everything under them and
- * leaves every other file (the author's favicon, robots.txt…) alone. `index.html` (the opt-in landing
- * page) belongs to the build only while it carries the build's marker: see stages/write.ts.
- */
-export const OWNED_PATHS = [
-  'api/',
-  'mcp/',
-  'docs/',
-  'openapi.json',
-  'llms.txt',
-  'en/llms.txt',
-  'pt-br/llms.txt',
-  '.well-known/ai-plugin.json',
-  '_headers',
-  '_redirects',
-  '_routes.json',
-  'index.html',
-] as const;
-
-export function isOwnedPath(path: string): boolean {
-  return OWNED_PATHS.some((owned) => (owned.endsWith('/') ? path.startsWith(owned) : path === owned));
-}
-
 export interface OutputFile {
   /** Relative to the output folder, POSIX separators. */
   path: string;

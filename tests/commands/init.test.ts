@@ -65,7 +65,7 @@ it('sets up a Hugo site: configuration from hugo.toml, the Functions, wrangler.t
   expect(manifest).toContain('\n\t"scripts": {\n\t\t"build"');
   expect(result.stdout).toContain('build kept as it is: add `&& content-index build` to build');
 
-  // public/ is ignored already, so only the tool's own folders are added, once.
+  // `/public/` ignores a folder, not the link the build makes of public: `/public` is added, once.
   const ignore = await read('.gitignore');
   expect(ignore.startsWith(HUGO_SITE['.gitignore'])).toBe(true);
   expect(
@@ -73,7 +73,7 @@ it('sets up a Hugo site: configuration from hugo.toml, the Functions, wrangler.t
       .slice(HUGO_SITE['.gitignore'].length)
       .split('\n')
       .filter((l) => !l.startsWith('#')),
-  ).toEqual(['', '.content-index/', '.wrangler/', 'node_modules/', '']);
+  ).toEqual(['', '.content-index/', '.wrangler/', 'node_modules/', '/public', '.*.content-index*', '']);
   expect(await read('functions/_middleware.ts')).toBe(HUGO_SITE['functions/_middleware.ts']);
 
   // The configuration init wrote builds the site as it is.
@@ -116,7 +116,7 @@ it('never overwrites a file: what exists is kept byte for byte and reported as s
   expect(result.stdout).toContain('  created  functions/mcp/[[path]].ts');
 });
 
-it('starts package.json and .gitignore in a folder that has neither, with the owned output paths ignored', async () => {
+it('starts package.json and .gitignore in a folder that has neither, with the output folder ignored', async () => {
   await project({});
   const result = await init('--out', 'site');
   expect(result.code).toBe(0);
@@ -128,11 +128,10 @@ it('starts package.json and .gitignore in a folder that has neither, with the ow
     deploy: 'content-index deploy --out site',
   });
   const ignore = (await read('.gitignore')).split('\n');
-  expect(ignore).toEqual(
-    expect.arrayContaining(['.content-index/', '/site/api/', '/site/_headers', '/site/mcp/']),
-  );
-  // index.html is a site's home page unless it opts into the landing page.
-  expect(ignore).not.toContain('/site/index.html');
+  // The whole output folder: the build makes it a link to a folder of its own (no trailing slash, which
+  // would match folders only).
+  expect(ignore).toEqual(expect.arrayContaining(['.content-index/', '/site', '.*.content-index*']));
+  expect(ignore.filter((l) => l.startsWith('/site/'))).toEqual([]);
 });
 
 it('takes an Astro site’s output folder, dist/', async () => {

@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build } from '../../build/index.ts';
 import schema from '../../build/schemas/ai-plugin.schema.json' with { type: 'json' };
@@ -49,7 +49,7 @@ const withPlugin = (aiPlugin: Record<string, unknown>) => ({ ...FIXTURE_CONFIG, 
 
 describe('/.well-known/ai-plugin.json', () => {
   it('is built from the sample configuration and passes the schema with the limits', async () => {
-    const out = await mkdtemp(join(tmpdir(), 'content-index-plugin-'));
+    const out = join(await mkdtemp(join(tmpdir(), 'content-index-plugin-')), 'public');
     try {
       await build({ root: PROJECT_ROOT, out });
       const manifest = JSON.parse(await readFile(join(out, '.well-known/ai-plugin.json'), 'utf8'));
@@ -78,7 +78,7 @@ describe('/.well-known/ai-plugin.json', () => {
         'legal_info_url',
       ]);
     } finally {
-      await rm(out, { recursive: true, force: true });
+      await rm(dirname(out), { recursive: true, force: true });
     }
   });
 

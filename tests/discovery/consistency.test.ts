@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LLMS_STRINGS } from '../../build/core/discovery/llms-txt-strings.ts';
 import { CONTENT_TYPES, LANGUAGES, type Language, PLURAL, URL_FIELD } from '../../build/core/languages.ts';
-import { isOwnedPath } from '../../build/core/outputs.ts';
 import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
 import { type BuildResult, build } from '../../build/index.ts';
 import { countsOf } from '../helpers/counts.ts';
@@ -54,6 +53,21 @@ function sectionLinks(file: ParsedLlmsTxt, lang: Language, type: (typeof CONTENT
  * content.json and in each llms.txt exactly when that translation exists, with the same address and
  * that language's title; the counts agree; every address points to a written file or to the site.
  */
+/** Where the build publishes: an address there must be a file this build wrote. */
+const BUILD_ADDRESSES = [
+  'index.html',
+  'api/',
+  'mcp/',
+  'docs/',
+  'openapi.json',
+  'llms.txt',
+  'en/llms.txt',
+  'pt-br/llms.txt',
+  '.well-known/',
+];
+const isBuildAddress = (path: string) =>
+  BUILD_ADDRESSES.some((a) => (a.endsWith('/') ? path.startsWith(a) : path === a));
+
 function checkConsistency(result: BuildResult, docs: Documents, authorFiles: string): void {
   const { index, llms } = docs;
   const { config, model } = result;
@@ -121,12 +135,12 @@ function checkConsistency(result: BuildResult, docs: Documents, authorFiles: str
     const file = path === '' || path.endsWith('/') ? `${path}index.html` : path;
     if (path === 'mcp' || path === 'mcp/server-card') continue; // the MCP server, a Pages Function
     // The site root is the landing page when the site asks for one, else a page of the site.
-    if ((isOwnedPath(file) || isOwnedPath(path)) && (file !== 'index.html' || config.landingPage)) {
+    if ((isBuildAddress(file) || isBuildAddress(path)) && (file !== 'index.html' || config.landingPage)) {
       expect(written.has(file), `${where}: ${address} → ${file} was not written`).toBe(true);
     } else {
       expect(
         sitePages.has(address) || existsSync(join(authorFiles, file)),
-        `${where}: ${address} is neither a written file, a file of the author's public/, nor a page of the site`,
+        `${where}: ${address} is neither a written file, a file of the author's, nor a page of the site`,
       ).toBe(true);
     }
   }
@@ -171,14 +185,14 @@ describe('the discovery documents of the sample site', () => {
   let result: BuildResult;
   let docs: Documents;
   beforeAll(async () => {
-    out = await mkdtemp(join(tmpdir(), 'content-index-consistency-'));
+    out = join(await mkdtemp(join(tmpdir(), 'content-index-consistency-')), 'public');
     result = await build({ root: PROJECT_ROOT, out });
     docs = await readDocuments(out);
   });
-  afterAll(() => rm(out, { recursive: true, force: true }));
+  afterAll(() => rm(dirname(out), { recursive: true, force: true }));
 
   it('agree with content.json item by item, in counts, and in every address', () => {
-    checkConsistency(result, docs, join(PROJECT_ROOT, 'public'));
+    checkConsistency(result, docs, join(PROJECT_ROOT, 'static'));
     // The sample site has items missing a translation, so "exactly when it exists" is exercised.
     expect(docs.index.content.some((i) => !i.url_en)).toBe(true);
     expect(docs.index.content.some((i) => !i.url_pt)).toBe(true);

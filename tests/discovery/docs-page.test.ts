@@ -1,6 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_NAMES } from '../../build/core/problem-types.ts';
@@ -24,7 +24,7 @@ describe.skipIf(!hasChromium)(`/docs/ in headless Chromium (${CHROMIUM})`, () =>
   let links: string[] = [];
 
   beforeAll(async () => {
-    out = await mkdtemp(join(tmpdir(), 'content-index-docs-'));
+    out = join(await mkdtemp(join(tmpdir(), 'content-index-docs-')), 'public');
     await build({ root: PROJECT_ROOT, out });
     server = await startPagesDev(out);
     browser = await launchChromium();
@@ -48,7 +48,7 @@ describe.skipIf(!hasChromium)(`/docs/ in headless Chromium (${CHROMIUM})`, () =>
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
-    await rm(out, { recursive: true, force: true });
+    await rm(dirname(out), { recursive: true, force: true });
   });
 
   it('loads nothing from any host but the local server', () => {

@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
 import { build } from '../../build/index.ts';
@@ -18,12 +18,12 @@ describe('the sample site llms.txt files', () => {
   let index: ContentIndexV1;
   const text: Record<string, string> = {};
   beforeAll(async () => {
-    out = await mkdtemp(join(tmpdir(), 'content-index-llms-'));
+    out = join(await mkdtemp(join(tmpdir(), 'content-index-llms-')), 'public');
     await build({ root: PROJECT_ROOT, out });
     index = JSON.parse(await readFile(join(out, 'api/v1/content.json'), 'utf8'));
     for (const [lang, path] of Object.entries(FILES)) text[lang] = await readFile(join(out, path), 'utf8');
   });
-  afterAll(() => rm(out, { recursive: true, force: true }));
+  afterAll(() => rm(dirname(out), { recursive: true, force: true }));
 
   it('follow the llmstxt.org format: H1, blockquote, usage paragraph, H2 sections of links, Optional last', () => {
     const expectedSections = {

@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiVersion } from '../../build/core/discovery/api-versions.ts';
@@ -20,11 +20,11 @@ let result: BuildResult;
 let doc: Doc;
 
 beforeAll(async () => {
-  out = await mkdtemp(join(tmpdir(), 'content-index-openapi-'));
+  out = join(await mkdtemp(join(tmpdir(), 'content-index-openapi-')), 'public');
   result = await build({ root: PROJECT_ROOT, out });
   doc = JSON.parse(await readFile(join(out, 'openapi.json'), 'utf8'));
 });
-afterAll(() => rm(out, { recursive: true, force: true }));
+afterAll(() => rm(dirname(out), { recursive: true, force: true }));
 
 async function expectValidOpenApi(document: unknown): Promise<void> {
   const validator = new Validator();

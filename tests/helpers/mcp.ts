@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -21,10 +21,10 @@ export interface BuiltSample {
 
 /** The sample site built into a temporary output folder. */
 export async function buildSample(): Promise<BuiltSample> {
-  const out = await mkdtemp(join(tmpdir(), 'content-index-mcp-'));
+  const out = join(await mkdtemp(join(tmpdir(), 'content-index-mcp-')), 'public');
   await build({ root: PROJECT_ROOT, out, clock: () => GENERATED });
   const index = JSON.parse(await readFile(join(out, 'api/v1/content.json'), 'utf8')) as ContentIndexV1;
-  return { out, index, dispose: () => rm(out, { recursive: true, force: true }) };
+  return { out, index, dispose: () => rm(dirname(out), { recursive: true, force: true }) };
 }
 
 export interface ToolResult {
