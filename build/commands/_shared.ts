@@ -46,7 +46,7 @@ export function buildOptions(flags: BuildFlags, context: CliContext): BuildOptio
 /** `~` as a shell would read it, for a value that reached us unexpanded (quoted, or from an npm script). */
 function expandHome(path: string): string {
   if (path === '~') return homedir();
-  if (path.startsWith('~/') || path.startsWith('~\\')) return join(homedir(), path.slice(2));
+  if (/^~[\\/]/.test(path)) return join(homedir(), path.slice(2));
   return path;
 }
 

@@ -90,8 +90,8 @@ describe.each([
         : ['recovered', 'staged', 'recorded', 'moved-aside', 'switched', 'reconciled', 'cleaned', 'done'],
     );
     expect(fresh).not.toEqual(old);
-    expect(fresh['_redirects']).toBeUndefined();
-    if (kind === 'link') expect(old['_redirects']).toBeDefined();
+    expect(fresh._redirects).toBeUndefined();
+    if (kind === 'link') expect(old._redirects).toBeDefined();
     for (const path of Object.keys(AUTHOR_FILES)) expect(fresh[path.slice('public/'.length)]).toBeDefined();
 
     const switched = steps.indexOf('switched') + 1;
