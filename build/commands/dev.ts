@@ -129,8 +129,10 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     ignorePrefixes: [join(dirname(outDir), `.${basename(outDir)}.content-index`)],
     onChange: (path, event) => {
       void identities([path]).then((now) => {
-        if (now.get(path) === seen.get(path)) return; // a rebuild already read the file as it is now
-        changed.set(path, event);
+        const identity = now.get(path);
+        if (identity === seen.get(path)) return; // a rebuild already read the file as it is now
+        // Named for what the file is now: events of one save can arrive late and out of order.
+        changed.set(path, identity === GONE ? 'unlink' : event === 'unlink' ? 'change' : event);
         schedule();
       });
     },

@@ -18,6 +18,8 @@ export type ProblemCode =
   | 'translation_duplicate'
   | 'language_unknown'
   | 'source_unreadable'
+  /** Internal: a file deleted between listing and reading; the loader leaves it out, never reports it. */
+  | 'source_gone'
   | 'source_too_large'
   | 'index_invalid'
   | 'output_failed'

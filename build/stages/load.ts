@@ -110,6 +110,8 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
     if (!task) continue;
     const { type, name } = task.location;
     if ('code' in outcome) {
+      // Deleted after it was listed (dev, while a folder is removed): left out, as if deleted before.
+      if (outcome.code === 'source_gone') continue;
       const { translationKey, ...problem } = outcome;
       problems.push(problem);
       unreadable.push({ type, name, lang: task.location.lang, translationKey });

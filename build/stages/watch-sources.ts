@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import picomatch from 'picomatch';
@@ -16,6 +17,9 @@ export interface WatchPlan {
 }
 
 export type SourceEvent = 'add' | 'change' | 'unlink';
+
+/** Long enough for chokidar to have read and watched a new folder tree. */
+const RESCAN_MS = 100;
 
 export interface SourceWatcher {
   /** Resolves when the first scan is done: from then on no change is missed. */
@@ -74,6 +78,28 @@ export function watchSources(
       options.onError(error instanceof Error ? error : new Error(String(error))),
     );
   }
+  // chokidar reads a new folder before it watches it: a file written in between is never reported. So a
+  // new folder is read again a moment later, and what it holds is reported (a rebuild finds it anyway;
+  // this makes sure one happens). A deleted folder is reported too: its files may never have been known.
+  treeWatcher.on('addDir', (path: string) => {
+    setTimeout(() => void rescan(path), RESCAN_MS).unref();
+  });
+  treeWatcher.on('unlinkDir', (path: string) => {
+    if (within(plan.contentDir, path) || (plan.staticDir && within(plan.staticDir, path)))
+      options.onChange(path, 'unlink');
+  });
+  const rescan = async (dir: string) => {
+    let names: string[];
+    try {
+      names = await readdir(dir, { recursive: true });
+    } catch {
+      return; // gone again
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      if (!ignored(path) && relevant(path)) options.onChange(path, 'add');
+    }
+  };
   // A content or static folder created after dev started is watched from then on.
   fileWatcher.on('addDir', (path: string) => {
     if (trees(plan).includes(path)) treeWatcher.add(path);

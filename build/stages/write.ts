@@ -72,6 +72,7 @@ export async function writeOutput(
     const dir = generationDir(place, id);
     staged = id;
     await mkdir(dir);
+    await mkdir(dirname(place.out), { recursive: true });
     const carried = await carryAuthorsFiles(currentDir(current), dir, ownership);
     const owned: Record<string, OwnedFile> = {};
     const written: WriteResult['written'] = [];

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -113,7 +113,9 @@ it('serves the build, picks up an edit, keeps the last good build through a brok
   expect(await titles()).toEqual(['Primero', 'Segundo, arreglado']);
   await site.remove('content/posts/segundo.es.md');
   await until('the deletion', async () => ((await titles()).length === 1 ? true : undefined));
-  expect(stdout).toContain('rebuilt after content/posts/segundo.es.md was deleted');
+  await until('the deletion named', async () =>
+    stdout.includes('rebuilt after content/posts/segundo.es.md was deleted') ? true : undefined,
+  );
 });
 
 it('serves every one of ten saves by rename and ten in place within a second, naming the file', async () => {
@@ -162,28 +164,39 @@ it('does not rebuild on its own writes into an output folder inside the content 
 
 it('keeps serving and rebuilding while 300 nested folders are created and deleted', async () => {
   const base = join(site.root, 'content/posts/churn');
-  for (let round = 0; round < 3; round++) {
-    // 30 chains of 10 nested folders, a post at the bottom of some, then all of it removed.
-    await Promise.all(
-      Array.from({ length: 30 }, async (_, chain) => {
-        const deepest = join(base, `c${chain}`, ...Array.from({ length: 9 }, (_, d) => `d${d}`));
-        await mkdir(deepest, { recursive: true });
-        if (chain % 10 === 0)
-          await writeFile(join(deepest, `p${chain}.es.md`), md({ title: `Churn ${chain}` }));
-      }),
-    );
-    await rm(base, { recursive: true, force: true });
+  // Each chain of 10 nested folders is deleted as soon as it is made: the watcher meets folders that
+  // are gone by the time it reads them (Node's recursive fs.watch threw ENOENT here and dev died).
+  for (let round = 0; round < 5; round++) {
+    for (let chain = 0; chain < 30; chain++) {
+      const top = join(base, `r${round}c${chain}`);
+      const deepest = join(top, ...Array.from({ length: 9 }, (_, d) => `d${d}`));
+      mkdirSync(deepest, { recursive: true });
+      writeFileSync(join(deepest, 'p.es.md'), md({ title: `Churn ${round} ${chain}` }));
+      rmSync(top, { recursive: true, force: true });
+    }
+    await new Promise((r) => setTimeout(r, 5));
   }
+  // And once more with the folders left in place a moment, so their posts are built, then removed.
+  for (let chain = 0; chain < 30; chain++) {
+    const deepest = join(base, `kept${chain}`, ...Array.from({ length: 9 }, (_, d) => `d${d}`));
+    await mkdir(deepest, { recursive: true });
+    if (chain % 10 === 0) await writeFile(join(deepest, `p${chain}.es.md`), md({ title: `Kept ${chain}` }));
+  }
+  await until('the posts in the nested folders', async () =>
+    (await titles()).filter((t) => t.startsWith('Kept')).length === 3 ? true : undefined,
+  );
+  await rm(base, { recursive: true, force: true });
   expect(child.exitCode).toBeNull();
   await site.write('content/posts/despues.es.md', md({ title: 'Después' }));
   await until('an edit after the churn', async () =>
     (await titles()).includes('Después') ? true : undefined,
   );
   await until('the churn gone from the index', async () =>
-    (await titles()).some((t) => t.startsWith('Churn')) ? undefined : true,
+    (await titles()).some((t) => t.startsWith('Churn') || t.startsWith('Kept')) ? undefined : true,
   );
   expect(child.exitCode).toBeNull();
-  expect(stderr).not.toMatch(/internal error|ENOENT|\n\s+at /);
+  // A half-written file may fail one rebuild (the next one, on its next event, passes); nothing worse.
+  expect(stderr).not.toMatch(/internal error|ENOENT|could not be read|\n\s+at /);
 });
 
 it('rebuilds when the site configuration is saved the way editors do (write a copy, rename it over)', async () => {
@@ -230,23 +243,23 @@ it('serves a change to the root _headers, and a _redirects created while it runs
 });
 
 it('takes wrangler down with it when it is killed (SIGKILL): nothing keeps serving', async () => {
-  expect(wranglerPids.length).toBeGreaterThan(0);
   // The restart above replaced the first wrangler: look again.
   wranglerPids = child.pid ? await descendants(child.pid) : [];
+  if (existsSync('/proc')) expect(wranglerPids.length).toBeGreaterThan(0);
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));
-  await until(
-    'the port to close',
-    async () => {
-      const answered = await fetch(`${url}/api/v1/content.json`).then(
-        () => true,
-        () => false,
-      );
-      return answered ? undefined : true;
-    },
-    15_000,
+  // No request first: an orphaned wrangler dies on its first write to the dead parent's pipe, which a
+  // request would cause; left alone it keeps serving.
+  if (wranglerPids.length > 0)
+    await until(
+      'every process dev started to end',
+      async () => (wranglerPids.some(running) ? undefined : true),
+      15_000,
+    );
+  else await new Promise((r) => setTimeout(r, 5000));
+  const answered = await fetch(`${url}/api/v1/content.json`).then(
+    () => true,
+    () => false,
   );
-  await until('every process dev started to end', async () =>
-    wranglerPids.some(running) ? undefined : true,
-  );
+  expect(answered).toBe(false);
 });

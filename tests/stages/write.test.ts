@@ -175,6 +175,33 @@ it('keeps what the author writes into the output folder while the build runs', a
   expect((await readdir(state())).sort()).toEqual(['gen-2', 'gen-2.json']);
 });
 
+it('keeps a file written during the build at one of its paths aside, and says where', async () => {
+  await writeOutput(out, [{ path: 'openapi.json', content: '{"n":1}' }], { root });
+  const result = await writeOutput(out, [{ path: 'openapi.json', content: '{"n":2}' }], {
+    root,
+    onStep: (step) => {
+      if (step !== 'recorded') return;
+      writeFileSync(join(out, 'openapi.tmp'), 'hand-written');
+      renameSync(join(out, 'openapi.tmp'), join(out, 'openapi.json'));
+    },
+  });
+  expect(await readFile(join(out, 'openapi.json'), 'utf8')).toBe('{"n":2}');
+  const kept = join(state(), 'rescued', 'openapi.json');
+  expect(await readFile(kept, 'utf8')).toBe('hand-written');
+  expect(result.warnings).toEqual([
+    expect.objectContaining({
+      file: 'public/openapi.json',
+      message: expect.stringContaining('it is kept at .content-index/output/public/rescued/openapi.json'),
+    }),
+  ]);
+});
+
+it('makes the folders above an output folder that does not exist yet', async () => {
+  const nested = join(root, 'site', 'dist');
+  await writeOutput(nested, [{ path: 'llms.txt', content: 'x' }], { root });
+  expect(await readFile(join(nested, 'llms.txt'), 'utf8')).toBe('x');
+});
+
 it('lets one build at a time write an output folder', async () => {
   const builds = [1, 2, 3].map((n) =>
     writeOutput(out, [{ path: 'api/v1/content.json', content: `{"n":${n}}` }], { root }),

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, readlink, rename, rm, symlink, unlink } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ContentIndexError, type Problem } from '../../core/errors.ts';
@@ -190,7 +191,7 @@ async function pointAt(place: OutputPlace, dir: string): Promise<void> {
 /** Deletes a generation and its record: renamed to a trash name first, so a half-deleted one is never mistaken for a generation. */
 export async function retire(place: OutputPlace, id: number): Promise<void> {
   const dir = generationDir(place, id);
-  const trash = join(place.state, `trash-${id}-${process.pid}`);
+  const trash = join(place.state, `trash-${id}-${randomBytes(4).toString('hex')}`);
   await rename(dir, trash).catch((error) => {
     if (!isGone(error)) throw error;
   });

@@ -36,6 +36,10 @@ function parseOne({ path, absolute }, maxFileBytes) {
   try {
     head = readHead(absolute, maxFileBytes);
   } catch (error) {
+    // Deleted after it was listed (dev, while an author deletes a folder): left out, as if deleted before.
+    if (/** @type {NodeJS.ErrnoException} */ (error).code === 'ENOENT') {
+      return { code: 'source_gone', file: path, message: 'was deleted while it was read' };
+    }
     return {
       code: 'source_unreadable',
       file: path,
