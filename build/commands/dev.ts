@@ -62,11 +62,9 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
 
   let last: BuildResult | undefined;
   let wrangler: SupervisedWrangler | undefined;
-  let serving = '';
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let stopping = false;
-  let restarting = false;
   /** Files changed since the last rebuild started, with what happened to them. */
   const changed = new Map<string, SourceEvent>();
   /** Each file's identity when a rebuild last started, to tell later writes from those it saw. */
@@ -108,7 +106,6 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       await rebuild(`rebuilt after ${reasonFor(root, batch)}`);
       if (batch.has(configFile))
         watcher.update(planFrom(last?.config ?? (await configOf(root, configFile, context))));
-      await restartIfRoutingChanged();
     } finally {
       running = false;
     }
@@ -156,6 +153,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     if (code) context.exit(code);
     finish();
   };
+  // wrangler watches _headers, _redirects and _routes.json by path and re-reads them on a change; after a
+  // switch those paths lead into the new generation, and deleting the old one is the change it sees.
   const serve = (): SupervisedWrangler => {
     const url = `http://${flags.ip}:${flags.port}`;
     const args = ['pages', 'dev', outDir, '--ip', flags.ip, '--port', flags.port];
@@ -173,25 +172,12 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     started.process.stdout?.on('data', forward);
     started.process.stderr?.on('data', forward);
     void started.exited.then((code) => {
-      if (stopping || restarting) return;
+      if (stopping) return;
       context.printErr(`✗ wrangler stopped (exit ${code}); stopping`);
       void stop(code || 1);
     });
     return started;
   };
-  // wrangler reads _routes.json once, and notices _headers/_redirects change but not appear or go.
-  const restartIfRoutingChanged = async () => {
-    const now = servingFiles(last);
-    if (now === serving || stopping) return;
-    serving = now;
-    context.print('… restarting wrangler: the routing files changed');
-    restarting = true;
-    await wrangler?.stop();
-    restarting = false;
-    if (!stopping) wrangler = serve();
-  };
-
-  serving = servingFiles(last);
   wrangler = serve();
   process.once('SIGINT', () => void stop(0));
   process.once('SIGTERM', () => void stop(0));
@@ -209,17 +195,6 @@ async function configOf(root: string, file: string, context: CliContext): Promis
   } catch {
     return undefined; // the build reports what is wrong with it
   }
-}
-
-/** What wrangler must be restarted for: _routes.json's text, and whether _headers and _redirects exist. */
-function servingFiles(result: BuildResult | undefined): string {
-  const files = result?.files ?? [];
-  const text = (path: string) => files.find((f) => f.path === path)?.content;
-  return JSON.stringify([
-    text('_routes.json'),
-    text('_headers') !== undefined,
-    text('_redirects') !== undefined,
-  ]);
 }
 
 function reasonFor(root: string, batch: ReadonlyMap<string, SourceEvent>): string {

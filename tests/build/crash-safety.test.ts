@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { build } from '../../build/index.ts';
-import { md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
+import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
 const HELPER = join(PROJECT_ROOT, 'tests', 'helpers', 'build-until.ts');
 const clock = () => new Date('2026-06-01T00:00:00Z');
@@ -64,15 +64,20 @@ describe.each([
   });
 
   it('leaves exactly the old or exactly the new tree, the alias equal to the latest version, and the next build cleans up', async () => {
-    site = await tempSite({
-      ...AUTHOR_FILES,
-      'content/posts/primero.es.md': md({ title: 'Primero', date: '2025-01-01' }),
-      _redirects: '/viejo /nuevo 301\n',
-    });
+    site = await tempSite(
+      {
+        ...AUTHOR_FILES,
+        'content/posts/primero.es.md': md({ title: 'Primero', date: '2025-01-01' }),
+        'static/old.txt': 'published from static/',
+        _redirects: '/viejo /nuevo 301\n',
+      },
+      { ...FIXTURE_CONFIG, static: 'static' },
+    );
     if (kind === 'link') await build({ root: site.root, clock });
     const old = await snapshotDir(site.out);
-    // The new build adds an item, drops a file (no more _redirects) and changes every index file.
+    // The new build adds an item, drops a file it published (old.txt) and changes every index file.
     await site.write('content/posts/segundo.es.md', md({ title: 'Segundo', date: '2025-02-01' }));
+    await site.remove('static/old.txt');
     await site.remove('_redirects');
 
     const copy = async () => {
@@ -90,8 +95,8 @@ describe.each([
         : ['recovered', 'staged', 'recorded', 'moved-aside', 'switched', 'reconciled', 'cleaned', 'done'],
     );
     expect(fresh).not.toEqual(old);
-    expect(fresh._redirects).toBeUndefined();
-    if (kind === 'link') expect(old._redirects).toBeDefined();
+    expect(fresh['old.txt']).toBeUndefined();
+    if (kind === 'link') expect(old['old.txt']).toBeDefined();
     for (const path of Object.keys(AUTHOR_FILES)) expect(fresh[path.slice('public/'.length)]).toBeDefined();
 
     const switched = steps.indexOf('switched') + 1;

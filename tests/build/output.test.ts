@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build } from '../../build/index.ts';
-import { md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
+import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
 const run = promisify(execFile);
 
@@ -161,20 +161,23 @@ describe('output', () => {
   });
 
   it('keeps files it did not write and removes files it wrote and no longer produces', async () => {
-    site = await tempSite({
-      ...FILES,
-      'public/favicon.svg': '<svg/>',
-      'public/api/v0/content.json': '{}',
-      _redirects: '/viejo /nuevo 301\n',
-    });
+    site = await tempSite(
+      {
+        ...FILES,
+        'public/favicon.svg': '<svg/>',
+        'public/api/v0/content.json': '{}',
+        'static/old.txt': 'published from static/',
+      },
+      { ...FIXTURE_CONFIG, static: 'static' },
+    );
     await build({ root: site.root, clock });
-    expect((await site.snapshot())._redirects).toBeDefined();
-    await site.remove('_redirects');
+    expect((await site.snapshot())['old.txt']).toBeDefined();
+    await site.remove('static/old.txt');
     const result = await build({ root: site.root, clock });
     const files = Object.keys(await site.snapshot()).sort();
-    // Exactly what this build wrote, plus the author's files: the _redirects it wrote before is gone.
+    // Exactly what this build wrote, plus the author's files: the old.txt it published before is gone.
     expect(files).toEqual([...result.files.map((f) => f.path), 'api/v0/content.json', 'favicon.svg'].sort());
-    expect(files).not.toContain('_redirects');
+    expect(files).not.toContain('old.txt');
     expect(await readFile(join(site.out, 'favicon.svg'), 'utf8')).toBe('<svg/>');
     expect(await readFile(join(site.out, 'api/v0/content.json'), 'utf8')).toBe('{}');
   });
