@@ -29,7 +29,7 @@ export interface OutputRecord {
   carried: Record<string, number>;
 }
 
-export function sha256(bytes: string | Buffer): string {
+export function sha256(bytes: string | Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
