@@ -1,14 +1,16 @@
 import { stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
-import { formatProblems, isContentIndexError } from '../core/errors.ts';
+import { ContentIndexError, formatProblems, isContentIndexError } from '../core/errors.ts';
 import { printable } from '../core/printable.ts';
 import { resolveSiteConfig } from '../core/resolve-site-config.ts';
 import { DEFAULT_LAYOUT, type SiteConfig } from '../core/site-config.ts';
 import { type BuildResult, build } from '../index.ts';
 import { count } from '../report.ts';
 import { importConfigModule } from '../stages/load-config.ts';
+import { refusedOutput } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
 import { type SourceEvent, shownPath, type WatchPlan, watchSources } from '../stages/watch-sources.ts';
 import {
@@ -17,7 +19,7 @@ import {
   startSupervisedWrangler,
   stripAnsi,
 } from '../stages/wrangler.ts';
-import { type BuildFlags, buildOptions, printWarnings, withBuildFlags } from './_shared.ts';
+import { type BuildFlags, buildOptions, printWarnings, reportFailure, withBuildFlags } from './_shared.ts';
 
 interface DevFlags extends BuildFlags {
   port: string;
@@ -120,8 +122,20 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     if (changed.size > 0) schedule();
   };
 
+  const initial = planFrom(await configOf(root, configFile, context));
+  // Refused before anything runs: wrangler must never serve (nor the build link) the project or the home.
+  const refused = refusedOutput(outDir, {
+    root,
+    home: homedir(),
+    content: initial.contentDir,
+    ...(initial.staticDir !== undefined && { staticDir: initial.staticDir }),
+  });
+  if (refused) {
+    context.exit(reportFailure(new ContentIndexError([refused]), context, { debug: false, wrote: false }));
+    return;
+  }
   // Watching starts before the first build, so nothing saved while it runs is missed.
-  const watcher = watchSources(planFrom(await configOf(root, configFile, context)), {
+  const watcher = watchSources(initial, {
     ignore: [outDir, resolve(root, PRIVATE_DIR)],
     ignorePrefixes: [join(dirname(outDir), `.${basename(outDir)}.content-index`)],
     onChange: (path, event) => {

@@ -246,6 +246,26 @@ it('serves changes to the root _headers and _redirects (wrangler re-reads the sw
   });
 });
 
+it('refuses an output folder that is the project root before it builds or serves anything', async () => {
+  const other = await tempSite({ 'content/posts/hola.es.md': md({ title: 'Hola' }) });
+  try {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const dev = spawn(process.execPath, [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--out', '.'], {
+        cwd: other.root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let text = '';
+      dev.stderr.on('data', (c) => (text += c));
+      dev.once('exit', (code) => resolve({ code, stderr: text }));
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('out: is the project root');
+    expect(await readdir(other.root)).not.toContain('.content-index');
+  } finally {
+    await other.dispose();
+  }
+});
+
 it('takes wrangler down with it when it is killed (SIGKILL): nothing keeps serving', async () => {
   wranglerPids = child.pid ? await descendants(child.pid) : [];
   if (existsSync('/proc')) expect(wranglerPids.length).toBeGreaterThan(0);
