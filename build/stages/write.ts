@@ -1,21 +1,24 @@
 import { constants } from 'node:fs';
-import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
 import type { OutputFile } from '../core/outputs.ts';
 import {
   type Current,
   generations,
+  keepAsSpare,
   type OutputStep,
   recover,
   retire,
   switchTo,
+  takeSpare,
 } from './output/generations.ts';
 import { classify, conflicts, foldersToCarry, type Ownership } from './output/ownership.ts';
 import { generationDir, lockOutput, type OutputPlace, outputPlace, recordFile } from './output/place.ts';
+import { prepareGeneration } from './output/prepare.ts';
 import { reconcile } from './output/reconcile.ts';
 import { type OutputRecord, type OwnedFile, sha256, writeRecord } from './output/record.ts';
-import { carryEntry, linkOrCopy, nativePath, walkTree } from './output/tree.ts';
+import { linkOrCopy, nativePath, parentsOf, walkTree } from './output/tree.ts';
 
 export type { OutputStep } from './output/generations.ts';
 
@@ -71,33 +74,29 @@ export async function writeOutput(
     const id = ((await generations(place)).at(-1) ?? 0) + 1;
     const dir = generationDir(place, id);
     staged = id;
-    await mkdir(dir);
+    if (!(await takeSpare(place, dir))) await mkdir(dir);
     await mkdir(dirname(place.out), { recursive: true });
-    const carried = await carryAuthorsFiles(currentDir(current), dir, ownership);
+    const written = new Set([...files.map((f) => f.path), ...statics.map((f) => f.path)]);
+    const folders = foldersToCarry(ownership);
+    for (const path of written) for (const parent of parentsOf(path)) folders.add(parent);
+    const carried = sortKeys(
+      prepareGeneration(dir, currentDir(current), { authors: ownership.authors, folders, written }),
+    );
     const owned: Record<string, OwnedFile> = {};
-    const written: WriteResult['written'] = [];
+    const report: WriteResult['written'] = [];
     const reuse = reusable(current, ownership);
-    const made = new Set<string>();
-    const makeParent = async (path: string) => {
-      const parent = dirname(nativePath(dir, path));
-      if (made.has(parent)) return;
-      await mkdir(parent, { recursive: true });
-      made.add(parent);
-    };
     await inBatches(files, async (file) => {
       const target = nativePath(dir, file.path);
       const hash = sha256(file.content);
-      await makeParent(file.path);
       const previous = reuse(file.path);
       // An unchanged file is linked from the current generation: same bytes, nothing rewritten.
       if (previous && previous.sha256 === hash && !previous.from) await linkOrCopy(previous.full, target);
       else await writeFile(target, file.content);
       owned[file.path] = { sha256: hash, ...(await fileStats(target)) };
-      written.push({ path: file.path, bytes: Buffer.byteLength(file.content) });
+      report.push({ path: file.path, bytes: Buffer.byteLength(file.content) });
     });
     await inBatches(statics, async (file) => {
       const target = nativePath(dir, file.path);
-      await makeParent(file.path);
       const from = { path: file.shown, size: file.size, mtimeMs: file.mtimeMs };
       const previous = reuse(file.path);
       const same =
@@ -125,7 +124,8 @@ export async function writeOutput(
     if (current.kind === 'generation') {
       warnings.push(...(await reconcile(place, current.dir, current.record, dir, record)));
       step('reconciled');
-      await retire(place, current.id);
+      await keepAsSpare(place, current.dir);
+      await rm(recordFile(place, current.id), { force: true });
       step('retired');
     } else if (current.kind === 'folder') {
       // The real folder was renamed aside by the switch; the next lines are what recover() would do.
@@ -134,10 +134,9 @@ export async function writeOutput(
     }
     step('cleaned');
 
-    const produced = new Set([...files.map((f) => f.path), ...statics.map((f) => f.path)]);
-    const removed = [...ownership.ours.keys()].filter((p) => !produced.has(p)).sort();
+    const removed = [...ownership.ours.keys()].filter((p) => !written.has(p)).sort();
     for (const path of [...ownership.changed].sort()) {
-      if (produced.has(path)) continue;
+      if (written.has(path)) continue;
       warnings.push({
         code: 'output_conflict',
         file: `${place.shown}/${path}`,
@@ -146,8 +145,8 @@ export async function writeOutput(
         hint: 'delete it if you do not need it',
       });
     }
-    written.sort((a, b) => (a.path < b.path ? -1 : 1));
-    return { written, removed, warnings };
+    report.sort((a, b) => (a.path < b.path ? -1 : 1));
+    return { written: report, removed, warnings };
   } catch (error) {
     // Before the switch nothing anyone reads has changed: the unpublished generation goes.
     if (staged !== undefined && !switched) await retire(place, staged).catch(() => undefined);
@@ -195,22 +194,6 @@ function reusable(
     if (!dir || !owned || !ownership.ours.has(path)) return undefined;
     return { ...owned, full: nativePath(dir, path) };
   };
-}
-
-async function carryAuthorsFiles(
-  from: string | undefined,
-  to: string,
-  ownership: Ownership,
-): Promise<Record<string, number>> {
-  const carried: Record<string, number> = {};
-  if (from === undefined) return carried;
-  const folders = [...foldersToCarry(ownership)].sort();
-  for (const path of folders) await mkdir(nativePath(to, path), { recursive: true });
-  const others = [...ownership.authors.values()].filter((e) => e.kind !== 'dir');
-  await inBatches(others, async (entry) => {
-    if (await carryEntry(from, to, entry)) carried[entry.path] = entry.ino;
-  });
-  return sortKeys(carried);
 }
 
 async function staticFiles(root: string, dir: string | undefined): Promise<StaticFile[]> {

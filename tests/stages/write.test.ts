@@ -36,7 +36,8 @@ it('makes the output folder a link to a generation holding the new files and the
   expect(await readFile(join(out, 'robots.txt'), 'utf8')).toBe('User-agent: *\n');
   // Nothing is left beside the output folder or in the private folder but the generation and its record.
   expect((await readdir(root)).sort()).toEqual(['.content-index', 'public']);
-  expect((await readdir(state())).sort()).toEqual(['gen-1', 'gen-1.json']);
+  // The spare: the real folder the first build replaced, kept to make the next generation from.
+  expect((await readdir(state())).sort()).toEqual(['gen-1', 'gen-1.json', 'spare']);
 });
 
 it('leaves the output folder untouched when a file cannot be staged', async () => {
@@ -48,7 +49,8 @@ it('leaves the output folder untouched when a file cannot be staged', async () =
   ];
   await expect(writeOutput(out, files, { root })).rejects.toThrow();
   expect(await snapshotDir(out)).toEqual(before);
-  expect((await readdir(state())).sort()).toEqual(['gen-1', 'gen-1.json']); // the failed generation is gone
+  // The failed generation is gone (and the spare with it: it was being made into that one).
+  expect((await readdir(state())).sort()).toEqual(['gen-1', 'gen-1.json']);
 });
 
 it('refuses to write over a file it did not write, naming it, and writes nothing', async () => {
@@ -89,7 +91,7 @@ it('replaces its own files, removes those it no longer produces, and prunes thei
   expect(Object.keys(await snapshotDir(out)).sort()).toEqual(['api/v1/content.json', 'robots.txt']);
   expect(await readdir(join(out, 'api'))).toEqual(['v1']);
   expect(await readFile(join(out, 'api/v1/content.json'), 'utf8')).toBe('{"n":2}');
-  expect((await readdir(state())).sort()).toEqual(['gen-2', 'gen-2.json']);
+  expect((await readdir(state())).sort()).toEqual(['gen-2', 'gen-2.json', 'spare']);
 });
 
 it('tells a file the author changed at one of its paths from its own, and keeps it', async () => {
@@ -172,7 +174,7 @@ it('keeps what the author writes into the output folder while the build runs', a
       'robots.txt': 'replaced during the build',
     }),
   );
-  expect((await readdir(state())).sort()).toEqual(['gen-2', 'gen-2.json']);
+  expect((await readdir(state())).sort()).toEqual(['gen-2', 'gen-2.json', 'spare']);
 });
 
 it('keeps a file written during the build at one of its paths aside, and says where', async () => {
@@ -202,6 +204,52 @@ it('makes the folders above an output folder that does not exist yet', async () 
   expect(await readFile(join(nested, 'llms.txt'), 'utf8')).toBe('x');
 });
 
+it('makes each generation from the spare with nothing stale left in it, however the author’s files change', async () => {
+  const expected: Record<string, string> = { 'robots.txt': 'User-agent: *\n' };
+  const put = async (path: string, text: string) => {
+    await mkdir(join(out, path, '..'), { recursive: true });
+    await writeFile(join(out, path), text);
+    expected[path] = text;
+  };
+  const drop = async (path: string) => {
+    await rm(join(out, path), { recursive: true, force: true });
+    for (const key of Object.keys(expected))
+      if (key === path || key.startsWith(`${path}/`)) delete expected[key];
+  };
+  const changes: (() => Promise<void>)[] = [
+    async () => {
+      await put('blog/a/index.html', 'a');
+      await put('blog/b/index.html', 'b');
+      await put('tags/x.html', 'x');
+    },
+    async () => {
+      await drop('blog/a');
+      await put('blog/b/index.html', 'b, rewritten'); // a new file where the old one was
+      await put('blog/c/index.html', 'c');
+    },
+    async () => {
+      await drop('tags');
+      await put('tags', 'tags is a file now');
+      await put('api/notes.md', 'notes beside the build’s files');
+    },
+    async () => {
+      await drop('tags');
+      await put('tags/y/index.html', 'a folder again');
+      await drop('robots.txt');
+    },
+  ];
+  for (const [n, change] of changes.entries()) {
+    await change();
+    const content = `{"n":${n}}`;
+    await writeOutput(out, [{ path: 'api/v1/content.json', content }], { root });
+    expect(await snapshotDir(out), `build ${n}`).toEqual(
+      await snapshotOf({ ...expected, 'api/v1/content.json': content }),
+    );
+  }
+  // The spare was the tree before last each time: it was made over, not copied whole.
+  expect((await readdir(state())).sort()).toEqual(['gen-4', 'gen-4.json', 'spare']);
+});
+
 it('lets one build at a time write an output folder', async () => {
   const builds = [1, 2, 3].map((n) =>
     writeOutput(out, [{ path: 'api/v1/content.json', content: `{"n":${n}}` }], { root }),
@@ -210,7 +258,7 @@ it('lets one build at a time write an output folder', async () => {
   const body = await readFile(join(out, 'api/v1/content.json'), 'utf8');
   expect(['{"n":1}', '{"n":2}', '{"n":3}']).toContain(body);
   expect(Object.keys(await snapshotDir(out)).sort()).toEqual(['api/v1/content.json', 'robots.txt']);
-  expect((await readdir(state())).sort()).toEqual(['gen-3', 'gen-3.json']);
+  expect((await readdir(state())).sort()).toEqual(['gen-3', 'gen-3.json', 'spare']);
 });
 
 async function snapshotOf(files: Record<string, string>): Promise<Record<string, string>> {

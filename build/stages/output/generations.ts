@@ -138,7 +138,7 @@ export async function recover(
   if (await exists(place.aside)) {
     if (current.kind === 'generation' && current.record) {
       warnings.push(...(await reconcile(place, place.aside, asideRecord, current.dir, current.record)));
-      await removeTree(place, place.aside);
+      await keepAsSpare(place, place.aside);
     } else {
       warnings.push({
         code: 'output_conflict',
@@ -186,6 +186,38 @@ async function pointAt(place: OutputPlace, dir: string): Promise<void> {
   const staged = transientPath(place, 'link');
   await symlink(relative(dirname(place.out), dir), staged, 'dir');
   await rename(staged, place.out);
+}
+
+/** Where the generation before last waits to be made into the next one (see prepare.ts). */
+export function spareDir(place: OutputPlace): string {
+  return join(place.state, 'spare');
+}
+
+/** Renames the spare to `dir`; false when there is none. */
+export async function takeSpare(place: OutputPlace, dir: string): Promise<boolean> {
+  try {
+    await rename(spareDir(place), dir);
+    return true;
+  } catch (error) {
+    if (isGone(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Keeps a reconciled old tree as the spare (one rename) rather than deleting it file by file. On
+ * another file system than the private folder (a real output folder left aside) it is deleted.
+ */
+export async function keepAsSpare(place: OutputPlace, dir: string): Promise<void> {
+  const spare = spareDir(place);
+  if (await exists(spare)) await removeTree(place, spare);
+  try {
+    await rename(dir, spare);
+  } catch (error) {
+    if (isGone(error)) return;
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    await removeTree(place, dir);
+  }
 }
 
 /** Deletes a generation and its record: renamed to a trash name first, so a half-deleted one is never mistaken for a generation. */

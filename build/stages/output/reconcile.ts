@@ -24,20 +24,28 @@ export async function reconcile(
   newRecord: OutputRecord,
 ): Promise<Problem[]> {
   const warnings: Problem[] = [];
-  const old = await walkTree(oldDir);
+  const old = walkTree(oldDir);
   const paths = [...old.keys()].sort();
   const nonEmpty = new Set(paths.map((p) => p.slice(0, Math.max(0, p.lastIndexOf('/')))));
+  // Folders the new generation has: those of every file carried or written into it.
+  const made = new Set<string>();
+  for (const path of [...Object.keys(newRecord.carried), ...Object.keys(newRecord.files)]) {
+    for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) made.add(path.slice(0, i));
+  }
   for (const path of paths) {
     const entry = old.get(path) as Entry;
+    // The usual case, decided without a system call: carried as it is, so the same file in both.
+    if (entry.kind !== 'dir' && newRecord.carried[path] === entry.ino) continue;
     const owned = oldRecord?.files[path];
     if (owned && (await isStillOurs(entry, owned, nativePath(oldDir, path)))) continue;
     const target = nativePath(newDir, path);
-    const present = await lstatOrUndefined(target);
     if (entry.kind === 'dir') {
       // Files are brought over one by one below (with their folders); an empty folder made meanwhile too.
-      if (!present && !nonEmpty.has(path)) await mkdir(target, { recursive: true });
+      if (!made.has(path) && !nonEmpty.has(path) && !(await lstatOrUndefined(target)))
+        await mkdir(target, { recursive: true });
       continue;
     }
+    const present = await lstatOrUndefined(target);
     if (!present) {
       if (newRecord.carried[path] === entry.ino) continue; // carried, then deleted from the new folder
       if (newRecord.files[path] !== undefined) continue; // the new build's file vanished: not the author's to get back
