@@ -124,6 +124,10 @@ export async function writeOutput(
     if (current.kind === 'generation') {
       warnings.push(...(await reconcile(place, current.dir, current.record, dir, record)));
       step('reconciled');
+      // The build's old files go now, not at the next build: a watcher of one of them (wrangler's, of
+      // _headers and _redirects) learns of the new one when the old one it watches is unlinked.
+      for (const path of Object.keys(current.record?.files ?? {}))
+        await rm(nativePath(current.dir, path), { force: true });
       await keepAsSpare(place, current.dir);
       await rm(recordFile(place, current.id), { force: true });
       step('retired');
