@@ -68,7 +68,7 @@ export async function writeOutput(
     const { current, warnings } = await recover(place, step);
     const statics = await staticFiles(options.root, options.staticDir);
     const ownership = await classify(currentDir(current), current.record);
-    const problems = planProblems(place, ownership, files, statics);
+    const problems = planProblems(place, ownership, files, statics, current.record === undefined);
     if (problems.length > 0) throw new ContentIndexError(problems);
 
     const id = ((await generations(place)).at(-1) ?? 0) + 1;
@@ -165,6 +165,7 @@ function planProblems(
   ownership: Ownership,
   files: readonly OutputFile[],
   statics: readonly StaticFile[],
+  unrecorded: boolean,
 ): Problem[] {
   const rendered = new Set(files.map((f) => f.path));
   const problems: Problem[] = statics
@@ -179,7 +180,17 @@ function planProblems(
           : 'move the file or delete it; the build owns this address',
     }));
   const source = new Map(statics.map((f) => [f.path, f.shown]));
-  problems.push(...conflicts(place, ownership, [...rendered, ...source.keys()], source));
+  const found = conflicts(place, ownership, [...rendered, ...source.keys()], source);
+  problems.push(...found);
+  if (unrecorded && found.length >= 3) {
+    // Most likely the output of a content-index from before it kept a record: say so once.
+    problems.push({
+      code: 'output_conflict',
+      file: place.shown,
+      message: `holds ${found.length} files where the build writes and no record of a build that wrote them, as an output folder made by content-index before it kept records would`,
+      hint: `if so, delete those files (or ${place.shown} itself, if nothing else in it is yours) and build again`,
+    });
+  }
   return problems;
 }
 

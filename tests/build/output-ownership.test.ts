@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -67,6 +67,27 @@ describe('the author’s files in the output folder', () => {
     for (const path of keep)
       expect(await readFile(join(site.out, path), 'utf8'), path).toBe(AUTHORS[`public/${path}`]);
     expect(await readFile(join(site.out, '_redirects'), 'utf8')).not.toContain('/old-blog/*');
+  });
+
+  it('says what to do with an output folder a content-index wrote before it kept records', async () => {
+    site = await tempSite(POST);
+    await build({ root: site.root, clock });
+    // As an older content-index left it: its files in a real folder, and no record.
+    const legacy = await mkdtemp(join(tmpdir(), 'content-index-legacy-'));
+    try {
+      await cp(site.out, legacy, { recursive: true, dereference: true });
+      await rm(join(site.root, '.content-index'), { recursive: true, force: true });
+      await rm(site.out);
+      await cp(legacy, site.out, { recursive: true });
+    } finally {
+      await rm(legacy, { recursive: true, force: true });
+    }
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /public: holds \d+ files where the build writes and no record of a build that wrote them/,
+    );
+    expect(result.stderr).toContain('hint: if so, delete those files (or public itself');
   });
 
   it('detects a file of its own the author replaced, and says what to do', async () => {
