@@ -11,6 +11,8 @@ export interface GenerateOptions {
   seed?: number;
   /** Body length range in words. */
   words?: [number, number];
+  /** Words of each description after its title (default 12): a long one makes a large index. */
+  descriptionWords?: number;
 }
 
 const TOPICS = [
@@ -86,6 +88,9 @@ export interface GeneratedFile {
 export function* generateSite(options: GenerateOptions): Generator<GeneratedFile> {
   const rand = random(options.seed ?? 42);
   const [minWords, maxWords] = options.words ?? [300, 1500];
+  const descriptionWords = options.descriptionWords ?? 12;
+  const sentence = (lang: (typeof LANGS)[number]) =>
+    Array.from({ length: descriptionWords }, (_, k) => WORDS[lang][k % WORDS[lang].length]).join(' ');
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
   for (let i = 0; i < options.items; i++) {
     const roll = rand();
@@ -106,7 +111,7 @@ export function* generateSite(options: GenerateOptions): Generator<GeneratedFile
       const lines = [
         '---',
         `title: "${title}"`,
-        `description: "${title}: ${WORDS[lang].slice(0, 12).join(' ')}."`,
+        `description: "${title}: ${sentence(lang)}."`,
         `date: ${day}`,
         ...(lang === 'es' ? [] : [`slug: ${lang}-${name}`]),
         ...(image && lang === 'es' ? [`image: ${image}`] : []),
@@ -129,15 +134,27 @@ export function* generateSite(options: GenerateOptions): Generator<GeneratedFile
   }
 }
 
+export interface SiteFiles {
+  /** Merged into the generated site.config.ts (e.g. `{ mcp: { backend: 'd1' } }`). */
+  config?: Record<string, unknown>;
+  /** A wrangler.toml for the site (the D1 backend needs its binding there). */
+  wrangler?: string;
+}
+
 /** Writes a generated site (content, site.config.ts, headers.config.ts) into `root`. Returns the number of files. */
-export async function writeSite(root: string, options: GenerateOptions): Promise<number> {
+export async function writeSite(root: string, options: GenerateOptions & SiteFiles): Promise<number> {
   let count = 0;
   await mkdir(root, { recursive: true });
   await writeFile(join(root, 'package.json'), '{ "type": "module" }\n');
-  await writeFile(
-    join(root, 'site.config.ts'),
-    `export default ${JSON.stringify({ site: 'https://example.com/', images: 'https://images.example.com/', name: 'Synthetic', description: 'Generated for benchmarks' })};\n`,
-  );
+  const config = {
+    site: 'https://example.com/',
+    images: 'https://images.example.com/',
+    name: 'Synthetic',
+    description: 'Generated for benchmarks',
+    ...options.config,
+  };
+  await writeFile(join(root, 'site.config.ts'), `export default ${JSON.stringify(config)};\n`);
+  if (options.wrangler !== undefined) await writeFile(join(root, 'wrangler.toml'), options.wrangler);
   await writeFile(
     join(root, 'headers.config.ts'),
     "export default { versions: { v1: { published: '2025-01-15' } } };\n",

@@ -20,7 +20,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { startPagesDev } from '../tests/helpers/pages-dev.ts';
+import { startProjectPagesDev } from '../tests/helpers/pages-dev.ts';
 import { builtSyntheticSite } from './_built-site.ts';
 import { quietDevTools } from './_devtools-quiet.ts';
 import { SEARCH_QUERIES, toolCallBody, toolCallHeaders } from './_mcp-requests.ts';
@@ -123,7 +123,7 @@ function isToolResult(body: string): boolean {
 
 export async function loadTest(workdir: string, items = 1000): Promise<LoadFigures> {
   const publicDir = await builtSyntheticSite(join(workdir, `load-site-${items}`), items);
-  const server = await startPagesDev(publicDir);
+  const server = await startProjectPagesDev(publicDir, [], join(publicDir, '..'));
   const devtools = await quietDevTools(server.inspectorPort);
   try {
     const plans: Plan[] = [

@@ -1,116 +1,93 @@
 /**
- * MCP figures for `npm run bench`, measured on the code the `/mcp` Function runs: the project's Functions
- * compiled by wrangler into the deployed Worker script, called in Node with the Requests a 2026-07-28
- * client sends (stateless `tools/call` of `search_content`) and an `env.ASSETS` that serves the built
- * `public/`. Each sample runs in a fresh process (bench/_mcp-sample.mjs).
+ * MCP figures for `npm run bench`, measured on the code the `/mcp` Function runs: each synthetic site's
+ * Functions compiled by wrangler into the Worker Cloudflare deploys (its data module included), called
+ * in fresh Node processes with the stateless `tools/call` POSTs a 2026-07-28 client sends
+ * (bench/_mcp-sample.mjs).
  *
- * - cold first call: a fresh process per sample, timed from the first Request (before the data file is
- *   fetched) to the last byte of its Response: data fetch and parse, index load, server set-up, the call.
- * - warm calls: one process, after a warm-up, each call timed from Request to the last byte of the body,
- *   over the queries of bench/_mcp-requests.ts in turn; and the same calls one level lower, on the tool
- *   function alone (bench/_mcp-tool-sample.ts), to tell the search from the protocol handling around it.
+ * Embedded backend (1,000 and 5,000 items):
+ * - startup: the Worker's global scope (modules evaluated, the search index loaded, the warm-up run),
+ *   wall and main-thread CPU; the heap it keeps afterwards;
+ * - first call: the first `search_content` of that fresh process, main-thread CPU (and wall);
+ * - warm calls: after 200 calls, 2,000 more over the queries of bench/_mcp-requests.ts: p50 and p99 of
+ *   main-thread CPU per call (and wall).
+ *
+ * D1 backend (10,000 and 50,000 items), with wrangler's local D1:
+ * - the build's wall time and the SQL's size; the import (`content-index d1 import`, and the time it
+ *   reports for `wrangler d1 execute --file` alone);
+ * - warm `search_content` through `wrangler pages dev`: wall per call, over HTTP, p50 and p99;
+ * - first call of a fresh process, main-thread CPU, with the binding wrangler's getPlatformProxy gives.
  *
  * `BENCH_MCP_PROFILE=DIR` writes a `node --cpu-prof` profile of every sample into DIR.
  */
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtSyntheticSite, functionsWorker, ROOT } from './_built-site.ts';
+import { performance } from 'node:perf_hooks';
+import { gzipSync } from 'node:zlib';
+import { conformanceTools } from '../tests/helpers/node22.ts';
+import { startProjectPagesDev } from '../tests/helpers/pages-dev.ts';
+import { builtSyntheticSite, D1_SITE_WRANGLER, functionsWorker, ROOT, run } from './_built-site.ts';
 import { SEARCH_QUERIES, toolCallBody, toolCallHeaders, WORST_CASE_QUERY } from './_mcp-requests.ts';
 
-export interface McpFigures {
+export interface EmbeddedFigures {
   items: number;
-  /** `public/mcp/data.json`: what a cold isolate fetches and parses. */
-  dataBytes: number;
-  /** `retainedMiB`: the heap the loaded data and index keep (Workers allow an isolate 128 MB). */
-  cold: { runs: number[]; medianMs: number; assetMedianMs: number; retainedMiB: number };
-  /** `worstCaseMedianMs`: a word in every item (WORST_CASE_QUERY), which no query set above has. */
-  warm: {
-    calls: number;
-    p50Ms: number;
-    p99Ms: number;
-    maxMs: number;
-    worstCaseMedianMs: number;
-    /** The same calls on the tool function alone (bench/_mcp-tool-sample.ts): the part that is search. */
-    tool: { p50Ms: number; p99Ms: number };
-  };
+  /** `.content-index/worker/mcp-data.mjs`, raw and gzip. */
+  moduleBytes: number;
+  moduleGzipBytes: number;
+  /** The compiled Worker, gzip (Cloudflare's limit: 3 MiB free, 10 MiB paid). */
+  workerGzipBytes: number;
+  startup: { wallMs: number; cpuMs: number; heapMiB: number; heapKeptMiB: number };
+  first: { cpuMs: number; wallMs: number; runs: number[] };
+  warm: { calls: number; cpuP50: number; cpuP99: number; wallP50: number; wallP99: number; worstMs: number };
+}
+
+export interface D1Figures {
+  items: number;
+  buildMs: number;
+  sqlBytes: number;
+  /** `content-index d1 import` (wrangler start-ups and checks included) and `wrangler d1 execute --file` alone. */
+  importMs: number;
+  executeMs: number;
+  workerGzipBytes: number;
+  first: { cpuMs: number; wallMs: number; runs: number[] };
+  /** Of the first call's CPU, the part spent inside the D1 binding (wrangler's proxy, in Node). */
+  firstBindingCpuMs: number;
+  /** Through `wrangler pages dev`, over HTTP. */
+  warm: { calls: number; wallP50: number; wallP99: number };
+  /**
+   * `content_stats` the same way: no D1 query (the build worked it out), so what the local server and
+   * HTTP cost by themselves, for comparison.
+   */
+  baseline: { wallP50: number; wallP99: number };
+}
+
+export interface McpFigures {
+  /** The Node the samples ran on. */
+  node?: string;
+  embedded: EmbeddedFigures[];
+  d1: D1Figures[];
 }
 
 export interface McpOptions {
+  embedded: readonly number[];
+  d1: readonly number[];
   coldRuns: number;
   warmCalls: number;
 }
 
+export const DEFAULT_MCP_OPTIONS: McpOptions = {
+  embedded: [1000, 5000],
+  d1: [10000, 50000],
+  coldRuns: 7,
+  warmCalls: 2000,
+};
+
 /** The synthetic sites' hosts are example.com; loopback is what `wrangler pages dev` is reached on. */
 const ENDPOINT = 'http://127.0.0.1:8788/mcp';
 
-/** Builds the Worker once and a synthetic site per size, then measures each. */
 export async function mcpBench(
   workdir: string,
-  sizes: readonly number[],
-  options: McpOptions = { coldRuns: 7, warmCalls: 2000 },
-): Promise<McpFigures[]> {
-  const worker = await functionsWorker(join(workdir, 'mcp-worker'));
-  const figures: McpFigures[] = [];
-  for (const items of sizes) {
-    const publicDir = await builtSyntheticSite(join(workdir, `mcp-site-${items}`), items);
-    figures.push(await measureMcp(worker, publicDir, items, workdir, options));
-  }
-  return figures;
-}
-
-/** Table rows for bench/run.ts: a label, then one cell per size. */
-export function mcpRows(figures: readonly McpFigures[]): string[][] {
-  const cells = (f: (m: McpFigures) => number, digits: number) => figures.map((m) => f(m).toFixed(digits));
-  const runs = figures[0]?.cold.runs.length ?? 0;
-  const calls = figures[0]?.warm.calls ?? 0;
-  return [
-    ['MCP mcp/data.json (KiB)', ...cells((m) => m.dataBytes / 1024, 0)],
-    [
-      `MCP cold first search_content (ms, median of ${runs}; target < 50 at 1k)`,
-      ...cells((m) => m.cold.medianMs, 1),
-    ],
-    ['  of which fetching mcp/data.json (ms)', ...cells((m) => m.cold.assetMedianMs, 1)],
-    ['  heap kept by the loaded data and index (MiB)', ...cells((m) => m.cold.retainedMiB, 1)],
-    [`MCP warm search_content p50 (ms, ${calls} calls)`, ...cells((m) => m.warm.p50Ms, 2)],
-    ['MCP warm search_content p99 (ms, target < 5 at 10k)', ...cells((m) => m.warm.p99Ms, 2)],
-    ['  the tool function alone, p50 (ms)', ...cells((m) => m.warm.tool.p50Ms, 2)],
-    ['  the tool function alone, p99 (ms)', ...cells((m) => m.warm.tool.p99Ms, 2)],
-    [
-      `  a word in every item ("${WORST_CASE_QUERY.query}", ms, median)`,
-      ...cells((m) => m.warm.worstCaseMedianMs, 2),
-    ],
-  ];
-}
-
-/** The targets, checked on the figures: cold first call at 1,000 items, warm p99 at 10,000. */
-export function mcpVerdicts(figures: readonly McpFigures[]): string[] {
-  const at = (items: number) => figures.find((m) => m.items === items);
-  const lines: string[] = [];
-  const small = at(1000);
-  const large = at(10000);
-  if (small) {
-    const met = small.cold.medianMs < 50 ? 'met' : 'MISSED';
-    lines.push(
-      `MCP cold first search_content at 1000 items: ${small.cold.medianMs.toFixed(1)} ms (target < 50: ${met})`,
-    );
-  }
-  if (large) {
-    const met = large.warm.p99Ms < 5 ? 'met' : 'MISSED';
-    lines.push(
-      `MCP warm search_content p99 at 10000 items: ${large.warm.p99Ms.toFixed(2)} ms (target < 5: ${met})`,
-    );
-  }
-  return lines;
-}
-
-export async function measureMcp(
-  worker: string,
-  publicDir: string,
-  items: number,
-  workdir: string,
-  options: McpOptions,
+  options: McpOptions = DEFAULT_MCP_OPTIONS,
 ): Promise<McpFigures> {
   const plan = join(workdir, 'mcp-requests.json');
   await writeFile(
@@ -122,68 +99,269 @@ export async function measureMcp(
       worst: toolCallBody(0, 'search_content', WORST_CASE_QUERY),
     }),
   );
-  const dataBytes = (await stat(join(publicDir, 'mcp/data.json'))).size;
-  const colds: { firstCallMs: number; assetMs: number; retainedBytes: number }[] = [];
-  for (let i = 0; i < options.coldRuns; i++) {
-    colds.push(JSON.parse(await sample(['cold', worker, publicDir, plan])));
-  }
-  const { timings, worst } = JSON.parse(
-    await sample(['warm', worker, publicDir, plan, String(options.warmCalls)]),
-  ) as { timings: number[]; worst: number[] };
-  const { timings: toolTimings } = JSON.parse(
-    await sample(['tool', join(publicDir, 'mcp/data.json'), String(options.warmCalls)]),
-  ) as { timings: number[] };
-  const sorted = [...timings].sort((a, b) => a - b);
-  const toolSorted = [...toolTimings].sort((a, b) => a - b);
+  const embedded: EmbeddedFigures[] = [];
+  for (const items of options.embedded) embedded.push(await measureEmbedded(workdir, items, plan, options));
+  const d1: D1Figures[] = [];
+  for (const items of options.d1) d1.push(await measureD1(workdir, items, plan, options));
+  const version = (await run(await nodeForSamples(), ['--version'], ROOT)).trim();
+  return { node: version, embedded, d1 };
+}
+
+async function measureEmbedded(
+  workdir: string,
+  items: number,
+  plan: string,
+  options: McpOptions,
+): Promise<EmbeddedFigures> {
+  const site = join(workdir, `mcp-embedded-${items}`);
+  await builtSyntheticSite(site, items);
+  const worker = await functionsWorker(site, join(site, 'worker'));
+  const module = await readFile(join(site, '.content-index/worker/mcp-data.mjs'));
+  const colds: Cold[] = [];
+  for (let i = 0; i < options.coldRuns; i++) colds.push(JSON.parse(await sample(['cold', worker, plan])));
+  const warm = JSON.parse(await sample(['warm', worker, plan, String(options.warmCalls)])) as Warm;
   return {
     items,
-    dataBytes,
-    cold: {
-      runs: colds.map((c) => c.firstCallMs),
-      medianMs: median(colds.map((c) => c.firstCallMs)),
-      assetMedianMs: median(colds.map((c) => c.assetMs)),
-      retainedMiB: median(colds.map((c) => c.retainedBytes)) / 2 ** 20,
+    moduleBytes: module.length,
+    moduleGzipBytes: gzipSync(module).length,
+    workerGzipBytes: gzipSync(await readFile(worker)).length,
+    startup: {
+      wallMs: median(colds.map((c) => c.startupMs)),
+      cpuMs: median(colds.map((c) => c.startupCpuMs)),
+      heapMiB: median(colds.map((c) => c.heapAfterStartupBytes)) / 2 ** 20,
+      heapKeptMiB: median(colds.map((c) => c.heapStartupBytes)) / 2 ** 20,
     },
-    warm: {
-      calls: timings.length,
-      p50Ms: percentile(sorted, 0.5),
-      p99Ms: percentile(sorted, 0.99),
-      maxMs: sorted[sorted.length - 1] ?? 0,
-      worstCaseMedianMs: median(worst),
-      tool: { p50Ms: percentile(toolSorted, 0.5), p99Ms: percentile(toolSorted, 0.99) },
-    },
+    first: firstFigures(colds),
+    warm: warmFigures(warm),
   };
+}
+
+async function measureD1(
+  workdir: string,
+  items: number,
+  plan: string,
+  options: McpOptions,
+): Promise<D1Figures> {
+  const site = join(workdir, `mcp-d1-${items}`);
+  const started = performance.now();
+  await builtSyntheticSite(site, items, { config: { mcp: { backend: 'd1' } }, wrangler: D1_SITE_WRANGLER });
+  const buildMs = performance.now() - started;
+  const sqlBytes = (await stat(join(site, '.content-index/d1/import.sql'))).size;
+  const state = join(site, 'state');
+  await mkdir(state, { recursive: true });
+  const importStarted = performance.now();
+  const said = await run(
+    process.execPath,
+    [join(ROOT, 'bin/content-index.js'), 'd1', 'import', '--persist-to', state],
+    site,
+    { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', CI: '1' },
+  );
+  const importMs = performance.now() - importStarted;
+  const executeMs = Number(/imported \S+ \(\d+ items\) in ([\d.]+) s/.exec(said)?.[1] ?? Number.NaN) * 1000;
+  const worker = await functionsWorker(site, join(site, 'worker'));
+  const colds: Cold[] = [];
+  const d1Args = ['100', join(site, 'wrangler.toml'), state];
+  for (let i = 0; i < options.coldRuns; i++)
+    colds.push(JSON.parse(await sample(['cold', worker, plan, ...d1Args])));
+  const server = await startProjectPagesDev(join(site, 'public'), [], site, { persistTo: state });
+  let wall: number[];
+  let stats: number[];
+  try {
+    wall = await httpCalls(`${server.url}/mcp`, options.warmCalls);
+    stats = await httpCalls(`${server.url}/mcp`, options.warmCalls, 'content_stats');
+  } finally {
+    await server.stop();
+  }
+  const sorted = [...wall].sort((a, b) => a - b);
+  const statsSorted = [...stats].sort((a, b) => a - b);
+  return {
+    items,
+    buildMs,
+    sqlBytes,
+    importMs,
+    executeMs,
+    workerGzipBytes: gzipSync(await readFile(worker)).length,
+    first: firstFigures(colds),
+    firstBindingCpuMs: median(colds.map((c) => c.firstCallBindingCpuMs)),
+    warm: { calls: wall.length, wallP50: percentile(sorted, 0.5), wallP99: percentile(sorted, 0.99) },
+    baseline: { wallP50: percentile(statsSorted, 0.5), wallP99: percentile(statsSorted, 0.99) },
+  };
+}
+
+/** A tool over HTTP (search_content over the query set), one call at a time, after 200 to warm up: wall per call. */
+async function httpCalls(endpoint: string, calls: number, tool = 'search_content'): Promise<number[]> {
+  const headers = { ...toolCallHeaders(tool), Host: new URL(endpoint).host };
+  const call = async (i: number) => {
+    const args =
+      tool === 'search_content' ? (SEARCH_QUERIES[i % SEARCH_QUERIES.length] ?? { query: 'rust' }) : {};
+    const started = performance.now();
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers,
+      body: toolCallBody(i, tool, args),
+    });
+    const body = await response.text();
+    const ms = performance.now() - started;
+    if (response.status !== 200 || !body.includes('"structuredContent"') || body.includes('"isError":true')) {
+      throw new Error(`${tool} through wrangler pages dev failed: ${response.status} ${body.slice(0, 300)}`);
+    }
+    return ms;
+  };
+  for (let i = 0; i < 200; i++) await call(i);
+  const timings: number[] = [];
+  for (let i = 0; i < calls; i++) timings.push(await call(i));
+  return timings;
+}
+
+interface Cold {
+  startupMs: number;
+  startupCpuMs: number;
+  heapAfterStartupBytes: number;
+  heapStartupBytes: number;
+  firstCallMs: number;
+  firstCallCpuMs: number;
+  firstCallBindingCpuMs: number;
+}
+
+interface Warm {
+  timings: number[];
+  cpu: number[];
+  worst: number[];
+}
+
+function firstFigures(colds: Cold[]) {
+  return {
+    cpuMs: median(colds.map((c) => c.firstCallCpuMs)),
+    wallMs: median(colds.map((c) => c.firstCallMs)),
+    runs: colds.map((c) => Math.round(c.firstCallCpuMs * 10) / 10),
+  };
+}
+
+function warmFigures(warm: Warm): EmbeddedFigures['warm'] {
+  const wall = [...warm.timings].sort((a, b) => a - b);
+  const cpu = [...warm.cpu].sort((a, b) => a - b);
+  return {
+    calls: wall.length,
+    cpuP50: percentile(cpu, 0.5),
+    cpuP99: percentile(cpu, 0.99),
+    wallP50: percentile(wall, 0.5),
+    wallP99: percentile(wall, 0.99),
+    worstMs: median(warm.worst),
+  };
+}
+
+/** Table rows for bench/run.ts: a label, then the cells. */
+export function mcpRows(figures: McpFigures): string[][] {
+  const rows: string[][] = [];
+  const e = figures.embedded;
+  if (e.length > 0) {
+    const cells = (f: (m: EmbeddedFigures) => number, digits: number) => e.map((m) => f(m).toFixed(digits));
+    rows.push(
+      ['MCP embedded, items', ...e.map((m) => String(m.items))],
+      [
+        '  data module raw / gzip (KiB)',
+        ...e.map((m) => `${(m.moduleBytes / 1024).toFixed(0)} / ${(m.moduleGzipBytes / 1024).toFixed(0)}`),
+      ],
+      ['  Worker gzip (KiB; free plan 3 MiB)', ...cells((m) => m.workerGzipBytes / 1024, 0)],
+      ['  startup, global scope: CPU ms (target ≤ 300)', ...cells((m) => m.startup.cpuMs, 1)],
+      ['  startup wall ms', ...cells((m) => m.startup.wallMs, 1)],
+      [
+        '  heap after startup (MiB; of it kept by the Function)',
+        ...e.map((m) => `${m.startup.heapMiB.toFixed(1)} (${m.startup.heapKeptMiB.toFixed(1)})`),
+      ],
+      ['  first tools/call CPU ms, median (target ≤ 10)', ...cells((m) => m.first.cpuMs, 1)],
+      [
+        '  warm search_content CPU p50 / p99 ms (target p99 ≤ 2)',
+        ...e.map((m) => `${m.warm.cpuP50.toFixed(2)} / ${m.warm.cpuP99.toFixed(2)}`),
+      ],
+      [
+        '  warm search_content wall p50 / p99 ms',
+        ...e.map((m) => `${m.warm.wallP50.toFixed(2)} / ${m.warm.wallP99.toFixed(2)}`),
+      ],
+      [`  a word in every item ("${WORST_CASE_QUERY.query}"), wall ms`, ...cells((m) => m.warm.worstMs, 2)],
+    );
+  }
+  const d = figures.d1;
+  if (d.length > 0) {
+    const cells = (f: (m: D1Figures) => number, digits: number) => d.map((m) => f(m).toFixed(digits));
+    rows.push(
+      ['MCP D1 (local), items', ...d.map((m) => String(m.items))],
+      ['  build, whole process (s)', ...cells((m) => m.buildMs / 1000, 1)],
+      ['  import SQL (MiB)', ...cells((m) => m.sqlBytes / 2 ** 20, 1)],
+      [
+        '  d1 import (s; of it wrangler d1 execute --file)',
+        ...d.map((m) => `${(m.importMs / 1000).toFixed(1)} (${(m.executeMs / 1000).toFixed(1)})`),
+      ],
+      ['  Worker gzip (KiB)', ...cells((m) => m.workerGzipBytes / 1024, 0)],
+      [
+        '  first tools/call CPU ms: the Function / in the binding proxy (target ≤ 10)',
+        ...d.map(
+          (m) => `${(m.first.cpuMs - m.firstBindingCpuMs).toFixed(1)} / ${m.firstBindingCpuMs.toFixed(1)}`,
+        ),
+      ],
+      [
+        '  content_stats (no D1 query) wall p50 / p99 ms, pages dev: the local server alone',
+        ...d.map((m) => `${m.baseline.wallP50.toFixed(2)} / ${m.baseline.wallP99.toFixed(2)}`),
+      ],
+      [
+        '  warm search_content wall p50 / p99 ms, pages dev (target p99 ≤ 10)',
+        ...d.map((m) => `${m.warm.wallP50.toFixed(2)} / ${m.warm.wallP99.toFixed(2)}`),
+      ],
+    );
+  }
+  return rows;
+}
+
+/** The targets, checked on the figures. */
+export function mcpVerdicts(figures: McpFigures): string[] {
+  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  const lines: string[] = [];
+  for (const m of figures.embedded) {
+    lines.push(
+      `MCP embedded ${m.items} items: startup ${m.startup.cpuMs.toFixed(0)} ms CPU (≤ 300: ${verdict(m.startup.cpuMs <= 300)}), first call ${m.first.cpuMs.toFixed(1)} ms CPU (≤ 10: ${verdict(m.first.cpuMs <= 10)}), warm p99 ${m.warm.cpuP99.toFixed(2)} ms CPU (≤ 2: ${verdict(m.warm.cpuP99 <= 2)}), heap ${m.startup.heapMiB.toFixed(0)} MiB`,
+    );
+  }
+  for (const m of figures.d1) {
+    lines.push(
+      `MCP D1 ${m.items} items: first call ${(m.first.cpuMs - m.firstBindingCpuMs).toFixed(1)} ms CPU in the Function (≤ 10: ${verdict(m.first.cpuMs - m.firstBindingCpuMs <= 10)}), warm p99 ${m.warm.wallP99.toFixed(2)} ms wall (≤ 10: ${verdict(m.warm.wallP99 <= 10)}), import ${(m.importMs / 1000).toFixed(1)} s`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * The Node the samples run on: BENCH_NODE, else the Node 22 the conformance tests install (its V8 is
+ * nearer workerd's than Node 20's), else this one.
+ */
+let sampleNode: Promise<string> | undefined;
+function nodeForSamples(): Promise<string> {
+  sampleNode ??= (async () =>
+    process.env.BENCH_NODE ??
+    (await conformanceTools().then(
+      (t) => t.node,
+      () => process.execPath,
+    )))();
+  return sampleNode;
 }
 
 async function sample(args: string[]): Promise<string> {
   const profile = process.env.BENCH_MCP_PROFILE;
   if (profile) await mkdir(profile, { recursive: true });
+  const node = await nodeForSamples();
   // workerd forbids code generation from strings; so does the sample, so that libraries take the path
-  // they take on the platform (zod, for one, compiles its parsers with new Function where it may).
+  // they take on the platform (zod, for one, compiles its parsers with new Function where it may;
+  // the sample also sets zod's jitless). Not with a D1 binding: wrangler's platform proxy needs eval.
+  // One thread, so that process CPU is the isolate's (see bench/_mcp-sample.mjs).
+  const d1 = args.length > 4;
   const flags = [
-    '--disallow-code-generation-from-strings',
+    '--single-threaded',
+    ...(d1 ? [] : ['--disallow-code-generation-from-strings']),
+    '--expose-gc',
     ...(profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []),
   ];
-  return new Promise((resolve, reject) => {
-    const [mode, ...rest] = args;
-    const script =
-      mode === 'tool'
-        ? ['--import', 'tsx', join(ROOT, 'bench/_mcp-tool-sample.ts'), ...rest]
-        : ['--expose-gc', join(ROOT, 'bench/_mcp-sample.mjs'), ...args];
-    const child = spawn(process.execPath, [...flags, ...script], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(stdout)
-        : reject(new Error(`_mcp-sample.mjs ${args[0]} exited ${code}\n${stderr}`)),
-    );
+  return run(node, [...flags, join(ROOT, 'bench/_mcp-sample.mjs'), ...args], ROOT, {
+    ...process.env,
+    WRANGLER_SEND_METRICS: 'false',
   });
 }
 
@@ -198,13 +376,24 @@ function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
-// `npx tsx bench/mcp.ts`: the MCP figures alone (BENCH_SIZES as in bench/run.ts).
+// `npx tsx bench/mcp.ts`: the MCP figures alone. BENCH_MCP_EMBEDDED / BENCH_MCP_D1: sizes (comma
+// separated, empty for none); BENCH_MCP_RUNS: cold samples.
 if (process.argv[1] === import.meta.filename) {
-  const sizes = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
+  const sizes = (name: string, fallback: readonly number[]) => {
+    const value = process.env[name];
+    return value === undefined ? fallback : value.split(',').filter(Boolean).map(Number);
+  };
+  const options: McpOptions = {
+    embedded: sizes('BENCH_MCP_EMBEDDED', DEFAULT_MCP_OPTIONS.embedded),
+    d1: sizes('BENCH_MCP_D1', DEFAULT_MCP_OPTIONS.d1),
+    coldRuns: Number(process.env.BENCH_MCP_RUNS ?? DEFAULT_MCP_OPTIONS.coldRuns),
+    warmCalls: DEFAULT_MCP_OPTIONS.warmCalls,
+  };
   const workdir = await mkdtemp(join(tmpdir(), 'content-index-bench-mcp-'));
   try {
-    const figures = await mcpBench(workdir, sizes);
-    for (const row of [['items', ...sizes.map(String)], ...mcpRows(figures)]) console.log(row.join('\t'));
+    const figures = await mcpBench(workdir, options);
+    for (const row of mcpRows(figures)) console.log(row.join('\t'));
+    for (const line of mcpVerdicts(figures)) console.log(line);
     console.log(JSON.stringify(figures));
   } finally {
     await rm(workdir, { recursive: true, force: true });

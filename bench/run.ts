@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BuildReport } from '../build/report.ts';
 import { freePort } from '../tests/helpers/pages-dev.ts';
+import { D1_SITE_WRANGLER } from './_built-site.ts';
 import { writeSite } from './generate-site.ts';
 import { type LoadFigures, loadLines, loadTest } from './load.ts';
 import { type McpFigures, mcpBench, mcpRows, mcpVerdicts } from './mcp.ts';
@@ -66,7 +67,14 @@ export interface SizeFigures {
 
 async function measureSize(items: number, workdir: string): Promise<SizeFigures> {
   const site = join(workdir, `site-${items}`);
-  const files = await writeSite(site, { items, seed: 7 });
+  // `auto`, as a growing site would set it: the MCP data is embedded at 1,000 items and in D1 at 10,000
+  // (past the embedded ceiling, where `embedded` is refused), so the build writes its SQL instead.
+  const files = await writeSite(site, {
+    items,
+    seed: 7,
+    config: { mcp: { backend: 'auto' } },
+    wrangler: D1_SITE_WRANGLER,
+  });
   const bin = join(ROOT, 'bin/content-index.js');
   // Warm the page cache and tsx's transform cache; the target is a warm-cache build.
   await runNode([join(ROOT, 'bench/parse-floor.mjs'), site], ROOT);
@@ -153,7 +161,7 @@ async function main(): Promise<void> {
   const workdir = await mkdtemp(join(tmpdir(), 'content-index-bench-'));
   const results: SizeFigures[] = [];
   let dev: Awaited<ReturnType<typeof measureDevLoop>> | undefined;
-  let mcp: McpFigures[] = [];
+  let mcp: McpFigures | undefined;
   let load: LoadFigures | undefined;
   try {
     for (const items of SIZES) {
@@ -163,7 +171,7 @@ async function main(): Promise<void> {
     process.stderr.write('measuring the dev loop at 1000 items…\n');
     dev = await measureDevLoop(1000, workdir);
     process.stderr.write('measuring the MCP server…\n');
-    mcp = await mcpBench(workdir, SIZES);
+    mcp = await mcpBench(workdir);
     process.stderr.write('load test against wrangler pages dev…\n');
     load = await loadTest(workdir);
   } finally {
@@ -182,17 +190,15 @@ async function main(): Promise<void> {
     ]),
     ['content.json raw (KiB)', ...results.map((r) => fmt(r.contentJson.bytes / 1024))],
     ['content.json gzip (KiB)', ...results.map((r) => fmt(r.contentJson.gzipBytes / 1024))],
-    ...mcpRows(mcp),
   ];
-  const width = rows
-    .map((r) => r.map((c) => c.length))
-    .reduce((a, b) => a.map((w, i) => Math.max(w, b[i] ?? 0)));
-  const line = (cells: string[]) =>
-    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(width[i] ?? 0) : c.padStart(width[i] ?? 0))).join(' | ')} |`;
-  const [head, ...body] = rows;
-  console.log(line(head ?? []));
-  console.log(`| ${width.map((w, i) => (i === 0 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`);
-  for (const row of body) console.log(line(row));
+  printTable(rows);
+  if (mcp) {
+    // Its own sizes: the embedded backend at 1k and 5k, D1 at 10k and 50k.
+    console.log('');
+    for (const block of [mcpRows({ ...mcp, d1: [] }), mcpRows({ ...mcp, embedded: [] })]) {
+      if (block.length > 0) printTable(block);
+    }
+  }
   if (results.length >= 2) {
     const [small, large] = [results[0] as SizeFigures, results[results.length - 1] as SizeFigures];
     const scale = large.items / small.items;
@@ -207,7 +213,7 @@ async function main(): Promise<void> {
     console.log(
       `dev loop, ${dev.items} items: an edited file is served ${fmt(dev.medianMs)} ms after the save (median of ${dev.runs.length}; target < 1000)`,
     );
-  for (const line of mcpVerdicts(mcp)) console.log(line);
+  if (mcp) for (const line of mcpVerdicts(mcp)) console.log(line);
   if (load) for (const line of loadLines(load)) console.log(line);
   if (load?.runs.some((r) => !r.ok)) process.exitCode = 1;
   const out = join(ROOT, 'bench/results');
@@ -217,6 +223,18 @@ async function main(): Promise<void> {
     `${JSON.stringify({ date: new Date().toISOString(), node: process.version, results, dev, mcp, load }, null, 2)}\n`,
   );
   console.log('\nfigures written to bench/results/latest.json');
+}
+
+function printTable(rows: string[][]): void {
+  const width = rows
+    .map((r) => r.map((c) => c.length))
+    .reduce((a, b) => a.map((w, i) => Math.max(w, b[i] ?? 0)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(width[i] ?? 0) : c.padStart(width[i] ?? 0))).join(' | ')} |`;
+  const [head, ...body] = rows;
+  console.log(line(head ?? []));
+  console.log(`| ${width.map((w, i) => (i === 0 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`);
+  for (const row of body) console.log(line(row));
 }
 
 await main();

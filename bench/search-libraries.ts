@@ -16,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { build as bundle } from 'esbuild';
 import MiniSearch from 'minisearch';
 import { LANGUAGES } from '../build/core/languages.ts';
-import { foldTerm } from '../build/core/mcp/search-index.ts';
+import { foldTerm } from '../build/core/mcp/text.ts';
 import { build } from '../build/index.ts';
 
 const ROOT = join(import.meta.dirname, '..');

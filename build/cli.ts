@@ -3,6 +3,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { registerSchemaCommands } from './cli-schema.ts';
 import { reportFailure } from './commands/_shared.ts';
 import { registerBuildCommands } from './commands/build.ts';
+import { registerD1Command } from './commands/d1.ts';
 import { registerDeployCommand } from './commands/deploy.ts';
 import { registerDevCommand } from './commands/dev.ts';
 import { registerInitCommand } from './commands/init.ts';
@@ -52,6 +53,7 @@ export async function main(
   registerDevCommand(program, context);
   registerDeployCommand(program, context);
   registerMcpCommand(program, context);
+  registerD1Command(program, context);
   registerSchemaCommands(program, {
     print: context.print,
     printErr: context.printErr,

@@ -2,8 +2,17 @@ import { homedir } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { assemble } from './core/assemble.ts';
+import type { DeployLimits } from './core/cloudflare-limits.ts';
+import {
+  type DeploymentFigures,
+  deployLimits,
+  deploymentProblems,
+  type Headroom,
+  headroom,
+} from './core/deploy-limits.ts';
 import { ContentIndexError, isContentIndexError, type Problem } from './core/errors.ts';
 import { announceFromLive, compareWithLive, type LiveSite } from './core/live-check.ts';
+import type { McpPrepared } from './core/mcp/mcp-data.ts';
 import type { ContentModel } from './core/model.ts';
 import type { OutputFile } from './core/outputs.ts';
 import { PUBLISHED_RECORD_FILE, recordPublished, renderPublishedRecord } from './core/published-record.ts';
@@ -18,12 +27,14 @@ import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { loadAuthorFiles } from './stages/load-author-files.ts';
 import { importConfigModule } from './stages/load-config.ts';
 import { loadLifecycle } from './stages/load-lifecycle.ts';
+import { type McpOutput, mcpOutput } from './stages/mcp-output.ts';
 import { refusedOutput } from './stages/output/guard.ts';
 import { PRIVATE_DIR } from './stages/output/place.ts';
 import type { ParseCache } from './stages/parse-files.ts';
 import { writePublishedRecord } from './stages/published-record.ts';
 import { readSourceDates } from './stages/source-dates.ts';
 import { type OutputStep, writeOutput } from './stages/write.ts';
+import { countOtherFiles, writePrivateFiles } from './stages/write-private.ts';
 
 // The package's public API (`import { … } from 'content-index'`): the configuration helpers and their
 // types, the programmatic build, its errors, and the version registry a custom version extends.
@@ -88,6 +99,13 @@ export interface BuildOptions {
   live?: LiveSite;
   /** With `live`: field paths (`content[].image`) the operator accepts losing from a live version. */
   allowDroppedFields?: readonly string[];
+  /** Cloudflare's limits for the configured plan, some replaced: tests inject small ones. */
+  limits?: Partial<DeployLimits>;
+  /**
+   * Work out the MCP backend's output and check the deployment against Cloudflare's limits. Default
+   * true; `content-index mcp --sources` serves from memory and needs neither.
+   */
+  deployment?: boolean;
   /** Called as each stage starts; the CLI draws progress from it on a terminal. */
   onStage?: (stage: BuildStage, detail?: string) => void;
   /** Called after each step of the publication that changes the disk (tests stop the build at each). */
@@ -115,6 +133,12 @@ export interface BuildResult {
   durationMs: number;
   /** Milliseconds per stage, for the report and the benchmarks. */
   timings: Record<BuildStage, number>;
+  /** What the MCP server serves, before a backend's form is chosen for it. */
+  mcpPrepared: McpPrepared;
+  /** The MCP backend chosen and what it writes into `.content-index/` (absent with `deployment: false`). */
+  mcp?: McpOutput;
+  /** The deployment against the plan's limits: largest file, file count, Worker size. */
+  headroom?: Headroom;
 }
 
 /**
@@ -221,6 +245,33 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     );
   }
   if (invalid.length > 0) throw new ContentIndexError(invalid);
+
+  // The MCP backend, and every limit Cloudflare would otherwise enforce at upload or at the first request.
+  const outDir = resolve(root, options.out ?? 'public');
+  const configPath = relative(root, resolve(root, configFile)) || configFile;
+  let mcp: McpOutput | undefined;
+  let figures: DeploymentFigures | undefined;
+  if (options.deployment ?? true) {
+    const limits = deployLimits(config.plan, options.limits);
+    mcp = await mcpOutput(rendered.mcp, {
+      config,
+      configFile: configPath,
+      root,
+      limits,
+      fileOf: (pos) => model.entries[pos]?.translations.es.file ?? `item ${pos}`,
+    });
+    figures = {
+      plan: config.plan,
+      limits,
+      files: rendered.files.map((f) => ({ path: f.path, bytes: Buffer.byteLength(f.content) })),
+      otherFiles: await countOtherFiles(root, outDir, staticDir),
+      workerGzipBytes: mcp.workerGzipBytes,
+      items: model.entries.length,
+      outDir: relative(root, outDir) || '.',
+    };
+    const overLimits = [...mcp.problems, ...deploymentProblems(figures, configPath)];
+    if (overLimits.length > 0) throw new ContentIndexError(overLimits);
+  }
   done();
 
   done = stage('write', `${rendered.files.length} files`);
@@ -234,6 +285,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         ...(options.onOutputStep && { onStep: options.onOutputStep }),
       });
       warnings.push(...written.warnings);
+      if (mcp) await writePrivateFiles(root, mcp.files);
     } catch (error) {
       if (isContentIndexError(error)) throw error;
       throw new ContentIndexError([
@@ -270,6 +322,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     recorded: record.added,
     durationMs: performance.now() - started,
     timings,
+    mcpPrepared: rendered.mcp,
+    ...(mcp && { mcp }),
+    ...(figures && { headroom: headroom(figures) }),
   };
 }
 

@@ -1,5 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
+import { formatSize, type Headroom, PLAN_NAME } from './core/deploy-limits.ts';
 import type { Problem } from './core/errors.ts';
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from './core/languages.ts';
 import type { LeftOut } from './core/model.ts';
@@ -24,6 +25,16 @@ export interface BuildReport {
   /** Versions this build recorded (or, in a dry run, would record) in versions.lock.json. */
   recorded: string[];
   timings: BuildResult['timings'];
+  /** The MCP backend chosen, and the size of what it serves from. */
+  mcp?: {
+    backend: 'embedded' | 'd1';
+    reason: string;
+    moduleBytes: number;
+    moduleGzipBytes: number;
+    d1?: { generation: string; database: string; sqlBytes: number };
+  };
+  /** The deployment against the plan's limits (largest file, files, Worker). */
+  limits?: Headroom;
 }
 
 export interface FailureReport {
@@ -67,6 +78,22 @@ export async function createReport(result: BuildResult, dryRun: boolean): Promis
     warnings: result.warnings,
     recorded: result.recorded,
     timings: result.timings,
+    ...(result.mcp && {
+      mcp: {
+        backend: result.mcp.backend,
+        reason: result.mcp.reason,
+        moduleBytes: result.mcp.module.bytes,
+        moduleGzipBytes: result.mcp.module.gzipBytes,
+        ...(result.mcp.d1 && {
+          d1: {
+            generation: result.mcp.d1.generation,
+            database: result.mcp.d1.database,
+            sqlBytes: result.mcp.d1.sqlBytes,
+          },
+        }),
+      },
+    }),
+    ...(result.headroom && { limits: result.headroom }),
   };
 }
 
@@ -91,6 +118,21 @@ export function formatReport(report: BuildReport, options: { verbose?: boolean }
       `  ${i === 0 ? 'files        ' : '             '} ${(paths[i] ?? '').padEnd(width)}  ${formatBytes(file.bytes).padStart(9)}  gzip ${formatBytes(file.gzipBytes).padStart(9)}`,
     );
   });
+  if (report.mcp) {
+    const { mcp } = report;
+    lines.push(
+      mcp.backend === 'embedded'
+        ? `  mcp           embedded in the Function (${mcp.reason})`
+        : `  mcp           D1 database ${mcp.d1?.database} (${mcp.reason}): ${mcp.d1?.generation}, ${formatSize(mcp.d1?.sqlBytes ?? 0)} of SQL; deploy imports it, content-index d1 import --local for wrangler pages dev`,
+    );
+  }
+  if (report.limits) {
+    const { largest, files, worker, plan } = report.limits;
+    const share = (value: number, limit: number) => `${Math.round((value / limit) * 100)}%`;
+    lines.push(
+      `  limits        ${PLAN_NAME[plan]}: ${largest ? `largest file ${largest.path} ${formatSize(largest.bytes)} of ${formatSize(largest.limit)} (${share(largest.bytes, largest.limit)}) · ` : ''}${files.count.toLocaleString('en-US')} of ${files.limit.toLocaleString('en-US')} files · Worker about ${formatSize(worker.gzipBytes)} of ${formatSize(worker.limit)} compressed (${share(worker.gzipBytes, worker.limit)})`,
+    );
+  }
   return lines.join('\n');
 }
 

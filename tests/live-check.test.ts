@@ -10,7 +10,7 @@ import { serializeV1 } from '../build/core/serializers/v1.ts';
 import { type BuildOptions, build, isContentIndexError, type LiveSite } from '../build/index.ts';
 import { fetchLive } from '../build/stages/fetch-live.ts';
 import { WITH_V2 } from './fixtures/v2/serializer.ts';
-import { freePort, type PagesDev, startPagesDev } from './helpers/pages-dev.ts';
+import { freePort, type PagesDev, startPagesDev, startProjectPagesDev } from './helpers/pages-dev.ts';
 import { FIXTURE_CONFIG, md, PROJECT_ROOT, type TempSite, tempSite } from './helpers/site.ts';
 
 // "The live site is the ledger." Each live site below is an earlier build served by `wrangler pages dev`
@@ -38,8 +38,9 @@ async function site(files: Record<string, string>, siteConfig = FIXTURE_CONFIG):
   cleanups.push(() => made.dispose());
   return made;
 }
-async function serve(dir: string, args: string[] = [], cwd?: string): Promise<PagesDev> {
-  const server = await startPagesDev(dir, args, cwd);
+/** A built temporary site (its own Functions and MCP data), or with `plain`, a static folder alone. */
+async function serve(dir: string, args: string[], root: string, plain = false): Promise<PagesDev> {
+  const server = plain ? await startPagesDev(dir, args, root) : await startProjectPagesDev(dir, args, root);
   cleanups.push(() => server.stop());
   return server;
 }
@@ -61,7 +62,10 @@ beforeAll(async () => {
   // Under /broken/, a site whose /api/versions.json is JSON but no versions manifest.
   await mkdir(join(plain, 'broken/api'), { recursive: true });
   await writeFile(join(plain, 'broken/api/versions.json'), '{ "versions": "v1" }');
-  [liveV1, nothingLive] = await Promise.all([serve(before.out, clockArgs(BUILT)), serve(plain, [], plain)]);
+  [liveV1, nothingLive] = await Promise.all([
+    serve(before.out, clockArgs(BUILT), before.root),
+    serve(plain, [], plain, true),
+  ]);
 
   // The release deploy of v2, checked against liveV1 as `npm run deploy` does.
   const release = await site({ ...FILES, 'headers.config.ts': config(V2_LIFECYCLE) });
@@ -71,7 +75,7 @@ beforeAll(async () => {
     serializers: WITH_V2,
     live: await fetchLive(liveV1.url),
   });
-  liveV2 = await serve(release.out, clockArgs(LATER));
+  liveV2 = await serve(release.out, clockArgs(LATER), release.root);
 }, 180_000);
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();

@@ -7,7 +7,7 @@ import problemSchema from '../build/schemas/problem.schema.json' with { type: 'j
 import { WITH_V2 } from './fixtures/v2/serializer.ts';
 import { clientAjv } from './helpers/ajv.ts';
 import { hasChromium, launchChromium, warnIfNoChromium } from './helpers/chromium.ts';
-import { type PagesDev, startPagesDev } from './helpers/pages-dev.ts';
+import { type PagesDev, startProjectPagesDev } from './helpers/pages-dev.ts';
 import { FIXTURE_CONFIG, md, snapshotDir, type TempSite, tempSite } from './helpers/site.ts';
 
 // Everything here goes through `wrangler pages dev` (workerd): the generated _headers and _routes.json,
@@ -61,7 +61,7 @@ describe('with only v1 published', () => {
   beforeAll(async () => {
     site = await tempSite(FILES, LOCALIZED_CONFIG);
     await build({ root: site.root, clock: () => BUILT });
-    server = await startPagesDev(site.out, clockArgs(BUILT.toISOString()));
+    server = await startProjectPagesDev(site.out, clockArgs(BUILT.toISOString()), site.root);
   });
   afterAll(async () => {
     await server?.stop();
@@ -261,7 +261,7 @@ describe('with a fixture v2 published and v1 deprecated', () => {
   beforeAll(async () => {
     site = await tempSite({ ...FILES, 'headers.config.ts': V2_LIFECYCLE });
     await build({ root: site.root, clock: () => BUILT, serializers: WITH_V2 });
-    server = await startPagesDev(site.out, clockArgs(BUILT.toISOString()));
+    server = await startProjectPagesDev(site.out, clockArgs(BUILT.toISOString()), site.root);
   });
   afterAll(async () => {
     await server?.stop();
@@ -399,7 +399,7 @@ describe('at the sunset instant, without a rebuild', () => {
   });
 
   it('one second before the sunset v1 still answers 200, cacheable for that second only', async () => {
-    server = await startPagesDev(site.out, clockArgs('2027-10-31T23:59:59Z'));
+    server = await startProjectPagesDev(site.out, clockArgs('2027-10-31T23:59:59Z'), site.root);
     const { response, body } = await get(server, '/api/v1/content.json');
     expect(response.status).toBe(200);
     expect(response.headers.get('sunset')).toBe('Mon, 01 Nov 2027 00:00:00 GMT');
@@ -410,7 +410,7 @@ describe('at the sunset instant, without a rebuild', () => {
   });
 
   it('from the sunset instant v1 answers 410 Gone with a problem body and the successor link', async () => {
-    server = await startPagesDev(site.out, clockArgs(SUNSET));
+    server = await startProjectPagesDev(site.out, clockArgs(SUNSET), site.root);
     expect(await snapshotDir(site.out)).toEqual(built); // the same files: no rebuild in between
     for (const path of ['/api/v1/content.json', '/api/v1/schema.json']) {
       const { response, body } = await get(server, path);
@@ -460,7 +460,7 @@ describe('a current version is served without invoking a Function', () => {
   });
 
   it('with the generated _routes.json, v1 and the alias come straight from the static files', async () => {
-    const server = await startPagesDev(site.out, clockArgs(BUILT.toISOString()));
+    const server = await startProjectPagesDev(site.out, clockArgs(BUILT.toISOString()), site.root);
     servers.push(server);
     for (const path of ['/api/v1/content.json', '/api/content.json']) {
       const { response, body } = await get(server, path);
@@ -472,7 +472,7 @@ describe('a current version is served without invoking a Function', () => {
   });
 
   it('without it the Function would have answered v1 itself (410 from the rewritten manifest)', async () => {
-    const server = await startPagesDev(noRoutes, clockArgs(BUILT.toISOString()));
+    const server = await startProjectPagesDev(noRoutes, clockArgs(BUILT.toISOString()), site.root);
     servers.push(server);
     expect((await get(server, '/api/v1/content.json')).response.status).toBe(410);
   });

@@ -1,25 +1,24 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { build } from '../build/index.ts';
 import { clientAjv } from './helpers/ajv.ts';
 import { type PagesDev, startPagesDev } from './helpers/pages-dev.ts';
-import { PROJECT_ROOT } from './helpers/site.ts';
+import { type SampleProject, sampleProject } from './helpers/project.ts';
 
+let project: SampleProject;
 let out: string;
 let server: PagesDev;
 
 beforeAll(async () => {
-  out = join(await mkdtemp(join(tmpdir(), 'content-index-serve-')), 'public');
-  await build({ root: PROJECT_ROOT, out });
+  project = await sampleProject();
+  out = project.out;
   // The site's own not-found page: Pages answers unknown static paths with it.
   await writeFile(join(out, '404.html'), '<!doctype html><title>No existe</title>');
-  server = await startPagesDev(out);
+  server = await startPagesDev(out, [], project.root);
 });
 afterAll(async () => {
   await server?.stop();
-  await rm(dirname(out), { recursive: true, force: true });
+  await project?.dispose();
 });
 
 it('serves the versioned index and the alias with the same JSON body through workerd', async () => {
@@ -115,7 +114,7 @@ it('every path /openapi.json describes answers 200 with the declared media type 
   expect(checked).toEqual(
     expect.arrayContaining(['/mcp', '/mcp/server-card', '/api/versions.json', '/api/v1/schema.json']),
   );
-  // …and every JSON file the build publishes is described (mcp/data.json is the Function's, not served).
+  // …and every JSON file the build publishes is described.
   const published = (await readdir(out, { recursive: true }))
     .map((file) => `/${file.split('\\').join('/')}`)
     .filter((file) => file.endsWith('.json') && !file.startsWith('/mcp/') && file !== '/_routes.json');

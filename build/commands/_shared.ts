@@ -40,6 +40,10 @@ export function buildOptions(flags: BuildFlags, context: CliContext): BuildOptio
   if (flags.out) options.out = expandHome(flags.out);
   if (flags.config) options.config = flags.config;
   if (flags.headers) options.headers = flags.headers;
+  // Test-only: smaller Cloudflare limits, as JSON (`{"workerGzipBytes":1000}`), so the tests reach
+  // them without giant fixtures. Never set it for a real deploy.
+  const limits = context.env.CONTENT_INDEX_TEST_LIMITS;
+  if (limits) options.limits = JSON.parse(limits) as BuildOptions['limits'];
   return options;
 }
 

@@ -1,12 +1,22 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
+import { deployLimits, formatSize, PLAN_NAME } from '../core/deploy-limits.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import { printable } from '../core/printable.ts';
 import { build, type LiveSite } from '../index.ts';
 import { count } from '../report.ts';
+import {
+  type D1Location,
+  importGeneration,
+  markPreview,
+  readD1Manifest,
+  switchGeneration,
+} from '../stages/d1-import.ts';
 import { verifyOutput } from '../stages/verify-output.ts';
+import { compiledWorkerGzipBytes } from '../stages/worker-size.ts';
 import { spawnWrangler } from '../stages/wrangler.ts';
+import { readWranglerConfig } from '../stages/wrangler-config.ts';
 import { configuredSite, livePassed, readLiveSite, withAllowDroppedField } from './_live-check.ts';
 import { type BuildFlags, buildOptions, reportFailure, withBuildFlags } from './_shared.ts';
 
@@ -67,24 +77,96 @@ async function deploy(flags: DeployFlags, context: CliContext): Promise<number> 
     );
   }
   const live = await liveCheck(flags, context);
-  const result = await build({
+  const options = {
     ...buildOptions(flags, context),
     ...(live && { live }),
     ...(flags.allowDroppedField && { allowDroppedFields: flags.allowDroppedField }),
-  });
+  };
+  const result = await build(options);
   if (live) context.print(livePassed(live));
   context.print(`✓ built ${count(result.model.entries.length, 'item')} into ${printable(result.outDir)}`);
   await verifyOutput(result.outDir, new Date());
   context.print('✓ output verified');
+  const root = process.cwd();
+  const env = { ...process.env, ...context.env };
+
+  // The Worker exactly as it will be uploaded: the build only estimated it.
+  const limits = deployLimits(result.config.plan, options.limits);
+  const workerBytes = await compiledWorkerGzipBytes(root, env);
+  if (workerBytes !== undefined && workerBytes > limits.workerGzipBytes) {
+    throw new ContentIndexError([
+      {
+        code: 'deploy_limit',
+        file: 'functions',
+        message: `the compiled Worker is ${formatSize(workerBytes)} compressed, over the ${PLAN_NAME[result.config.plan]}'s ${formatSize(limits.workerGzipBytes)} Worker limit; nothing was deployed`,
+        hint:
+          result.mcp?.backend === 'embedded'
+            ? "set mcp: { backend: 'd1' } (or 'auto') in the site configuration, which takes the index out of the Worker"
+            : 'your own Functions add to the Worker: make them smaller',
+      },
+    ]);
+  }
+  if (workerBytes !== undefined) {
+    context.print(
+      `✓ Worker ${formatSize(workerBytes)} compressed (${PLAN_NAME[result.config.plan]} limit ${formatSize(limits.workerGzipBytes)})`,
+    );
+  }
+
+  // The D1 backend's step: the new generation's tables are imported before anything is published, and
+  // the site switches to them only by being deployed (the Function names its generation).
+  const manifest = result.mcp?.backend === 'd1' ? await readD1Manifest(root) : undefined;
+  const where: D1Location = { remote: true, root, env };
+  if (manifest) {
+    await checkDatabaseId(root, manifest.binding);
+    context.print(`… D1 import: ${manifest.generation} (${manifest.items} items) into ${manifest.database}`);
+    const imported = await importGeneration(manifest, where);
+    context.print(
+      imported.imported
+        ? `✓ D1 import: ${manifest.generation} imported in ${(imported.ms / 1000).toFixed(1)} s`
+        : `✓ D1 import: ${manifest.generation} was imported already (same content)`,
+    );
+  }
+
   const project = flags.projectName ?? (await projectName());
   const args = ['pages', 'deploy', result.outDir, '--project-name', project];
   if (flags.branch) args.push('--branch', flags.branch);
-  const child = spawnWrangler(args, {
-    cwd: process.cwd(),
-    env: { ...process.env, ...context.env },
-    stdio: 'inherit',
-  });
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+  const child = spawnWrangler(args, { cwd: root, env, stdio: 'inherit' });
+  const code = await new Promise<number>((resolve) => child.once('exit', (exit) => resolve(exit ?? 1)));
+  if (!manifest) return code;
+  if (code !== 0) {
+    context.printErr(
+      `✗ the deploy failed: D1 keeps serving the live generation; ${manifest.generation} stays imported for the next attempt`,
+    );
+    return code;
+  }
+  if (flags.branch) {
+    // A preview shares the database with production: its tables are kept apart, never made live.
+    await markPreview(manifest, where);
+    context.print(`✓ D1: ${manifest.generation} serves the preview ${flags.branch}; production is unchanged`);
+    return 0;
+  }
+  const dropped = await switchGeneration(manifest, where);
+  context.print(
+    `✓ D1: ${manifest.generation} is live${dropped.length ? `; dropped the tables of ${dropped.join(', ')}` : ''}`,
+  );
+  return 0;
+}
+
+/** A remote import needs the database's id in wrangler.toml; a local one does not. */
+async function checkDatabaseId(root: string, binding: string): Promise<void> {
+  const { config } = await readWranglerConfig(root);
+  const entry = config.d1Databases.find((d) => d.binding === binding);
+  if (!entry?.database_id) {
+    throw new ContentIndexError([
+      {
+        code: 'config_invalid',
+        file: config.file ?? 'wrangler.toml',
+        field: 'd1_databases',
+        message: `the database bound as ${binding} has no database_id; nothing was deployed`,
+        hint: `run npx wrangler d1 create ${entry?.database_name ?? 'content-index'} (once) and copy the database_id it prints into the [[d1_databases]] entry`,
+      },
+    ]);
+  }
 }
 
 /**

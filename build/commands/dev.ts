@@ -10,6 +10,7 @@ import { DEFAULT_LAYOUT, type SiteConfig } from '../core/site-config.ts';
 import { type BuildResult, build } from '../index.ts';
 import { count } from '../report.ts';
 import { importConfigModule } from '../stages/load-config.ts';
+import { importGeneration, readD1Manifest, switchGeneration } from '../stages/d1-import.ts';
 import { refusedOutput } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
 import { type SourceEvent, shownPath, type WatchPlan, watchSources } from '../stages/watch-sources.ts';
@@ -72,6 +73,22 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   /** Each file's identity when a rebuild last started, to tell later writes from those it saw. */
   const seen = new Map<string, string>();
 
+  // The D1 backend serves from wrangler's local D1 (the same state `wrangler pages dev` uses): each build
+  // whose content changed is imported there, and the local database switched to it.
+  const importLocally = async (result: BuildResult): Promise<void> => {
+    if (result.mcp?.backend !== 'd1') return;
+    const manifest = await readD1Manifest(root);
+    if (!manifest) return;
+    const where = { remote: false, root, env: { ...process.env, ...context.env } };
+    const imported = await importGeneration(manifest, where);
+    await switchGeneration(manifest, where, imported.state);
+    if (imported.imported) {
+      context.print(
+        `✓ D1 (local): ${manifest.generation} imported in ${(imported.ms / 1000).toFixed(1)} s and live`,
+      );
+    }
+  };
+
   const rebuild = async (reason: string): Promise<void> => {
     try {
       last = await build(options);
@@ -79,6 +96,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       context.print(
         `✓ ${reason}: ${count(last.model.entries.length, 'item')} in ${Math.round(last.durationMs)} ms`,
       );
+      await importLocally(last);
     } catch (error) {
       if (isContentIndexError(error)) {
         context.printErr(formatProblems(error.problems));

@@ -3,20 +3,20 @@ import type { CliContext } from '../cli.ts';
 import { type BuildFlags, reportFailure, withBuildFlags } from './_shared.ts';
 
 interface McpFlags extends BuildFlags {
-  public?: string;
+  root?: string;
   sources?: boolean;
 }
 
 export function registerMcpCommand(program: Command, context: CliContext): void {
   withBuildFlags(program.command('mcp').description('serve the MCP tools over stdio, for local agents'))
-    .option('--public <dir>', 'built output folder to serve (its mcp/data.json)', 'public')
-    .option('--sources', 'build the content in memory instead of reading the output folder')
+    .option('--root <dir>', 'project folder whose last build is served (default: the current folder)')
+    .option('--sources', 'build the content in memory instead of serving the last build')
     .action(async (flags: McpFlags) => {
       // stdout carries the protocol: every human message goes to stderr.
       try {
         const { serveMcpStdio } = await import('../stages/mcp-stdio.ts');
         await serveMcpStdio({
-          ...(flags.public !== undefined && { publicDir: flags.public }),
+          ...(flags.root !== undefined && { root: flags.root }),
           ...(flags.sources && {
             sources: {
               ...(flags.content !== undefined && { content: flags.content }),

@@ -29,7 +29,8 @@ export type ProblemCode =
   | 'lifecycle_invalid'
   | 'schema_changed'
   | 'live_unreachable'
-  | 'serving_limits';
+  | 'serving_limits'
+  | 'deploy_limit';
 
 export interface Problem {
   code: ProblemCode;

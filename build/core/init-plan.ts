@@ -40,15 +40,23 @@ export interface InitPlan {
   actions: InitAction[];
 }
 
-/** The files the Pages Functions consist of in a site: one re-export each, the handlers ship in the package. */
+/**
+ * The files the Pages Functions consist of in a site: the handlers ship in the package; /mcp adds the
+ * data module the build writes for it (bundled into the Worker, so nothing is fetched per request).
+ */
 export const FUNCTION_FILES = {
   'functions/api/[[path]].ts': `// Pages Function for /api/*: deprecated versions' headers, 410 for withdrawn ones, 404 problems.
 // Written by \`content-index init\`; the handler ships in the content-index package.
 export { onRequest } from 'content-index/functions/api';
 `,
   'functions/mcp/[[path]].ts': `// Pages Function for /mcp and /mcp/*: the MCP server (list_content, search_content, content_stats).
-// Written by \`content-index init\`; the handler ships in the content-index package.
-export { onRequest } from 'content-index/functions/mcp';
+// Written by \`content-index init\`; the handler ships in the content-index package, and its data is the
+// module \`content-index build\` writes into the site's private folder, which wrangler bundles in.
+import { createMcpFunction } from 'content-index/functions/mcp';
+// If wrangler cannot resolve this import, the site has not been built yet: run the build first.
+import data from '../../.content-index/worker/mcp-data.mjs';
+
+export const onRequest = createMcpFunction(data);
 `,
 } as const;
 

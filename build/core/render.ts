@@ -3,9 +3,9 @@ import { generatedAt, type SourceDates } from './generated.ts';
 import { DEFAULT_CACHE_CONTROL } from './headers-config.ts';
 import type { HeaderRule } from './headers-file.ts';
 import { isoSeconds, type Lifecycle, versionState } from './lifecycle.ts';
-import { buildMcpData, MCP_DATA_PATH } from './mcp/mcp-data.ts';
+import { type McpPrepared, prepareMcp } from './mcp/mcp-data.ts';
 import type { ContentModel } from './model.ts';
-import { jsonFile, type OutputFile } from './outputs.ts';
+import type { OutputFile } from './outputs.ts';
 import { renderServing, type ServingContext } from './render-serving.ts';
 import { renderVersions } from './render-versions.ts';
 import { SERIALIZERS, type SerializerRegistry } from './serializers/registry.ts';
@@ -33,6 +33,11 @@ export interface Rendered {
   generated: Date;
   latest: string;
   files: OutputFile[];
+  /**
+   * What the MCP server serves: items, translations, search documents and statistics. Not a published
+   * file: the build turns it into the Function's data module, or D1's SQL (stages/mcp-output.ts).
+   */
+  mcp: McpPrepared;
 }
 
 /** Turns the content model into every file the build publishes. Pure: the caller writes them. */
@@ -47,8 +52,7 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
   const headerRules: HeaderRule[] = [...discoveryHeaderRules()];
   const serving: ServingContext = { manifest: api.manifest, now, headerRules };
   if (ctx.author) serving.author = ctx.author;
-  // What the MCP Function and `content-index mcp` serve: items, translations and a prepared search index.
-  // Its tools speak ContentItem v1 whatever the latest version is.
+  // The MCP tools speak ContentItem v1 whatever the latest version is.
   const v1 =
     (api.bodies.v1 as ContentIndexV1 | undefined) ??
     serializeV1(model, {
@@ -57,9 +61,7 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
       current: api.latest,
       deprecation: null,
     });
-  files.push(
-    jsonFile(MCP_DATA_PATH, buildMcpData(model, { config: ctx.config, generated, items: v1.content })),
-  );
+  const mcp = prepareMcp(model, { config: ctx.config, generated, items: v1.content });
   files.push(
     ...discoveryFiles(model, {
       config: ctx.config,
@@ -72,7 +74,7 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
     }),
   );
   files.push(...renderServing(serving));
-  return { bodies: api.bodies, generated, latest: api.latest, files };
+  return { bodies: api.bodies, generated, latest: api.latest, files, mcp };
 }
 
 /** Without a lifecycle, the latest version alone, published when the content last changed. */

@@ -6,6 +6,7 @@ import { ContentIndexError, type Problem } from './errors.ts';
 import { CONTENT_TYPES, LANGUAGES, type Language } from './languages.ts';
 import {
   type ContentLayout,
+  DEFAULT_D1,
   DEFAULT_LAYOUT,
   DEFAULT_ROUTES,
   type Env,
@@ -91,8 +92,13 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
     perLanguage: {} as SiteConfig['perLanguage'],
     license: { name: 'Terms of use' },
     content,
-    mcp: { allowedHosts: (config.mcp?.allowedHosts ?? []).map((host) => host.toLowerCase()) },
+    mcp: {
+      allowedHosts: (config.mcp?.allowedHosts ?? []).map((host) => host.toLowerCase()),
+      backend: config.mcp?.backend ?? 'embedded',
+      d1: { ...DEFAULT_D1, ...config.mcp?.d1 },
+    },
     landingPage: config.landingPage ?? false,
+    plan: config.plan ?? 'free',
   };
   for (const lang of LANGUAGES) {
     resolved.perLanguage[lang] = {

@@ -85,6 +85,11 @@ export interface SiteConfigInput {
    * replaced, and the build stops rather than overwrite an `index.html` it did not write.
    */
   landingPage?: boolean;
+  /**
+   * The Cloudflare plan the site is deployed on (`free` or `paid`, Workers Paid): it sets the limits the
+   * build checks (files per deployment, Worker size). Default `free`.
+   */
+  plan?: CloudflarePlan;
 }
 
 /** A text for every language, or one per language with the Spanish (canonical) one required. */
@@ -98,6 +103,15 @@ export interface LicenseInput {
   url?: string;
 }
 
+export type CloudflarePlan = 'free' | 'paid';
+
+/**
+ * Where `/mcp` reads the index from: `embedded` (bundled into the Function; the default, for sites
+ * that fit one isolate), `d1` (Cloudflare D1, for large sites) or `auto` (embedded while it fits the
+ * plan's limits, D1 past them).
+ */
+export type McpBackendName = 'embedded' | 'd1' | 'auto';
+
 export interface McpConfigInput {
   /**
    * Host names (no scheme, no port) the MCP endpoint answers for besides the site's own host and
@@ -105,7 +119,13 @@ export interface McpConfigInput {
    * Any other `Host` is refused (DNS-rebinding defence).
    */
   allowedHosts?: string[];
+  /** Default `embedded`. */
+  backend?: McpBackendName;
+  /** The D1 database of the `d1` backend, as bound in wrangler.toml. */
+  d1?: { database?: string; binding?: string };
 }
+
+export const DEFAULT_D1 = { database: 'content-index', binding: 'CONTENT_INDEX_DB' } as const;
 
 export interface ResolvedSection {
   name: string;
@@ -133,8 +153,9 @@ export interface SiteConfig {
   content: ContentLayout;
   /** Relative to the project root; unset: none. */
   static?: string;
-  mcp: { allowedHosts: string[] };
+  mcp: { allowedHosts: string[]; backend: McpBackendName; d1: { database: string; binding: string } };
   landingPage: boolean;
+  plan: CloudflarePlan;
 }
 
 export const DEFAULT_ROUTES: RoutePatterns = {

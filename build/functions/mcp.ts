@@ -1,23 +1,15 @@
-// The /mcp and /mcp/* Pages Function a site's `functions/mcp/[[path]].ts` re-exports (`content-index
-// init` writes that file). The endpoint lives in core/mcp/http.ts, shared with the stdio command.
-import { createMcpFetch } from '../core/mcp/http.ts';
-import { MCP_DATA_PATH } from '../core/mcp/mcp-data.ts';
+// What a site's `functions/mcp/[[path]].ts` (written by `content-index init`) builds the /mcp and /mcp/*
+// Pages Function from: `export const onRequest = createMcpFunction(data)`, with `data` the module
+// `content-index build` writes into the site's private folder (.content-index/worker/mcp-data.mjs). The
+// endpoint lives in core/mcp/function.ts and http.ts, shared with the stdio command.
+import { createMcpFunction as create, type McpFunctionContext } from '../core/mcp/function.ts';
 
-export interface McpFunctionEnv {
-  ASSETS: { fetch(input: Request | string): Promise<Response> };
-}
+export type { McpFunctionContext } from '../core/mcp/function.ts';
 
-// Module scope lives as long as the isolate: the data file and search index load once, not per request.
-let serve: ((request: Request) => Promise<Response>) | undefined;
-
-export function onRequest({ request, env }: { request: Request; env: McpFunctionEnv }): Promise<Response> {
-  serve ??= createMcpFetch({
-    loadData: async (first) => {
-      const response = await env.ASSETS.fetch(new URL(`/${MCP_DATA_PATH}`, first.url).href);
-      if (!response.ok) throw new Error(`${MCP_DATA_PATH}: HTTP ${response.status}`);
-      return response.json();
-    },
-    log: (message) => console.log(message),
-  });
-  return serve(request);
+/**
+ * The Function's `onRequest`, made in its global scope: everything that can be done before a request
+ * (loading the embedded index, setting the server up, a warm-up) is done there, once per isolate.
+ */
+export function createMcpFunction(data: unknown): (context: McpFunctionContext) => Promise<Response> {
+  return create(data, { log: (message) => console.log(message) });
 }

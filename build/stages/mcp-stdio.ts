@@ -1,18 +1,19 @@
-import { readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ContentIndexError } from '../core/errors.ts';
-import { MCP_DATA_PATH, type McpData, parseMcpData } from '../core/mcp/mcp-data.ts';
+import type { LoadedMcp } from '../core/mcp/backend.ts';
+import { createEmbeddedBackend, embeddedData } from '../core/mcp/embedded.ts';
 import { createServerFactory } from '../core/mcp/server.ts';
-import { loadMcp } from '../core/mcp/tools.ts';
+import { MCP_MODULE_PATH, parseMcpModule } from '../core/mcp/worker-module.ts';
 import { type BuildOptions, build, type Logger } from '../index.ts';
 
 export interface McpStdioOptions {
+  /** The project whose last build is served. Default: the current folder. */
   root?: string;
-  /** Built output folder to read `mcp/data.json` from. Default: `public`. */
-  publicDir?: string;
-  /** Build the content in memory instead of reading a built output folder. */
+  /** Build the content in memory instead of serving the last build. */
   sources?: Omit<BuildOptions, 'root' | 'dryRun' | 'logger'>;
   stdin: Readable;
   stdout: Writable;
@@ -22,12 +23,16 @@ export interface McpStdioOptions {
 
 /** Serves the MCP tools over stdio until the client closes stdin. */
 export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
-  const { data, from } = options.sources ? await fromSources(options) : await fromPublic(options);
-  const handle = serveStdio(createServerFactory(loadMcp(data)), {
+  const { mcp, from } = options.sources
+    ? await fromSources(options, options.sources)
+    : await fromLastBuild(options);
+  const handle = serveStdio(createServerFactory(mcp), {
     transport: new StdioServerTransport(options.stdin, options.stdout),
     onerror: (error) => options.logger.warn(`content-index mcp: ${error.message}`),
   });
-  options.logger.info(`content-index mcp: serving ${data.entries.length} items from ${from} over stdio`);
+  options.logger.info(
+    `content-index mcp: serving ${mcp.info.stats.counts.total} items from ${from} over stdio`,
+  );
   await new Promise<void>((done) => {
     options.stdin.once('end', done);
     options.stdin.once('close', done);
@@ -35,13 +40,19 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   await handle.close();
 }
 
-async function fromPublic(options: McpStdioOptions): Promise<{ data: McpData; from: string }> {
+/**
+ * The data module the last build wrote for the Function. A site on the D1 backend has no items in it
+ * (they are in D1), so its content is built in memory instead.
+ */
+async function fromLastBuild(options: McpStdioOptions): Promise<{ mcp: LoadedMcp; from: string }> {
   const root = resolve(options.root ?? '.');
-  const file = resolve(root, options.publicDir ?? 'public', MCP_DATA_PATH);
-  const inside = relative(root, file);
+  const file = resolve(root, MCP_MODULE_PATH);
+  const inside = relative(process.cwd(), file);
   const shown = inside.startsWith('..') ? file : inside;
+  let module: unknown;
   try {
-    return { data: parseMcpData(JSON.parse(await readFile(file, 'utf8'))), from: shown };
+    await access(file);
+    module = (await import(pathToFileURL(file).href)).default;
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (error as Error).message;
@@ -50,16 +61,36 @@ async function fromPublic(options: McpStdioOptions): Promise<{ data: McpData; fr
         code: 'source_unreadable',
         file: shown,
         message: `cannot read the MCP data: ${reason}`,
-        hint: 'run content-index build first (or pass --public DIR), or pass --sources to serve content/ without building',
+        hint: 'run content-index build first (or pass --root DIR), or pass --sources to serve content/ without building',
       },
     ]);
   }
+  let data: ReturnType<typeof parseMcpModule>;
+  try {
+    data = parseMcpModule(module);
+  } catch (error) {
+    throw new ContentIndexError([
+      { code: 'source_unreadable', file: shown, message: (error as Error).message },
+    ]);
+  }
+  if (data.backend === 'd1') {
+    options.logger.info(
+      'content-index mcp: the last build serves /mcp from D1, which is not reachable from here; building the content in memory',
+    );
+    return fromSources(options, {});
+  }
+  return { mcp: { info: data.info, backend: createEmbeddedBackend(data) }, from: shown };
 }
 
-async function fromSources(options: McpStdioOptions): Promise<{ data: McpData; from: string }> {
-  const result = await build({ ...options.sources, root: options.root, dryRun: true });
-  // A dry run still renders every file: the data the Function would serve is among them.
-  const file = result.files.find((f) => f.path === MCP_DATA_PATH);
-  if (!file) throw new Error(`the build rendered no ${MCP_DATA_PATH}`);
-  return { data: parseMcpData(JSON.parse(file.content)), from: options.sources?.content ?? 'content' };
+async function fromSources(
+  options: McpStdioOptions,
+  sources: NonNullable<McpStdioOptions['sources']>,
+): Promise<{ mcp: LoadedMcp; from: string }> {
+  // A dry run still renders everything, the MCP material included, and writes nothing.
+  const result = await build({ ...sources, root: options.root, dryRun: true, deployment: false });
+  const data = embeddedData(result.mcpPrepared);
+  return {
+    mcp: { info: data.info, backend: createEmbeddedBackend(data) },
+    from: sources.content ?? result.config.content.dir,
+  };
 }

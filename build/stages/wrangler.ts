@@ -7,9 +7,15 @@ import { ContentIndexError } from '../core/errors.ts';
 
 /**
  * The site's wrangler (a peer dependency: every Pages site has one, and npm installs it with
- * content-index when it is missing), run with the current Node.
+ * content-index when it is missing), run with the current Node. `CONTENT_INDEX_WRANGLER` (a JavaScript
+ * file) runs another one instead: a stand-in that tests use to play Cloudflare's side of a deploy.
  */
-export function wranglerCommand(args: readonly string[]): { command: string; args: string[] } {
+export function wranglerCommand(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { command: string; args: string[] } {
+  if (env.CONTENT_INDEX_WRANGLER)
+    return { command: process.execPath, args: [env.CONTENT_INDEX_WRANGLER, ...args] };
   let manifest: string;
   try {
     manifest = createRequire(import.meta.url).resolve('wrangler/package.json');
@@ -31,7 +37,7 @@ export function spawnWrangler(
   args: readonly string[],
   options: { cwd: string; env: NodeJS.ProcessEnv; stdio: 'pipe' | 'inherit' },
 ): ChildProcess {
-  const { command, args: full } = wranglerCommand(args);
+  const { command, args: full } = wranglerCommand(args, options.env);
   return spawn(command, full, {
     cwd: options.cwd,
     env: { ...options.env, WRANGLER_SEND_METRICS: 'false' },

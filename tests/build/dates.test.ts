@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McpData } from '../../build/core/mcp/mcp-data.ts';
 import type { BuildReport } from '../../build/report.ts';
+import { projectEntries } from '../helpers/mcp.ts';
 import { md, type TempSite, tempSite } from '../helpers/site.ts';
 
 let site: TempSite | undefined;
@@ -105,8 +105,8 @@ describe('dates are validated as written', () => {
     });
     const result = await site.cli('build', '--json');
     expect(result.code).toBe(0);
-    const data = await site.readJson<McpData>('mcp/data.json');
-    expect(data.entries.map((e) => [e.item.title, e.date])).toEqual([
+    const entries = await projectEntries(site.root);
+    expect(entries.map((e) => [e.item.title, e.date])).toEqual([
       ['A', '2025-03-14T00:00:00Z'],
       ['B', '2025-03-13T00:00:00Z'],
       ['C', '2025-03-12T07:30:00Z'],
@@ -118,7 +118,8 @@ describe('dates are validated as written', () => {
       ['I', '2025-03-06T09:30:00Z'],
       ['J', '2025-03-05T09:30:00Z'],
     ]);
-    expect(data.generated).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const index = await site.readJson<{ generated: string }>('api/v1/content.json');
+    expect(index.generated).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const report = JSON.parse(result.stdout) as BuildReport;
     expect(report.leftOut).toEqual([
       { file: 'content/posts/k.es.md', reason: 'future', date: '2999-01-01T00:00:00Z', wholeItem: true },

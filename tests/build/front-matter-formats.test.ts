@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McpData } from '../../build/core/mcp/mcp-data.ts';
 import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
 import type { BuildReport } from '../../build/report.ts';
+import { projectEntries } from '../helpers/mcp.ts';
 import { md, type TempSite, tempSite } from '../helpers/site.ts';
 
 let site: TempSite | undefined;
@@ -83,9 +83,9 @@ describe('front matter as Hugo reads it', () => {
       },
       { type: 'tip', title: 'Un atajo', url: 'https://example.com/consejos/atajo/' },
     ]);
-    const data = await site.readJson<McpData>('mcp/data.json');
+    const entries = await projectEntries(site.root);
     // The top-level date, not the one under [params]; the offset read as written.
-    expect(data.entries.map((e) => e.date)).toEqual([
+    expect(entries.map((e) => e.date)).toEqual([
       '2025-03-14T07:30:00Z',
       '2024-11-02T00:00:00Z',
       '2023-05-06T00:00:00Z',

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build } from '../../build/index.ts';
+import { D1_WRANGLER } from '../helpers/project.ts';
 import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
 const run = promisify(execFile);
@@ -29,17 +30,52 @@ const FILES = {
 let site: TempSite | undefined;
 afterEach(() => site?.dispose());
 
+/**
+ * Everything a deploy publishes: the output folder, and the project's private files that go with it
+ * (the /mcp Function's data module, bundled into the Worker; the D1 import).
+ */
 async function allOutput(s: TempSite): Promise<string> {
-  const files = Object.keys(await snapshotDir(s.out)).sort();
-  const parts = await Promise.all(files.map((f) => readFile(join(s.out, f), 'utf8')));
+  const parts: string[] = [];
+  for (const dir of [s.out, join(s.root, '.content-index')]) {
+    const files = Object.keys(await snapshotDir(dir)).sort();
+    parts.push(...(await Promise.all(files.map((f) => readFile(join(dir, f), 'utf8')))));
+  }
   return parts.join('\n');
 }
 
+const D1_CONFIG = {
+  site: 'https://example.com/',
+  images: 'https://images.example.com/',
+  mcp: { backend: 'd1' },
+};
+
 describe('drafts and future-dated items', () => {
-  it('leave no trace in any output file', async () => {
+  it('leave no trace in any output file, nor in the D1 import', async () => {
     site = await tempSite(FILES);
     const result = await build({ root: site.root, clock });
-    const everything = await allOutput(site);
+    await leavesNoTrace(site);
+    const d1 = await tempSite({ ...FILES, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` }, D1_CONFIG);
+    try {
+      await build({ root: d1.root, clock });
+      await access(join(d1.root, '.content-index/d1/import.sql'));
+      await leavesNoTrace(d1);
+    } finally {
+      await d1.dispose();
+    }
+    expect(result.model.leftOut).toEqual([
+      { file: 'content/posts/borrador-secreto.es.md', reason: 'draft', wholeItem: true },
+      { file: 'content/posts/publicado.en.md', reason: 'draft', wholeItem: false },
+      {
+        file: 'content/tips/futuro-lejano.es.md',
+        reason: 'future',
+        date: '2026-06-01T12:00:01Z',
+        wholeItem: true,
+      },
+    ]);
+  });
+
+  async function leavesNoTrace(s: TempSite) {
+    const everything = await allOutput(s);
     // Unique words, so a leak into the search index (folded, lowercased, one word per term) shows too.
     for (const token of ['zqxsecreto', 'zqxdraft', 'zqxfuturo'])
       expect(everything.toLowerCase()).not.toContain(token);
@@ -56,21 +92,9 @@ describe('drafts and future-dated items', () => {
     }
     expect(everything).toContain('Publicado');
     expect(everything).toContain('https://example.com/consejos/hoy/'); // exactly "now" is not the future
-    const index = await site.readJson<{ content: { title: string; url_en?: string }[] }>(
-      'api/v1/content.json',
-    );
+    const index = await s.readJson<{ content: { title: string; url_en?: string }[] }>('api/v1/content.json');
     expect(index.content.find((i) => i.title === 'Publicado')?.url_en).toBeUndefined();
-    expect(result.model.leftOut).toEqual([
-      { file: 'content/posts/borrador-secreto.es.md', reason: 'draft', wholeItem: true },
-      { file: 'content/posts/publicado.en.md', reason: 'draft', wholeItem: false },
-      {
-        file: 'content/tips/futuro-lejano.es.md',
-        reason: 'future',
-        date: '2026-06-01T12:00:01Z',
-        wholeItem: true,
-      },
-    ]);
-  });
+  }
 
   it('are included with --drafts and --future', async () => {
     site = await tempSite(FILES);
@@ -79,8 +103,10 @@ describe('drafts and future-dated items', () => {
     let everything = await allOutput(site);
     expect(everything).toContain('Borrador secreto');
     expect(everything).toContain('https://example.com/en/blog/secret-draft/');
-    // The search index holds the word too: so the check above would see a leak into it.
-    expect(await readFile(join(site.out, 'mcp/data.json'), 'utf8')).toMatch(/"zqxsecreto"/);
+    // The Function's search index holds the word too: so the check above would see a leak into it.
+    expect(await readFile(join(site.root, '.content-index/worker/mcp-data.mjs'), 'utf8')).toMatch(
+      /zqxsecreto/,
+    );
     expect(everything).toContain('https://example.com/en/blog/published/');
     expect(everything).not.toContain('Futuro lejano');
 

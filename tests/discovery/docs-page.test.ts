@@ -1,20 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_NAMES } from '../../build/core/problem-types.ts';
-import { build } from '../../build/index.ts';
 import { CHROMIUM, hasChromium, launchChromium, warnIfNoChromium } from '../helpers/chromium.ts';
 import { type PagesDev, startPagesDev } from '../helpers/pages-dev.ts';
-import { PROJECT_ROOT } from '../helpers/site.ts';
+import { type SampleProject, sampleProject } from '../helpers/project.ts';
 
 warnIfNoChromium('the /docs/ browser test');
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 describe.skipIf(!hasChromium)(`/docs/ in headless Chromium (${CHROMIUM})`, () => {
-  let out: string;
+  let project: SampleProject;
   let server: PagesDev;
   let browser: Browser;
   let page: Page;
@@ -24,9 +20,8 @@ describe.skipIf(!hasChromium)(`/docs/ in headless Chromium (${CHROMIUM})`, () =>
   let links: string[] = [];
 
   beforeAll(async () => {
-    out = join(await mkdtemp(join(tmpdir(), 'content-index-docs-')), 'public');
-    await build({ root: PROJECT_ROOT, out });
-    server = await startPagesDev(out);
+    project = await sampleProject();
+    server = await startPagesDev(project.out, [], project.root);
     browser = await launchChromium();
     // Context-level events also see requests made by workers.
     const context = await browser.newContext();
@@ -48,7 +43,7 @@ describe.skipIf(!hasChromium)(`/docs/ in headless Chromium (${CHROMIUM})`, () =>
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
-    await rm(dirname(out), { recursive: true, force: true });
+    await project?.dispose();
   });
 
   it('loads nothing from any host but the local server', () => {

@@ -1,30 +1,24 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
-import { build } from '../../build/index.ts';
+import type { LoadedMcp } from '../../build/core/mcp/backend.ts';
+import { createEmbeddedBackend } from '../../build/core/mcp/embedded.ts';
+import type { McpEntry } from '../../build/core/mcp/mcp-data.ts';
+import { MCP_MODULE_PATH, parseMcpModule } from '../../build/core/mcp/worker-module.ts';
+import { type SampleProject, sampleProject } from './project.ts';
 import { PROJECT_ROOT } from './site.ts';
 
-/** Fixed, so cursors and `generated` are the same in every run. */
-export const GENERATED = new Date('2026-04-01T12:00:00Z');
+export { GENERATED } from './project.ts';
 
-export interface BuiltSample {
-  out: string;
-  index: ContentIndexV1;
-  dispose(): Promise<void>;
-}
+export type BuiltSample = SampleProject;
 
-/** The sample site built into a temporary output folder. */
-export async function buildSample(): Promise<BuiltSample> {
-  const out = join(await mkdtemp(join(tmpdir(), 'content-index-mcp-')), 'public');
-  await build({ root: PROJECT_ROOT, out, clock: () => GENERATED });
-  const index = JSON.parse(await readFile(join(out, 'api/v1/content.json'), 'utf8')) as ContentIndexV1;
-  return { out, index, dispose: () => rm(dirname(out), { recursive: true, force: true }) };
+/** The sample site, built as a project of its own (tests/helpers/project.ts). */
+export function buildSample(backend: 'embedded' | 'd1' = 'embedded'): Promise<BuiltSample> {
+  return sampleProject({ backend });
 }
 
 export interface ToolResult {
@@ -139,3 +133,19 @@ export const JSON_RPC_HEADERS = {
   'Content-Type': 'application/json',
   Accept: 'application/json, text/event-stream',
 };
+
+/** The MCP data a project's last build wrote for its Function, loaded as the Function loads it. */
+export async function loadProjectMcp(root: string): Promise<LoadedMcp> {
+  const file = join(root, MCP_MODULE_PATH);
+  const data = parseMcpModule((await import(`${pathToFileURL(file).href}?t=${Date.now()}`)).default);
+  if (data.backend !== 'embedded') throw new Error(`${file}: built for the ${data.backend} backend`);
+  return { info: data.info, backend: createEmbeddedBackend(data) };
+}
+
+/** The entries a project's last build gave its /mcp Function (embedded backend), in index order. */
+export async function projectEntries(root: string): Promise<McpEntry[]> {
+  const file = join(root, MCP_MODULE_PATH);
+  const data = parseMcpModule((await import(`${pathToFileURL(file).href}?t=${Date.now()}`)).default);
+  if (data.backend !== 'embedded') throw new Error(`${file}: built for the ${data.backend} backend`);
+  return data.entries.split('\n').map((line) => JSON.parse(line) as McpEntry);
+}

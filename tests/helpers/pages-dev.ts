@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compatibilityArgs } from '../../build/stages/wrangler.ts';
+import { installFunctions } from './functions.ts';
 import { PROJECT_ROOT } from './site.ts';
 
 export interface PagesDev {
@@ -40,9 +41,11 @@ export async function startPagesDev(
   cwd = PROJECT_ROOT,
   /** A site's own wrangler (its bin/wrangler.js) instead of this repository's. */
   wrangler = join(PROJECT_ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
+  /** wrangler's state folder (local D1 lives there): one the caller made and imported into, kept on stop. */
+  { persistTo }: { persistTo?: string } = {},
 ): Promise<PagesDev> {
   const [port, inspectorPort] = [await freePort(), await freePort()];
-  const state = await mkdtemp(join(tmpdir(), 'content-index-wrangler-'));
+  const state = persistTo ?? (await mkdtemp(join(tmpdir(), 'content-index-wrangler-')));
   let log = '';
   const child: ChildProcess = spawn(
     process.execPath,
@@ -79,7 +82,7 @@ export async function startPagesDev(
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-    await rm(state, { recursive: true, force: true });
+    if (!persistTo) await rm(state, { recursive: true, force: true });
   };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
@@ -93,4 +96,18 @@ export async function startPagesDev(
   }
   await stop();
   throw new Error(`wrangler pages dev did not start:\n${log}`);
+}
+
+/**
+ * Serves a project of its own (a temporary site, built): this checkout's Functions are installed into it
+ * first (functions.ts), so they bundle that project's `.content-index/worker/` data module.
+ */
+export async function startProjectPagesDev(
+  dir: string,
+  extraArgs: string[],
+  root: string,
+  options: { persistTo?: string } = {},
+): Promise<PagesDev> {
+  await installFunctions(root);
+  return startPagesDev(dir, extraArgs, root, undefined, options);
 }

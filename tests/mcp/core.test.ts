@@ -1,18 +1,20 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
+import { createEmbeddedBackend, type EmbeddedData, embeddedData } from '../../build/core/mcp/embedded.ts';
+import { createMcpFunction } from '../../build/core/mcp/function.ts';
 import { createMcpFetch, MAX_REQUEST_BYTES } from '../../build/core/mcp/http.ts';
-import { MCP_DATA_PATH, type McpData } from '../../build/core/mcp/mcp-data.ts';
 import { buildSearchIndex } from '../../build/core/mcp/search-index.ts';
-import { render } from '../../build/core/render.ts';
+import { MCP_MODULE_PATH, renderMcpModule } from '../../build/core/mcp/worker-module.ts';
 import { build } from '../../build/index.ts';
 import { GENERATED, JSON_RPC_HEADERS } from '../helpers/mcp.ts';
 import { md, PROJECT_ROOT, tempSite } from '../helpers/site.ts';
 
-async function sampleData(generated = GENERATED): Promise<McpData> {
-  const { model, config } = await build({ root: PROJECT_ROOT, dryRun: true, clock: () => generated });
-  const file = render(model, { config, now: generated }).files.find((f) => f.path === MCP_DATA_PATH);
-  return JSON.parse(file?.content ?? 'null');
+async function sampleData(generated = GENERATED): Promise<EmbeddedData> {
+  const { mcpPrepared } = await build({ root: PROJECT_ROOT, dryRun: true, clock: () => generated });
+  return embeddedData(mcpPrepared);
 }
+
+const loaded = (data: EmbeddedData) => ({ info: data.info, backend: createEmbeddedBackend(data) });
 
 /** The endpoint the Function mounts, driven in-process by the v2 client through a fetch that never leaves Node. */
 async function connect(serve: (request: Request) => Promise<Response>): Promise<Client> {
@@ -37,28 +39,30 @@ const search = async (client: Client, query: string) =>
     }
   ).items.map((i) => i.url);
 
-describe('the prepared data', () => {
+describe('the embedded data', () => {
   it('is searched as the build prepared it: a cold start loads the index, it does not rebuild it', async () => {
     const data = await sampleData();
-    const first = data.entries[0];
+    const first = JSON.parse(data.entries.split('\n')[0] ?? '{}');
     // An index that knows a single word for the first item, and nothing else the entries contain.
-    data.search = buildSearchIndex([
-      { id: 0, text: { es: { title: 'zzprepared', tags: [] } }, tags: [], technologies: [] },
-    ]);
-    const client = await connect(createMcpFetch({ loadData: async () => data, log: () => undefined }));
-    expect(await search(client, 'zzprepared')).toEqual([first?.item.url]);
+    data.search = JSON.stringify(
+      buildSearchIndex([
+        { id: 0, text: { es: { title: 'zzprepared', tags: [] } }, tags: [], technologies: [] },
+      ]),
+    );
+    const client = await connect(createMcpFetch({ mcp: loaded(data), log: () => undefined }));
+    expect(await search(client, 'zzprepared')).toEqual([first.item.url]);
     expect(await search(client, 'rust')).toEqual([]);
     await client.close();
   });
 
-  it('is loaded once for every request, and again only after a failed load', async () => {
+  it('is set up once for every request, and again only after a failed set-up', async () => {
     const data = await sampleData();
-    let loads = 0;
+    let setUps = 0;
     const serve = createMcpFetch({
-      loadData: async () => {
-        loads++;
-        if (loads === 1) throw new Error('asset fetch failed');
-        return data;
+      mcp: () => {
+        setUps++;
+        if (setUps === 1) throw new Error('binding missing');
+        return loaded(data);
       },
       log: () => undefined,
     });
@@ -68,36 +72,86 @@ describe('the prepared data', () => {
     for (const query of ['rust', 'python', 'rag'])
       expect((await search(client, query)).length).toBeGreaterThan(0);
     await client.close();
-    expect(loads).toBe(2);
+    expect(setUps).toBe(2);
   });
 
-  it("answers 503 with a JSON body, not 500, when the file is missing or is the site's HTML page", async () => {
+  it('answers 503 with a JSON body, not 500, when the module comes from another release', async () => {
     const logged: string[] = [];
-    const serve = createMcpFetch({
-      loadData: async () => '<!doctype html><title>Home</title>',
-      log: (m) => logged.push(m),
+    const onRequest = createMcpFunction({ format: 2, entries: [] }, { log: (m) => logged.push(m) });
+    const response = await onRequest({
+      request: new Request('https://example.com/mcp', { headers: { host: 'example.com' } }),
+      env: {},
     });
-    const response = await serve(
-      new Request('https://example.com/mcp', { headers: { host: 'example.com' } }),
-    );
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({
-      error: 'mcp_unavailable',
-      message: 'The MCP server has no data to serve yet; the site needs a rebuild.',
+    const message = `${MCP_MODULE_PATH} has another format (expected 3): it was written by another version of content-index; rebuild the site with content-index build`;
+    expect(await response.json()).toEqual({ error: 'mcp_unavailable', message });
+    expect(logged).toEqual([`content-index mcp: ${message}`, `content-index mcp: ${message}`]);
+  });
+
+  it('answers 503 naming the binding when a D1 build is deployed without its database', async () => {
+    const { mcpPrepared } = await build({ root: PROJECT_ROOT, dryRun: true, clock: () => GENERATED });
+    const { d1Data } = await import('../../build/core/mcp/d1-backend.ts');
+    const data = d1Data(mcpPrepared, {
+      binding: 'CONTENT_INDEX_DB',
+      database: 'content-index',
+      generation: 'g0123456789ab',
     });
-    expect(logged).toEqual([
-      'content-index mcp: mcp/data.json is missing or has another format (expected format 2); rebuild the site with content-index build',
-    ]);
+    const onRequest = createMcpFunction(data);
+    const response = await onRequest({
+      request: new Request('https://example.com/mcp', { headers: { host: 'example.com' } }),
+      env: {},
+    });
+    expect(response.status).toBe(503);
+    expect((await response.json()).message).toBe(
+      'The D1 binding CONTENT_INDEX_DB (database content-index) is missing from this deployment: add it to wrangler.toml as [[d1_databases]] binding = "CONTENT_INDEX_DB", database_name = "content-index", and deploy again.',
+    );
+  });
+
+  it('says what to do when a D1 deploy reads tables that were never imported', async () => {
+    const { mcpPrepared } = await build({ root: PROJECT_ROOT, dryRun: true, clock: () => GENERATED });
+    const { d1Data } = await import('../../build/core/mcp/d1-backend.ts');
+    const data = d1Data(mcpPrepared, {
+      binding: 'CONTENT_INDEX_DB',
+      database: 'content-index',
+      generation: 'g0123456789ab',
+    });
+    const missing = {
+      prepare: () => ({
+        bind() {
+          return this;
+        },
+        all: async () => {
+          throw new Error('D1_ERROR: no such table: ci_g0123456789ab_items: SQLITE_ERROR');
+        },
+      }),
+    };
+    const onRequest = createMcpFunction(data);
+    const client = await connect((request) => onRequest({ request, env: { CONTENT_INDEX_DB: missing } }));
+    const result = await client.callTool({ name: 'list_content', arguments: {} });
+    expect(result).toMatchObject({
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: 'The search tables of this build (g0123456789ab) are not in the D1 database content-index: the deploy imports them (content-index deploy), and content-index d1 import --local does it for a local server.',
+        },
+      ],
+    });
+    // content_stats needs no table: the build worked it out.
+    expect((await client.callTool({ name: 'content_stats', arguments: {} })).isError ?? false).toBe(false);
+    await client.close();
   });
 
   it('is the same bytes for the same sources, whenever it is built', async () => {
-    const a = await sampleData(new Date('2026-04-01T00:00:00Z'));
-    const b = await sampleData(new Date('2026-05-01T00:00:00Z'));
-    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    // `generated` is when the content last changed, not when it was built (only capped by the clock, so
+    // both clocks are past every change): the same module, byte for byte.
+    const a = await sampleData(new Date('2031-04-01T00:00:00Z'));
+    const b = await sampleData(new Date('2032-05-01T00:00:00Z'));
+    expect(renderMcpModule(a)).toBe(renderMcpModule(b));
   });
 
   it('lists the hosts the endpoint answers for: the site, then the configured ones', async () => {
-    expect((await sampleData()).site.hosts).toEqual([
+    expect((await sampleData()).info.site.hosts).toEqual([
       'example.com',
       'content-index.pages.dev',
       '*.content-index.pages.dev',
@@ -129,8 +183,7 @@ describe('mcp.allowedHosts', () => {
 
 describe('request bodies', () => {
   it('reads a body that never ends only up to the limit, then answers 413', async () => {
-    const data = await sampleData();
-    const serve = createMcpFetch({ loadData: async () => data, log: () => undefined });
+    const serve = createMcpFetch({ mcp: loaded(await sampleData()), log: () => undefined });
     const chunk = new Uint8Array(16 * 1024).fill(0x78);
     let pulled = 0;
     // No Content-Length, and no end: a handler that read it whole would never answer.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../build/index.ts';
 import { clientAjv } from '../helpers/ajv.ts';
 import { type Connection, connectV1Http, GENERATED } from '../helpers/mcp.ts';
-import { type PagesDev, startPagesDev } from '../helpers/pages-dev.ts';
+import { type PagesDev, startProjectPagesDev } from '../helpers/pages-dev.ts';
 import { md, type TempSite, tempSite } from '../helpers/site.ts';
 
 /**
@@ -33,7 +33,7 @@ let mcp: Connection;
 beforeAll(async () => {
   site = await tempSite(FILES);
   await build({ root: site.root, clock: () => GENERATED });
-  server = await startPagesDev(site.out);
+  server = await startProjectPagesDev(site.out, [], site.root);
   mcp = await connectV1Http(`${server.url}/mcp`);
 });
 afterAll(async () => {

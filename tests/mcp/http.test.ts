@@ -12,7 +12,7 @@ import {
   type RawResponse,
   raw,
 } from '../helpers/mcp.ts';
-import { type PagesDev, startPagesDev } from '../helpers/pages-dev.ts';
+import { type PagesDev, startProjectPagesDev } from '../helpers/pages-dev.ts';
 import { toolSuite } from './tool-suite.ts';
 
 let sample: BuiltSample;
@@ -21,7 +21,7 @@ let endpoint: string;
 
 beforeAll(async () => {
   sample = await buildSample();
-  server = await startPagesDev(sample.out);
+  server = await startProjectPagesDev(sample.out, [], sample.root);
   endpoint = `${server.url}/mcp`;
 });
 afterAll(async () => {
@@ -80,7 +80,7 @@ describe('GET /mcp', () => {
       { type: 'http', url: endpoint },
     ]);
     expect(Object.values(description.client_configuration.stdio.mcpServers)).toEqual([
-      { command: 'npx', args: ['content-index', 'mcp', '--public', 'public'] },
+      { command: 'npx', args: ['content-index', 'mcp'] },
     ]);
   });
 
@@ -305,11 +305,10 @@ describe('never a 500', () => {
 
 describe('the Pages Function', () => {
   // Last in this file: by now every test above has sent requests to the same isolate.
-  it('loaded the prepared data file once for all requests', () => {
-    const loads = server.output().match(/content-index mcp: loaded \d+ items from mcp\/data\.json/g) ?? [];
-    expect(loads).toEqual([
-      `content-index mcp: loaded ${sample.index.content.length} items from mcp/data.json`,
-    ]);
+  it('loaded the embedded data once, at startup, and never fetched a file for it', () => {
+    const loads = server.output().match(/content-index mcp: \d+ items embedded/g) ?? [];
+    expect(loads).toEqual([`content-index mcp: ${sample.index.content.length} items embedded`]);
+    expect(server.output()).not.toMatch(/GET \/mcp\/data\.json/);
   });
 });
 

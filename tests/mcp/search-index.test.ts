@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type McpData, parseMcpData } from '../../build/core/mcp/mcp-data.ts';
-import { type LoadedMcp, loadMcp, searchContent, ToolArgumentError } from '../../build/core/mcp/tools.ts';
+import { type LoadedMcp, searchContent, ToolArgumentError } from '../../build/core/mcp/tools.ts';
+import { loadProjectMcp } from '../helpers/mcp.ts';
 import { md, type TempSite, tempSite } from '../helpers/site.ts';
 
 // One document per item, each language's text in fields of its own: these pin what that layout must keep
@@ -39,52 +39,52 @@ beforeAll(async () => {
   });
   const result = await site.cli('build');
   expect(result.code, result.stderr).toBe(0);
-  mcp = loadMcp(parseMcpData(await site.readJson<McpData>('mcp/data.json')));
+  mcp = await loadProjectMcp(site.root);
 });
 afterAll(() => site?.dispose());
 
 const search = (query: string, args: Record<string, unknown> = {}) => searchContent(mcp, { query, ...args });
-const found = (query: string, args: Record<string, unknown> = {}) =>
-  search(query, args).items.map((i) => `${i.translation.title} [${i.matched_language}]`);
+const found = async (query: string, args: Record<string, unknown> = {}) =>
+  (await search(query, args)).items.map((i) => `${i.translation.title} [${i.matched_language}]`);
 
-describe('search_content over one document per item', () => {
-  it('searches a translation-only tag in that language alone', () => {
-    expect(found('aprendizaje')).toEqual(['Guía de Rust para la web [es]']);
-    expect(found('aprendizaje', { lang: 'en' })).toEqual([]);
-    expect(found('learning', { lang: 'en' })).toEqual(['A Rust guide to the web [en]']);
-    expect(found('learning', { lang: 'es' })).toEqual([]);
+describe('search_content over one document per item', async () => {
+  it('searches a translation-only tag in that language alone', async () => {
+    expect(await found('aprendizaje')).toEqual(['Guía de Rust para la web [es]']);
+    expect(await found('aprendizaje', { lang: 'en' })).toEqual([]);
+    expect(await found('learning', { lang: 'en' })).toEqual(['A Rust guide to the web [en]']);
+    expect(await found('learning', { lang: 'es' })).toEqual([]);
   });
 
-  it('searches the tags every translation has in each language, and reports the filtered one', () => {
-    expect(found('rust', { lang: 'en' })).toEqual(['A Rust guide to the web [en]']);
-    expect(search('rust', { lang: 'en' }).items[0]?.matched_fields).toEqual(['title', 'tags']);
+  it('searches the tags every translation has in each language, and reports the filtered one', async () => {
+    expect(await found('rust', { lang: 'en' })).toEqual(['A Rust guide to the web [en]']);
+    expect((await search('rust', { lang: 'en' })).items[0]?.matched_fields).toEqual(['title', 'tags']);
     // Only items that exist in the language: the Spanish-only post is not an English result.
-    expect(found('servidores', { lang: 'en' })).toEqual([]);
+    expect(await found('servidores', { lang: 'en' })).toEqual([]);
   });
 
-  it('reports the language whose text matched, the canonical one on a tie', () => {
-    expect(found('web guide')).toEqual(['A Rust guide to the web [en]']);
-    expect(found('tensores com')).toEqual(['Tensores con PyTorch [es]']);
-    expect(found('pytorch')).toEqual(['Tensores con PyTorch [es]']);
-    expect(search('pytorch').items[0]?.matched_fields).toEqual(['title']);
+  it('reports the language whose text matched, the canonical one on a tie', async () => {
+    expect(await found('web guide')).toEqual(['A Rust guide to the web [en]']);
+    expect(await found('tensores com')).toEqual(['Tensores con PyTorch [es]']);
+    expect(await found('pytorch')).toEqual(['Tensores con PyTorch [es]']);
+    expect((await search('pytorch')).items[0]?.matched_fields).toEqual(['title']);
   });
 
-  it('needs every word somewhere in the item, in any of its languages', () => {
-    const mixed = search('guía guide');
+  it('needs every word somewhere in the item, in any of its languages', async () => {
+    const mixed = await search('guía guide');
     expect(mixed.match).toBe('all');
     expect(mixed.items.map((i) => i.url)).toEqual(['https://example.com/blog/guia-rust/']);
-    const partial = search('servidores guide');
+    const partial = await search('servidores guide');
     expect(partial.match).toBe('any');
     expect(partial.total).toBe(2);
   });
 
-  it('leaves common words out of the index and out of the query', () => {
+  it('leaves common words out of the index and out of the query', async () => {
     // "de", "para" and "la" are in the title, but asking for them finds nothing more and nothing less.
-    expect(search('guía de rust para la web').items.map((i) => i.url)).toEqual(
-      search('guía rust web').items.map((i) => i.url),
+    expect((await search('guía de rust para la web')).items.map((i) => i.url)).toEqual(
+      (await search('guía rust web')).items.map((i) => i.url),
     );
-    expect(search('guía de rust para la web').match).toBe('all');
-    expect(() => search('de la THE')).toThrow(
+    expect((await search('guía de rust para la web')).match).toBe('all');
+    await expect(search('de la THE')).rejects.toThrow(
       new ToolArgumentError(
         'Invalid arguments for tool search_content: query: has only common words (de, la, the), which are not searched. Add a word that says what to look for.',
       ),

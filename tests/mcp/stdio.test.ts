@@ -13,8 +13,8 @@ beforeAll(async () => {
 afterAll(() => sample?.dispose());
 
 toolSuite(
-  'content-index mcp over stdio, from a built public/',
-  () => connectStdio(['mcp', '--public', sample.out]),
+  "content-index mcp over stdio, from the project's last build",
+  () => connectStdio(['mcp', '--root', sample.root]),
   () => sample.index,
   '2026-07-28',
 );
@@ -32,11 +32,26 @@ describe('content-index mcp', () => {
     );
   });
 
+  it('serves a site built for D1 from its sources, and says why on stderr', async () => {
+    const d1 = await buildSample('d1');
+    try {
+      const served = await connectStdio(['mcp', '--root', d1.root]);
+      const stats = await served.callTool('content_stats', {});
+      expect((stats.structuredContent as { counts: unknown }).counts).toEqual(sample.index.counts);
+      expect(served.stderr()).toContain(
+        'content-index mcp: the last build serves /mcp from D1, which is not reachable from here; building the content in memory',
+      );
+      await served.close();
+    } finally {
+      await d1.dispose();
+    }
+  });
+
   it('fails with a clear message and exit code 1 when there is no built data', async () => {
     const missing = join(sample.out, 'nowhere');
     const child = spawn(
       process.execPath,
-      [join(PROJECT_ROOT, 'bin', 'content-index.js'), 'mcp', '--public', missing],
+      [join(PROJECT_ROOT, 'bin', 'content-index.js'), 'mcp', '--root', missing],
       {
         cwd: PROJECT_ROOT,
         stdio: ['pipe', 'pipe', 'pipe'],
@@ -50,8 +65,8 @@ describe('content-index mcp', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toBe(
-      `${join(missing, 'mcp/data.json')}: cannot read the MCP data: not found\n` +
-        '  hint: run content-index build first (or pass --public DIR), or pass --sources to serve content/ without building\n' +
+      `${join(missing, '.content-index/worker/mcp-data.mjs')}: cannot read the MCP data: not found\n` +
+        '  hint: run content-index build first (or pass --root DIR), or pass --sources to serve content/ without building\n' +
         '\n✗ 1 problem.\n',
     );
   });

@@ -1,4 +1,4 @@
-import type { McpData } from './mcp-data.ts';
+import type { McpInfo } from './mcp-data.ts';
 import { PROTOCOL_VERSIONS, serverIdentity } from './server.ts';
 import { TOOL_ANNOTATIONS, TOOLS } from './tools.ts';
 
@@ -22,7 +22,7 @@ function toolList() {
  * What a browser or crawler gets from `GET /mcp`: enough to understand the server and to configure a
  * client without reading any documentation. `endpoint` is the origin the request reached.
  */
-export function describeServer(data: McpData, endpoint: string) {
+export function describeServer(data: McpInfo, endpoint: string) {
   const identity = serverIdentity(data);
   const key = identity.title
     .normalize('NFD')
@@ -53,7 +53,7 @@ export function describeServer(data: McpData, endpoint: string) {
       http: { mcpServers: { [key || 'content-index']: { type: 'http', url: endpoint } } },
       stdio: {
         mcpServers: {
-          [key || 'content-index']: { command: 'npx', args: ['content-index', 'mcp', '--public', 'public'] },
+          [key || 'content-index']: { command: 'npx', args: ['content-index', 'mcp'] },
         },
       },
     },
@@ -61,7 +61,7 @@ export function describeServer(data: McpData, endpoint: string) {
 }
 
 /** `GET /mcp/server-card`: identity and connection details only, as the extension prescribes; tool names go in `_meta`. */
-export function serverCard(data: McpData, endpoint: string) {
+export function serverCard(data: McpInfo, endpoint: string) {
   const identity = serverIdentity(data);
   const namespace = identity.name.split('/')[0];
   return {

@@ -7,15 +7,25 @@ import {
   originValidationResponse,
   validateHostHeader,
 } from '@modelcontextprotocol/server';
+import type { LoadedMcp } from './backend.ts';
 import { describeServer, SERVER_CARD_MEDIA_TYPE, serverCard } from './describe.ts';
-import { MCP_DATA_PATH, parseMcpData } from './mcp-data.ts';
-import { createServerFactory } from './server.ts';
-import { type LoadedMcp, loadMcp } from './tools.ts';
+import { prepareServer } from './server.ts';
 
 export interface McpHttpOptions {
-  /** Fetches the parsed `mcp/data.json` (the Function reads it through `env.ASSETS`). */
-  loadData(request: Request): Promise<unknown>;
+  /**
+   * The data and backend to serve: ready now (embedded: the Function prepares it at startup, and the
+   * server is set up here, before any request), or made from the first request's environment (D1: the
+   * binding lives in `env`). A throw is answered 503, with the message logged, and tried again on the
+   * next request.
+   */
+  mcp: LoadedMcp | ((request: Request, env: Record<string, unknown>) => LoadedMcp | Promise<LoadedMcp>);
   log(message: string): void;
+  /**
+   * With the data ready now, run the tools once before the first request (server.ts `warmUp`; `data:
+   * false` leaves out those that read data): the Function does, at startup. Default: no warm-up (tests
+   * and stdio have no use for it).
+   */
+  warmUp?: { data: boolean; done?: () => void };
 }
 
 export const MCP_PATH = '/mcp';
@@ -30,51 +40,70 @@ export const MCP_PATH = '/mcp';
 export const MAX_REQUEST_BYTES = 256 * 1024;
 const CARD_PATH = '/mcp/server-card';
 
+/** A reason the endpoint cannot serve that a client may read (the data or the database is not there yet). */
+export class McpUnavailable extends Error {}
+
 interface Ready {
   mcp: LoadedMcp;
   handler: McpHttpHandler;
 }
 
 /**
- * The whole `/mcp` endpoint as a fetch handler, for the Pages Function to mount. The data file and its
- * search index are loaded on the first request and kept for the isolate's lifetime; a failed load is
- * not kept, so the next request tries again.
+ * The whole `/mcp` endpoint as a fetch handler, for the Pages Function to mount. The server is set up on
+ * the first request and kept for the isolate's lifetime; a failed set-up is not kept, so the next
+ * request tries again.
  */
-export function createMcpFetch(options: McpHttpOptions): (request: Request) => Promise<Response> {
-  let ready: Promise<Ready> | undefined;
-  const prepare = (request: Request): Promise<Ready> => {
-    ready ??= (async () => {
-      const mcp = loadMcp(parseMcpData(await options.loadData(request)));
-      const handler = createMcpHandler(createServerFactory(mcp), {
+export function createMcpFetch(
+  options: McpHttpOptions,
+): (request: Request, env?: Record<string, unknown>) => Promise<Response> {
+  const setUp = (mcp: LoadedMcp): Ready => {
+    const server = prepareServer(mcp);
+    if (options.warmUp && typeof options.mcp !== 'function') {
+      const { done } = options.warmUp;
+      server.warmUp(options.warmUp).then(done, (error: unknown) => {
+        options.log(
+          `content-index mcp: warm-up failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        done?.();
+      });
+    }
+    return {
+      mcp,
+      handler: createMcpHandler(server.factory, {
         onerror: (error) => options.log(`content-index mcp: ${error.message}`),
         maxRequestBodySize: MAX_REQUEST_BYTES,
-      });
-      options.log(`content-index mcp: loaded ${mcp.data.entries.length} items from ${MCP_DATA_PATH}`);
-      return { mcp, handler };
-    })().catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
-    return ready;
+      }),
+    };
+  };
+  const { mcp } = options;
+  let ready: Ready | Promise<Ready> | undefined = typeof mcp === 'function' ? undefined : setUp(mcp);
+  const prepare = (request: Request, env: Record<string, unknown>): Ready | Promise<Ready> => {
+    if (ready !== undefined || typeof mcp !== 'function') return ready as Ready;
+    const pending = (async () => setUp(await mcp(request, env)))();
+    ready = pending;
+    pending.then(
+      (done) => {
+        ready = done;
+      },
+      () => {
+        ready = undefined;
+      },
+    );
+    return pending;
   };
 
-  return async (request) => {
+  return async (request, env = {}) => {
     let state: Ready;
     try {
-      state = await prepare(request);
+      state = await prepare(request, env);
     } catch (error) {
       options.log(`content-index mcp: ${error instanceof Error ? error.message : String(error)}`);
-      return json(
-        {
-          error: 'mcp_unavailable',
-          message: 'The MCP server has no data to serve yet; the site needs a rebuild.',
-        },
-        503,
-        { 'Retry-After': '60' },
+      return unavailable(
+        error instanceof McpUnavailable ? error.message : 'The MCP server cannot serve right now.',
       );
     }
     // A refusal carries no CORS headers: the page that caused it has no business reading it.
-    const refused = checkHostAndOrigin(request, state.mcp.data.site.hosts);
+    const refused = checkHostAndOrigin(request, state.mcp.info.site.hosts);
     if (refused) return refused;
     return withCors(await route(request, state));
   };
@@ -105,7 +134,7 @@ async function route(request: Request, { mcp, handler }: Ready): Promise<Respons
   if (request.method === 'OPTIONS') return preflight(request);
   if (path === CARD_PATH) {
     if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET, HEAD, OPTIONS');
-    return json(serverCard(mcp.data, endpoint), 200, {
+    return json(serverCard(mcp.info, endpoint), 200, {
       'Content-Type': `${SERVER_CARD_MEDIA_TYPE}; charset=utf-8`,
       'Cache-Control': 'public, max-age=3600',
     });
@@ -116,7 +145,7 @@ async function route(request: Request, { mcp, handler }: Ready): Promise<Respons
   // A GET that asks for an event stream is an MCP client; the SDK answers it (405: there is no stream).
   const wantsStream = (request.headers.get('accept') ?? '').includes('text/event-stream');
   if ((request.method === 'GET' || request.method === 'HEAD') && !wantsStream) {
-    return json(describeServer(mcp.data, endpoint), 200, { 'Cache-Control': 'public, max-age=300' });
+    return json(describeServer(mcp.info, endpoint), 200, { 'Cache-Control': 'public, max-age=300' });
   }
   return handler.fetch(request);
 }
@@ -144,6 +173,11 @@ function withCors(response: Response): Response {
 
 function methodNotAllowed(allow: string): Response {
   return json({ error: 'method_not_allowed', message: `Use ${allow}` }, 405, { Allow: allow });
+}
+
+/** 503 with a JSON body a client can read, never a 500: the endpoint cannot serve, and says why. */
+export function unavailable(message: string): Response {
+  return json({ error: 'mcp_unavailable', message }, 503, { 'Retry-After': '60' });
 }
 
 function json(body: unknown, status: number, headers: Record<string, string> = {}): Response {

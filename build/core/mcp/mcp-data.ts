@@ -1,18 +1,16 @@
-import type { AsPlainObject } from 'minisearch';
 import { isoSeconds } from '../dates.ts';
 import { LANGUAGES, type Language, URL_FIELD } from '../languages.ts';
 import type { ContentModel } from '../model.ts';
 import type { ContentItemV1 } from '../serializers/v1.ts';
 import type { SiteConfig } from '../site-config.ts';
-import { buildSearchIndex, type SearchDocument } from './search-index.ts';
+import type { SearchDocument } from './search-index.ts';
+import { type ContentStats, contentStats } from './stats.ts';
 
-/** Where the build publishes what the MCP server needs; the Function reads it through `env.ASSETS`. */
-export const MCP_DATA_PATH = 'mcp/data.json';
 /**
- * Bumped when the shape changes, so a Function never misreads a file from another release.
- * 2: one search document per entry; translations carry only what the item does not.
+ * Bumped when the shape of what the build hands the Function changes, so a Function never misreads data
+ * from another release. 3: the data is a module bundled into the Function (embedded) or tables in D1.
  */
-export const MCP_DATA_FORMAT = 2;
+export const MCP_DATA_FORMAT = 3;
 
 export interface TranslationInfo {
   title: string;
@@ -30,10 +28,7 @@ export interface McpEntry {
   /** Exactly the item of `/api/v1/content.json`, in the same order. Its title, description and url are the Spanish translation's. */
   item: ContentItemV1;
   date?: string;
-  /**
-   * The other translations' titles and descriptions. Every byte here is fetched and parsed by each
-   * cold isolate, so nothing the item already holds is repeated.
-   */
+  /** The other translations' titles and descriptions: nothing the item already holds is repeated. */
   translations: Partial<Record<Exclude<Language, 'es'>, TranslationText>>;
 }
 
@@ -59,6 +54,19 @@ export function languagesOf(entry: McpEntry): Language[] {
   return LANGUAGES.filter((lang) => hasTranslation(entry, lang));
 }
 
+/** One bit per language (es 1, en 2, pt-br 4): how both backends store which translations an entry has. */
+export function languageBits(entry: McpEntry): number {
+  return LANGUAGES.reduce((bits, lang, i) => (hasTranslation(entry, lang) ? bits | (1 << i) : bits), 0);
+}
+
+export function languagesOfBits(bits: number): Language[] {
+  return LANGUAGES.filter((_, i) => (bits & (1 << i)) !== 0);
+}
+
+export function languageBit(lang: Language): number {
+  return 1 << LANGUAGES.indexOf(lang);
+}
+
 export interface McpSite {
   site: string;
   name?: string;
@@ -68,13 +76,20 @@ export interface McpSite {
   hosts: string[];
 }
 
-export interface McpData {
-  format: typeof MCP_DATA_FORMAT;
+/** What every request may need and no backend has to look up: the site, the build, the statistics. */
+export interface McpInfo {
   generated: string;
   site: McpSite;
+  /** `content_stats`' answer, worked out at build time. */
+  stats: ContentStats;
+}
+
+/** The build's MCP material, before a backend's form is chosen for it. */
+export interface McpPrepared {
+  info: McpInfo;
   entries: McpEntry[];
-  /** The MiniSearch index of every translation, prepared at build time. */
-  search: AsPlainObject;
+  /** One search document per entry, in the same order. */
+  documents: SearchDocument[];
 }
 
 export interface McpDataContext {
@@ -84,7 +99,7 @@ export interface McpDataContext {
   items: readonly ContentItemV1[];
 }
 
-export function buildMcpData(model: ContentModel, ctx: McpDataContext): McpData {
+export function prepareMcp(model: ContentModel, ctx: McpDataContext): McpPrepared {
   const { config } = ctx;
   const documents: SearchDocument[] = [];
   const entries = model.entries.map((entry, i): McpEntry => {
@@ -109,34 +124,20 @@ export function buildMcpData(model: ContentModel, ctx: McpDataContext): McpData 
     return { item, ...(entry.date !== undefined && { date: entry.date }), translations };
   });
   const site = new URL(config.site);
+  const generated = isoSeconds(ctx.generated);
   return {
-    format: MCP_DATA_FORMAT,
-    generated: isoSeconds(ctx.generated),
-    site: {
-      site: config.site,
-      ...(config.name !== undefined && { name: config.name }),
-      ...(config.description !== undefined && { description: config.description }),
-      documentation: config.documentation,
-      hosts: [...new Set([site.hostname, ...config.mcp.allowedHosts])],
+    info: {
+      generated,
+      site: {
+        site: config.site,
+        ...(config.name !== undefined && { name: config.name }),
+        ...(config.description !== undefined && { description: config.description }),
+        documentation: config.documentation,
+        hosts: [...new Set([site.hostname, ...config.mcp.allowedHosts])],
+      },
+      stats: contentStats(entries, generated),
     },
     entries,
-    search: buildSearchIndex(documents),
+    documents,
   };
-}
-
-/**
- * A loaded data file is checked just enough to fail with a clear message instead of a TypeError: a
- * missing asset can come back as the site's HTML page, and an older build as another format.
- */
-export function parseMcpData(value: unknown): McpData {
-  const data = value as Partial<McpData> | null;
-  if (typeof data !== 'object' || data === null || data.format !== MCP_DATA_FORMAT) {
-    throw new Error(
-      `${MCP_DATA_PATH} is missing or has another format (expected format ${MCP_DATA_FORMAT}); rebuild the site with content-index build`,
-    );
-  }
-  if (!Array.isArray(data.entries) || typeof data.search !== 'object' || typeof data.site !== 'object') {
-    throw new Error(`${MCP_DATA_PATH} is incomplete; rebuild the site with content-index build`);
-  }
-  return data as McpData;
 }

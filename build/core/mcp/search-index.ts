@@ -1,6 +1,6 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
 import { LANGUAGES, type Language } from '../languages.ts';
-import { STOP_WORDS } from './stop-words.ts';
+import { MIN_FUZZY_LENGTH, MIN_PREFIX_LENGTH, processTerm, tokenize } from './text.ts';
 
 /**
  * One searchable document per entry, with each language's text in fields of its own. One document per
@@ -22,69 +22,50 @@ export const SEARCH_FIELDS = ['title', 'description', 'tags', 'technologies'] as
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 
 /** `title:es`, `description:en`, `tags:pt-br`: one language's text; `tags`, `technologies`: every language's. */
-type IndexField = `${'title' | 'description' | 'tags'}:${Language}` | 'tags' | 'technologies';
+export type IndexField = `${'title' | 'description' | 'tags'}:${Language}` | 'tags' | 'technologies';
 
 const LANGUAGE_FIELDS = ['title', 'description', 'tags'] as const;
-const SHARED_FIELDS = ['tags', 'technologies'] as const;
+export const SHARED_FIELDS = ['tags', 'technologies'] as const;
 
-function fieldsOf(lang: Language): IndexField[] {
+export function fieldsOf(lang: Language): IndexField[] {
   return LANGUAGE_FIELDS.map((field): IndexField => `${field}:${lang}`);
 }
 
-const ALL_FIELDS: IndexField[] = [...LANGUAGES.flatMap(fieldsOf), ...SHARED_FIELDS];
+export const ALL_FIELDS: IndexField[] = [...LANGUAGES.flatMap(fieldsOf), ...SHARED_FIELDS];
 
 /** What an index field says to a client: its kind, and its language when it has one. */
-function describeField(field: string): { kind: SearchField; lang?: Language } {
+export function describeField(field: string): { kind: SearchField; lang?: Language } {
   const [kind, lang] = field.split(':') as [SearchField, Language | undefined];
   return lang === undefined ? { kind } : { kind, lang };
 }
-
-/**
- * Case and accent folding: `Programación` and `programacion` become the same term, in every language.
- * NFD splits a letter from its combining marks, which are then dropped (ñ → n, ç → c, ã → a).
- */
-export function foldTerm(term: string): string {
-  return term.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-}
-
-const PROCESSED = new Map<string, string | null>();
 
 // The same options build the index (at build time) and load it (in the Function): MiniSearch requires it.
 const INDEX_OPTIONS: Options<SearchDocument> = {
   idField: 'id',
   fields: ALL_FIELDS,
   storeFields: [],
-  // Stop words are left out of the index and of queries alike (see stop-words.ts).
-  processTerm: (term) => {
-    // Indexing meets the same words over and over (a tenth of the build's time at 10,000 items went to
-    // folding them again); the cache is bounded because queries in a long-lived isolate bring new ones.
-    let processed = PROCESSED.get(term);
-    if (processed === undefined) {
-      const folded = foldTerm(term);
-      processed = folded === '' || STOP_WORDS.has(folded) ? null : folded;
-      if (PROCESSED.size >= 50_000) PROCESSED.clear();
-      PROCESSED.set(term, processed);
-    }
-    return processed;
-  },
+  // Words and terms as the D1 backend's FTS5 table has them (text.ts); common words are left out of the
+  // index and of queries alike (see stop-words.ts).
+  tokenize,
+  processTerm,
   // Nothing (undefined) for a field a document lacks, not '': an empty string would count as a word in
   // the field lengths that scores are normalized by.
   extractField: (doc, field) => {
     if (field === 'id') return doc.id as unknown as string;
-    const { kind, lang } = describeField(field);
-    const text = lang === undefined ? doc : doc.text[lang];
-    const value = text?.[kind as keyof typeof text] as string | string[] | undefined;
-    const joined = Array.isArray(value) ? value.join(' ') : value;
-    return (joined || undefined) as string;
+    return fieldText(doc, field) as string;
   },
 };
 
-/** Prefix matching needs a few letters, or `de` would match half the Spanish vocabulary. */
-const MIN_PREFIX_LENGTH = 3;
-/** One typo (an edit distance of 1) is tolerated on words of this length or more. */
-const MIN_FUZZY_LENGTH = 5;
+/** The text of one index field of a document, or undefined when the document has none there. */
+export function fieldText(doc: SearchDocument, field: string): string | undefined {
+  const { kind, lang } = describeField(field);
+  const text = lang === undefined ? doc : doc.text[lang];
+  const value = text?.[kind as keyof typeof text] as string | string[] | undefined;
+  const joined = Array.isArray(value) ? value.join(' ') : value;
+  return joined || undefined;
+}
 
-const BOOST: Record<SearchField, number> = { title: 3, tags: 2, technologies: 2, description: 1 };
+export const BOOST: Record<SearchField, number> = { title: 3, tags: 2, technologies: 2, description: 1 };
 const FIELD_BOOST = Object.fromEntries(ALL_FIELDS.map((f) => [f, BOOST[describeField(f).kind]]));
 
 /** Indexes the documents (build time). The plain object is what the build publishes. */
@@ -94,23 +75,20 @@ export function buildSearchIndex(documents: readonly SearchDocument[]): AsPlainO
   return index.toJSON();
 }
 
-export interface SearchIndex {
-  /** Words of the query after tokenizing and folding, common words included; empty when it has none. */
-  words(query: string): string[];
-  /** The words that are searched: {@link words} without the stop words. */
-  terms(query: string): string[];
-  search(query: string, options: SearchOptions): SearchResults;
-}
-
-export interface SearchOptions {
+/** A query for either backend: its terms (text.ts), already folded and without common words. */
+export interface SearchQuery {
+  terms: readonly string[];
   /** Only this language's text (and the tags and technologies every language shares) is searched. */
   lang?: Language;
+  /** How many hits to return (the best ones). */
+  limit: number;
+}
+
+export interface SearchOptions extends SearchQuery {
   /** Only the entries it accepts are scored (the language and type filters). */
   accept?: (entry: number) => boolean;
   /** The languages an entry has: a hit is reported in one of them. */
   languages: (entry: number) => readonly Language[];
-  /** How many hits to return (the best ones). */
-  limit: number;
 }
 
 export interface SearchResults {
@@ -131,26 +109,30 @@ export interface SearchHit {
   fields: SearchField[];
 }
 
+export interface SearchIndex {
+  search(options: SearchOptions): SearchResults;
+}
+
+/** The index fields a search looks in: one language's and the shared ones, or all of them. */
+export function searchedFields(lang: Language | undefined): IndexField[] {
+  return lang === undefined ? ALL_FIELDS : [...fieldsOf(lang), ...SHARED_FIELDS];
+}
+
 /** Loads the prepared index without re-indexing anything: a cold isolate only parses it. */
 export function loadSearchIndex(prepared: AsPlainObject): SearchIndex {
   const index = MiniSearch.loadJS<SearchDocument>(prepared, INDEX_OPTIONS);
-  const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
-  const words = (query: string) =>
-    tokenize(query)
-      .map(foldTerm)
-      .filter((t) => t !== '');
   return {
-    words,
-    terms: (query) => words(query).filter((t) => !STOP_WORDS.has(t)),
-    search(query, options) {
+    search(options) {
       const { accept, lang, limit } = options;
+      // Terms are processed already; processing them again leaves them as they are.
+      const query = options.terms.join(' ');
       // A rejected entry is skipped before MiniSearch builds a result for it (a boost of 0), which is
       // cheaper than its `filter`, applied only once every match is scored.
       const boostDocument = accept && ((id: unknown) => (accept(id as number) ? 1 : 0));
       const run = (combineWith: 'AND' | 'OR') =>
         index.search(query, {
           combineWith,
-          fields: lang === undefined ? ALL_FIELDS : [...fieldsOf(lang), ...SHARED_FIELDS],
+          fields: searchedFields(lang),
           boost: FIELD_BOOST,
           prefix: (term) => term.length >= MIN_PREFIX_LENGTH,
           fuzzy: (term) => (term.length >= MIN_FUZZY_LENGTH ? 1 : false),
@@ -159,7 +141,13 @@ export function loadSearchIndex(prepared: AsPlainObject): SearchIndex {
       // Every word must match when possible; otherwise the best partial matches beat an empty answer.
       const all = run('AND');
       const [mode, results] = all.length > 0 ? (['all', all] as const) : (['any', run('OR')] as const);
-      return { mode, total: results.length, hits: best(results, limit).map((r) => toHit(r, options)) };
+      return {
+        mode,
+        total: results.length,
+        hits: best(results, limit).map((r) =>
+          chooseHit(r.id as number, r.score, Object.values(r.match).flat(), options.languages(r.id), lang),
+        ),
+      };
     },
   };
 }
@@ -181,24 +169,28 @@ function best(results: SearchResult[], limit: number): SearchResult[] {
 /**
  * The language a hit is reported in: the one whose fields matched the query's words with the most
  * weight (title 3, tags 2, description 1, as they are boosted); ties, and matches only in the shared
- * tags and technologies, go to the first of es, en, pt-br the entry has.
+ * tags and technologies, go to the first of es, en, pt-br the entry has. `matched` lists the index
+ * field of every matching term, once per term (both backends count alike).
  */
-function toHit(result: SearchResult, { lang, languages }: SearchOptions): SearchHit {
-  const entry = result.id as number;
-  const matched = Object.values(result.match)
-    .flat()
-    .map((field) => describeField(field));
+export function chooseHit(
+  entry: number,
+  score: number,
+  matched: readonly string[],
+  languages: readonly Language[],
+  lang: Language | undefined,
+): SearchHit {
+  const described = matched.map((field) => describeField(field));
   let chosen = lang;
   if (chosen === undefined) {
     let weight = -1;
-    for (const candidate of languages(entry)) {
-      const w = matched.reduce((sum, f) => sum + (f.lang === candidate ? BOOST[f.kind] : 0), 0);
+    for (const candidate of languages) {
+      const w = described.reduce((sum, f) => sum + (f.lang === candidate ? BOOST[f.kind] : 0), 0);
       if (w > weight) [chosen, weight] = [candidate, w];
     }
   }
   const reported = chosen ?? 'es';
   const fields = new Set(
-    matched.filter((f) => f.lang === undefined || f.lang === reported).map((f) => f.kind),
+    described.filter((f) => f.lang === undefined || f.lang === reported).map((f) => f.kind),
   );
-  return { entry, lang: reported, score: result.score, fields: SEARCH_FIELDS.filter((f) => fields.has(f)) };
+  return { entry, lang: reported, score, fields: SEARCH_FIELDS.filter((f) => fields.has(f)) };
 }

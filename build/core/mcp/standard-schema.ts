@@ -16,11 +16,8 @@ interface Issue {
  * schema unchanged, and failed validation becomes one issue per argument that an agent can act on
  * (`limit: 0 is less than 1. Items per page, from 1 to 100 (default 20).`).
  */
-export function standardSchema<T>(
-  schema: JsonSchema,
-  options: { formats: boolean } = { formats: true },
-): StandardSchemaWithJSON<T, T> {
-  const check = validator.getValidator<T>((options.formats ? schema : withoutFormats(schema)) as never);
+export function standardSchema<T>(schema: JsonSchema): StandardSchemaWithJSON<T, T> {
+  const check = validator.getValidator<T>(schema as never);
   return {
     '~standard': {
       version: 1,
@@ -35,36 +32,21 @@ export function standardSchema<T>(
   };
 }
 
-// Keywords whose value is a schema, an array of schemas, or a map of names to schemas.
-const SUBSCHEMA = new Set([
-  'items',
-  'contains',
-  'additionalProperties',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-]);
-const SUBSCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);
-
-/** The schema without its `format` assertions (a property that happens to be called `format` stays). */
-export function withoutFormats(schema: JsonSchema): JsonSchema {
-  const copy: JsonSchema = {};
-  const sub = (value: unknown) =>
-    typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? withoutFormats(value as JsonSchema)
-      : value;
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'format' && typeof value === 'string') continue;
-    if (SUBSCHEMA.has(key)) copy[key] = sub(value);
-    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) copy[key] = value.map(sub);
-    else if (SUBSCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null) {
-      copy[key] = Object.fromEntries(Object.entries(value).map(([name, v]) => [name, sub(v)]));
-    } else copy[key] = value;
-  }
-  return copy;
+/**
+ * A schema that is published (`tools/list` shows it) but not checked per call: for the tools' answers.
+ * They are built by this code from data the build validated against the same published schema, and the
+ * tests check every tool's answers against it with a separate validator; checking them again on every
+ * call cost more than the search itself (0.7 ms of 2.9 at 1,000 items, and a tenth of the garbage).
+ */
+export function publishedSchema<T>(schema: JsonSchema): StandardSchemaWithJSON<T, T> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'content-index',
+      jsonSchema: { input: () => schema, output: () => schema },
+      validate: (value: unknown) => ({ value: value as T }),
+    },
+  };
 }
 
 /**

@@ -1,0 +1,65 @@
+import type { ContentType, Language } from '../languages.ts';
+import type { McpEntry, McpInfo } from './mcp-data.ts';
+import type { SearchField } from './search-index.ts';
+
+/**
+ * Where the MCP tools read the index from. Two backends answer the same queries: `embedded` (the data
+ * bundled into the Function, searched with MiniSearch) and `d1` (Cloudflare D1, searched with SQLite
+ * FTS5). The tools (tools.ts) do the rest alike: arguments, cursors, translations, errors.
+ */
+export interface McpBackend {
+  readonly kind: 'embedded' | 'd1';
+  /** A page of the entries that pass the filters, in index order, and how many pass. */
+  list(query: ListQuery): Promise<ListPage>;
+  /** The best entries for the query's terms, every term required when any entry has them all. */
+  search(query: SearchRequest): Promise<Found>;
+}
+
+export interface ListQuery {
+  type?: ContentType;
+  lang?: Language;
+  /** Lower case: technologies match regardless of case. */
+  technology?: string;
+  /** How many matching entries to skip. */
+  offset: number;
+  /** The position of the last entry of the previous page, when known: a backend may seek past it instead. */
+  after?: number;
+  limit: number;
+}
+
+export interface ListPage {
+  entries: McpEntry[];
+  total: number;
+  /** The position of the page's last entry, for the next page's cursor. */
+  last: number;
+}
+
+export interface SearchRequest {
+  /** Folded, without common words (text.ts `searchTerms`); never empty. */
+  terms: readonly string[];
+  type?: ContentType;
+  lang?: Language;
+  limit: number;
+}
+
+export interface Found {
+  /** `all`: every term matched; `any`: no entry had them all, so the best partial matches are given. */
+  mode: 'all' | 'any';
+  total: number;
+  hits: FoundEntry[];
+}
+
+export interface FoundEntry {
+  entry: McpEntry;
+  /** The language whose text matched best (the filter's language when there is one). */
+  lang: Language;
+  /** Relevance, higher is better; comparable only within one answer (each backend scores its own way). */
+  score: number;
+  fields: SearchField[];
+}
+
+/** What a server needs: the build's information and a backend. Made once per isolate (or stdio process). */
+export interface LoadedMcp {
+  info: McpInfo;
+  backend: McpBackend;
+}

@@ -1,0 +1,202 @@
+import { CONTENT_TYPES, LANGUAGES } from '../languages.ts';
+import { languageBits, MCP_DATA_FORMAT, type McpPrepared } from './mcp-data.ts';
+import {
+  ALL_FIELDS,
+  BOOST,
+  describeField,
+  fieldText,
+  type IndexField,
+  type SearchDocument,
+} from './search-index.ts';
+import { deletionKeys, MIN_FUZZY_LENGTH, searchTerms } from './text.ts';
+
+/**
+ * The D1 backend's tables, written by the build as SQL and imported by `content-index d1 import` (or
+ * deploy). Every table of one build carries the build's generation in its name (`ci_g1a2b…_items`), so
+ * a new import never touches the tables the live site reads: the new Function, which names the new
+ * generation, switches to them only when it is deployed, after the import has finished.
+ *
+ * - `<g>_items`: one row per entry in index order (`pos`), with its type, its language bits, the
+ *   ContentItem as JSON, its date and the tags all its translations share.
+ * - `<g>_translations`: one row per translation: title, description and the tags only it has.
+ * - `<g>_technologies`: lower-cased technology → entry, for `list_content`'s filter.
+ * - `<g>_search`: the FTS5 table, one row per entry (rowid = pos), one column per searchable text (each
+ *   language's title, description and tags, the shared tags, the technologies) plus a `filters`
+ *   column of type and language tokens. Its text is the terms of text.ts, so it holds exactly the words
+ *   the embedded backend indexes; `unicode61 remove_diacritics 2` folds case and accents of anything
+ *   else a query brings.
+ * - `<g>_terms`: the deletion neighbourhood of every term of four letters or more (text.ts
+ *   `deletionKeys`), so that one-typo matches are an indexed look-up instead of a scan.
+ * - `content_index_generations`: one row per completely imported generation; the import's last
+ *   statement writes it, so a generation without its row was cut short and is never switched to.
+ */
+export const GENERATIONS_TABLE = 'content_index_generations';
+
+export function d1Tables(generation: string) {
+  const prefix = `ci_${generation}`;
+  return {
+    items: `${prefix}_items`,
+    translations: `${prefix}_translations`,
+    technologies: `${prefix}_technologies`,
+    search: `${prefix}_search`,
+    terms: `${prefix}_terms`,
+  };
+}
+
+/** Generations are `g` and twelve hex digits; anything else is refused before it reaches SQL. */
+export const GENERATION_PATTERN = /^g[0-9a-f]{12}$/;
+
+/** The FTS5 column of an index field: `title:pt-br` → `title_pt`. */
+export function columnOf(field: IndexField): string {
+  const { kind, lang } = describeField(field);
+  return lang === undefined ? kind : `${kind}_${lang === 'pt-br' ? 'pt' : lang}`;
+}
+
+export const FILTERS_COLUMN = 'filters';
+export const SEARCH_COLUMNS = [...ALL_FIELDS.map(columnOf), FILTERS_COLUMN];
+/** bm25 weights in column order: the embedded backend's field boosts, and nothing for the filters. */
+export const SEARCH_WEIGHTS = [...ALL_FIELDS.map((field) => BOOST[describeField(field).kind]), 0];
+
+/** Tokens of the `filters` column: `type1` (the index in CONTENT_TYPES), `lang2` (the language bit). */
+export function typeToken(typeIndex: number): string {
+  return `type${typeIndex}`;
+}
+export function languageToken(bit: number): string {
+  return `lang${bit}`;
+}
+
+/**
+ * D1 refuses statements over 100,000 bytes; rows are grouped into INSERTs under 30,000 UTF-16 units,
+ * at most 90,000 bytes of UTF-8 whatever the script.
+ */
+const STATEMENT_UNITS = 30_000;
+
+/**
+ * The whole import, as SQL text: `{{generation}}` stands where the generation goes, so the caller can
+ * name the generation after a hash of this very text (same content, same generation, no re-import).
+ */
+export function d1ImportSql(prepared: McpPrepared): D1Import {
+  const t = d1Tables(GENERATION_PLACEHOLDER);
+  const out: string[] = [
+    `-- content-index ${MCP_DATA_FORMAT}: the MCP tables of one build (${prepared.entries.length} items). Written by content-index build; imported by content-index d1 import and deploy.`,
+    `CREATE TABLE IF NOT EXISTS ${GENERATIONS_TABLE} (id TEXT PRIMARY KEY, items INTEGER NOT NULL, state TEXT NOT NULL);`,
+    // A generation cut short by an earlier attempt is started again from nothing.
+    `DELETE FROM ${GENERATIONS_TABLE} WHERE id = '${GENERATION_PLACEHOLDER}';`,
+    ...Object.values(t).map((table) => `DROP TABLE IF EXISTS ${table};`),
+    `CREATE TABLE ${t.items} (pos INTEGER PRIMARY KEY, type INTEGER NOT NULL, languages INTEGER NOT NULL, item TEXT NOT NULL, date TEXT, tags TEXT NOT NULL);`,
+    `CREATE TABLE ${t.translations} (pos INTEGER NOT NULL, lang TEXT NOT NULL, title TEXT NOT NULL, description TEXT, tags TEXT NOT NULL, PRIMARY KEY (pos, lang)) WITHOUT ROWID;`,
+    `CREATE TABLE ${t.technologies} (name TEXT NOT NULL, pos INTEGER NOT NULL, PRIMARY KEY (name, pos)) WITHOUT ROWID;`,
+    // Contentless with column-level detail: the table only answers which entries match and how well;
+    // the texts are read from the translations. No phrase query needs positions.
+    `CREATE VIRTUAL TABLE ${t.search} USING fts5(${SEARCH_COLUMNS.join(', ')}, tokenize = "unicode61 remove_diacritics 2", content = '', detail = column);`,
+    `CREATE TABLE ${t.terms} (key TEXT NOT NULL, position INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (key, position, term)) WITHOUT ROWID;`,
+  ];
+  const items: Row[] = [];
+  const translations: Row[] = [];
+  const technologies: Row[] = [];
+  const search: Row[] = [];
+  const vocabulary = new Set<string>();
+  prepared.entries.forEach((entry, pos) => {
+    const doc = prepared.documents[pos] as SearchDocument;
+    const typeIndex = CONTENT_TYPES.indexOf(entry.item.type);
+    const bits = languageBits(entry);
+    items.push([
+      pos,
+      `(${pos}, ${typeIndex}, ${bits}, ${sqlString(JSON.stringify(entry.item))}, ${entry.date === undefined ? 'NULL' : sqlString(entry.date)}, ${sqlString(JSON.stringify(doc.tags))})`,
+    ]);
+    for (const lang of LANGUAGES) {
+      const text = doc.text[lang];
+      if (!text) continue;
+      translations.push([
+        pos,
+        `(${pos}, ${sqlString(lang)}, ${sqlString(text.title)}, ${text.description === undefined ? 'NULL' : sqlString(text.description)}, ${sqlString(JSON.stringify(text.tags))})`,
+      ]);
+    }
+    for (const name of new Set(doc.technologies.map((tech) => tech.toLowerCase()))) {
+      technologies.push([pos, `(${sqlString(name)}, ${pos})`]);
+    }
+    const columns = ALL_FIELDS.map((field) => {
+      const terms = searchTerms(fieldText(doc, field) ?? '');
+      for (const term of terms) vocabulary.add(term);
+      return sqlString(terms.join(' '));
+    });
+    const filters = [
+      typeToken(typeIndex),
+      ...LANGUAGES.flatMap((_, i) => (bits & (1 << i) ? [languageToken(1 << i)] : [])),
+    ];
+    search.push([pos, `(${pos}, ${columns.join(', ')}, ${sqlString(filters.join(' '))})`]);
+  });
+  const terms: Row[] = [];
+  for (const term of [...vocabulary].sort()) {
+    if (term.length < MIN_FUZZY_LENGTH - 1) continue;
+    // Four letters: only ever the result of deleting one from a five-letter query (position -1).
+    const keys = term.length < MIN_FUZZY_LENGTH ? [{ key: term, position: -1 }] : deletionKeys(term);
+    const seen = new Set<string>();
+    for (const { key, position } of keys) {
+      const id = `${key}\u0000${position}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      terms.push([-1, `(${sqlString(key)}, ${position}, ${sqlString(term)})`]);
+    }
+  }
+  const oversized = new Set<number>();
+  const insert = (head: string, rows: Row[]) => out.push(...inserts(head, rows, oversized));
+  insert(`INSERT INTO ${t.items} (pos, type, languages, item, date, tags) VALUES`, items);
+  insert(`INSERT INTO ${t.translations} (pos, lang, title, description, tags) VALUES`, translations);
+  insert(`INSERT INTO ${t.technologies} (name, pos) VALUES`, technologies);
+  insert(`INSERT INTO ${t.search} (rowid, ${SEARCH_COLUMNS.join(', ')}) VALUES`, search);
+  insert(`INSERT INTO ${t.terms} (key, position, term) VALUES`, terms);
+  // Last: its presence says every statement above ran.
+  out.push(
+    `INSERT INTO ${GENERATIONS_TABLE} (id, items, state) VALUES ('${GENERATION_PLACEHOLDER}', ${prepared.entries.length}, 'ready');`,
+  );
+  return { sql: `${out.join('\n')}\n`, oversized: [...oversized].sort((a, b) => a - b) };
+}
+
+export interface D1Import {
+  /** The SQL, with {@link GENERATION_PLACEHOLDER} where the generation goes. */
+  sql: string;
+  /** Entries whose row alone passes D1's 100 KB statement limit: the import would fail on them. */
+  oversized: number[];
+}
+
+/** An entry's position (-1 for the terms) and its row of VALUES. */
+type Row = [number, string];
+
+/** Replaced by the generation once the SQL text is known (see {@link d1ImportSql}). */
+export const GENERATION_PLACEHOLDER = '{{generation}}';
+
+function inserts(head: string, rows: readonly Row[], oversized: Set<number>): string[] {
+  const statements: string[] = [];
+  let batch: string[] = [];
+  let units = 0;
+  for (const [pos, row] of rows) {
+    if (row.length > STATEMENT_UNITS && utf8Bytes(row) + head.length > MAX_STATEMENT_BYTES)
+      oversized.add(pos);
+    if (batch.length > 0 && units + row.length > STATEMENT_UNITS) {
+      statements.push(`${head}\n${batch.join(',\n')};`);
+      batch = [];
+      units = 0;
+    }
+    batch.push(row);
+    units += row.length + 2;
+  }
+  if (batch.length > 0) statements.push(`${head}\n${batch.join(',\n')};`);
+  return statements;
+}
+
+/** D1's statement limit. */
+export const MAX_STATEMENT_BYTES = 100_000;
+
+function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/**
+ * A SQL string literal. Quotes are doubled; a NUL, which a literal cannot hold, is spliced in with
+ * char(0). Nothing else needs escaping in SQLite.
+ */
+export function sqlString(value: string): string {
+  const quoted = `'${value.replaceAll("'", "''")}'`;
+  return value.includes('\u0000') ? `(${quoted.split('\u0000').join("' || char(0) || '")})` : quoted;
+}

@@ -1,0 +1,101 @@
+import type { LoadedMcp, McpBackend } from './backend.ts';
+import { createD1Backend, type D1Data, type D1DatabaseLike, rehearsalBackend } from './d1-backend.ts';
+import { createEmbeddedBackend } from './embedded.ts';
+import { createMcpFetch, McpUnavailable, unavailable } from './http.ts';
+import { type McpModule, parseMcpModule } from './worker-module.ts';
+
+export interface McpFunctionContext {
+  request: Request;
+  env: Record<string, unknown>;
+}
+
+export interface McpFunctionOptions {
+  log?(message: string): void;
+}
+
+/**
+ * The `/mcp` Pages Function: `export const onRequest = createMcpFunction(data)`, where `data` is the
+ * module the build wrote. Called in the Function's global scope, so everything that can be done before
+ * a request is done at startup: the embedded backend's search index is loaded here, once per isolate,
+ * the server is set up and its code run once (a warm-up), and the first request only answers.
+ *
+ * It never throws: a module it cannot use (written by another release) makes every `/mcp` request a 503
+ * that says what to do, and leaves the Worker's other Functions (`/api`) unharmed.
+ */
+export function createMcpFunction(
+  module: unknown,
+  options: McpFunctionOptions = {},
+): (context: McpFunctionContext) => Promise<Response> {
+  const log = options.log ?? (() => undefined);
+  let data: McpModule;
+  try {
+    data = parseMcpModule(module);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log(`content-index mcp: ${message}`);
+    return async () => {
+      log(`content-index mcp: ${message}`);
+      return unavailable(message);
+    };
+  }
+  if (data.backend === 'embedded') {
+    const mcp: LoadedMcp = { info: data.info, backend: createEmbeddedBackend(data) };
+    log(`content-index mcp: ${data.info.stats.counts.total} items embedded`);
+    const serve = createMcpFetch({ mcp, log, warmUp: { data: true } });
+    return ({ request, env }) => serve(request, env);
+  }
+  return d1Function(data, log);
+}
+
+/**
+ * The D1 backend is bound through the request's `env`, which the global scope does not have: the server
+ * is set up at startup around a backend that reaches D1 on first use, warmed up against a stand-in (D1
+ * is I/O, which the global scope may not do), and each request first checks that the binding is there.
+ */
+function d1Function(
+  data: D1Data,
+  log: (message: string) => void,
+): (context: McpFunctionContext) => Promise<Response> {
+  const { binding, database } = data.d1;
+  let db: D1DatabaseLike | undefined;
+  let real: McpBackend | undefined;
+  // Until the warm-up is over (before any request), the tools run against a stand-in.
+  let rehearsal: McpBackend | undefined = rehearsalBackend(data);
+  const backend = (): McpBackend => {
+    if (rehearsal) return rehearsal;
+    if (!db) throw new McpUnavailable(`The D1 binding ${binding} is missing`);
+    if (!real) {
+      real = createD1Backend(db, data);
+      log(`content-index mcp: ${data.info.stats.counts.total} items in D1 database ${database}`);
+    }
+    return real;
+  };
+  const mcp: LoadedMcp = {
+    info: data.info,
+    backend: {
+      kind: 'd1',
+      list: (query) => backend().list(query),
+      search: (query) => backend().search(query),
+    },
+  };
+  const serve = createMcpFetch({
+    mcp,
+    log,
+    warmUp: {
+      data: true,
+      done: () => {
+        rehearsal = undefined;
+      },
+    },
+  });
+  const missing = `The D1 binding ${binding} (database ${database}) is missing from this deployment: add it to wrangler.toml as [[d1_databases]] binding = "${binding}", database_name = "${database}", and deploy again.`;
+  return async ({ request, env }) => {
+    const bound = env[binding] as D1DatabaseLike | undefined;
+    if (typeof bound?.prepare !== 'function') {
+      log(`content-index mcp: ${missing}`);
+      return unavailable(missing);
+    }
+    db ??= bound;
+    return serve(request, env);
+  };
+}

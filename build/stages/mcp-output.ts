@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+import type { DeployLimits } from '../core/cloudflare-limits.ts';
+import type { Problem } from '../core/errors.ts';
+import { chooseBackend, type EmbeddedSize, FUNCTIONS_CODE_GZIP_BYTES } from '../core/mcp/choose-backend.ts';
+import { type D1Target, d1Data } from '../core/mcp/d1-backend.ts';
+import { d1ImportSql, GENERATION_PLACEHOLDER } from '../core/mcp/d1-sql.ts';
+import { embeddedData } from '../core/mcp/embedded.ts';
+import type { McpPrepared } from '../core/mcp/mcp-data.ts';
+import {
+  MCP_MODULE_PATH,
+  MCP_MODULE_TYPES,
+  MCP_MODULE_TYPES_PATH,
+  type McpModule,
+  renderMcpModule,
+} from '../core/mcp/worker-module.ts';
+import type { SiteConfig } from '../core/site-config.ts';
+import { d1BindingProblems, readWranglerConfig } from './wrangler-config.ts';
+
+const gzip = promisify(gzipCallback);
+
+/** The D1 import the build leaves for `content-index d1 import` and deploy: the SQL and what it is for. */
+export const D1_SQL_PATH = '.content-index/d1/import.sql';
+export const D1_MANIFEST_PATH = '.content-index/d1/import.json';
+
+export interface D1Manifest {
+  generation: string;
+  database: string;
+  binding: string;
+  items: number;
+  sql: string;
+}
+
+/** A file of the project's private folder, relative to the project root. */
+export interface PrivateFile {
+  path: string;
+  content: string;
+}
+
+export interface McpOutput {
+  backend: 'embedded' | 'd1';
+  reason: string;
+  files: PrivateFile[];
+  /** The Function's data module, uncompressed and compressed. */
+  module: { bytes: number; gzipBytes: number };
+  /** The Functions' Worker as Cloudflare will measure it (estimate: the tool's code plus the module). */
+  workerGzipBytes: number;
+  d1?: D1Manifest & { sqlBytes: number };
+  problems: Problem[];
+}
+
+/**
+ * Chooses the MCP backend and renders what it needs: the Function's data module, and for D1 the SQL
+ * import. Sizes are measured here (gzip is Node's), the rules are in core/mcp/choose-backend.ts.
+ */
+export async function mcpOutput(
+  prepared: McpPrepared,
+  options: {
+    config: SiteConfig;
+    configFile: string;
+    root: string;
+    limits: DeployLimits;
+    /** The Spanish source file of an entry, for messages. */
+    fileOf(pos: number): string;
+  },
+): Promise<McpOutput> {
+  const { config, configFile, limits } = options;
+  const items = prepared.entries.length;
+  let embedded: { module: string; size: EmbeddedSize } | undefined;
+  if (config.mcp.backend !== 'd1') {
+    // The entries alone bound the module from below: a site far past the ceiling is told so without
+    // building a search index it cannot use.
+    const entriesBytes = prepared.entries.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0);
+    if (entriesBytes > limits.embeddedModuleBytes) {
+      embedded = { module: '', size: { moduleBytes: entriesBytes, atLeast: true } };
+    } else {
+      const module = renderMcpModule(embeddedData(prepared));
+      const moduleBytes = Buffer.byteLength(module);
+      embedded = { module, size: { moduleBytes, moduleGzipBytes: (await gzip(module)).length } };
+    }
+  }
+  const choice = chooseBackend(config.mcp.backend, embedded?.size, {
+    items,
+    plan: config.plan,
+    limits,
+    configFile,
+  });
+  const problems = choice.problem ? [choice.problem] : [];
+  if (choice.backend === 'embedded' && embedded) {
+    const gzipBytes = embedded.size.moduleGzipBytes ?? 0;
+    return {
+      backend: 'embedded',
+      reason: choice.reason,
+      files: moduleFiles(embedded.module),
+      module: { bytes: embedded.size.moduleBytes, gzipBytes },
+      workerGzipBytes: FUNCTIONS_CODE_GZIP_BYTES + gzipBytes,
+      problems,
+    };
+  }
+  const { config: wrangler, problem } = await readWranglerConfig(options.root);
+  problems.push(...(problem ? [problem] : d1BindingProblems(wrangler, config.mcp.d1, configFile)));
+  const imported = d1ImportSql(prepared);
+  for (const pos of imported.oversized) {
+    problems.push({
+      code: 'deploy_limit',
+      file: options.fileOf(pos),
+      message:
+        "this item's row is over D1's 100 KB limit per SQL statement, so the d1 backend cannot import it",
+      hint: 'shorten its title, description or tags',
+    });
+  }
+  // Named after the SQL itself: the same content makes the same generation, which deploy finds already
+  // imported and does not import again.
+  const generation = `g${createHash('sha256').update(imported.sql).digest('hex').slice(0, 12)}`;
+  const sql = imported.sql.replaceAll(GENERATION_PLACEHOLDER, generation);
+  const target: D1Target = { ...config.mcp.d1, generation };
+  const module = renderMcpModule(d1Data(prepared, target) as McpModule);
+  const gzipBytes = (await gzip(module)).length;
+  const manifest: D1Manifest = { ...target, items, sql: D1_SQL_PATH };
+  return {
+    backend: 'd1',
+    reason: choice.reason,
+    files: [
+      ...moduleFiles(module),
+      { path: D1_SQL_PATH, content: sql },
+      { path: D1_MANIFEST_PATH, content: `${JSON.stringify(manifest, null, 2)}\n` },
+    ],
+    module: { bytes: Buffer.byteLength(module), gzipBytes },
+    workerGzipBytes: FUNCTIONS_CODE_GZIP_BYTES + gzipBytes,
+    d1: { ...manifest, sqlBytes: Buffer.byteLength(sql) },
+    problems,
+  };
+}
+
+function moduleFiles(module: string): PrivateFile[] {
+  return [
+    { path: MCP_MODULE_PATH, content: module },
+    { path: MCP_MODULE_TYPES_PATH, content: MCP_MODULE_TYPES },
+  ];
+}

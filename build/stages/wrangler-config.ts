@@ -1,0 +1,99 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import type { Problem } from '../core/errors.ts';
+
+/** What content-index reads from the project's wrangler configuration. */
+export interface WranglerConfig {
+  /** The file it came from, relative to the project root; undefined when the project has none. */
+  file?: string;
+  name?: string;
+  d1Databases: { binding?: string; database_name?: string; database_id?: string }[];
+}
+
+const FILES = ['wrangler.toml', 'wrangler.json', 'wrangler.jsonc'] as const;
+
+/**
+ * Reads wrangler.toml (or wrangler.json/.jsonc, as wrangler accepts them). A file that does not parse
+ * is a problem of its own, reported with the build's others.
+ */
+export async function readWranglerConfig(
+  root: string,
+): Promise<{ config: WranglerConfig; problem?: Problem }> {
+  for (const file of FILES) {
+    let text: string;
+    try {
+      text = await readFile(join(root, file), 'utf8');
+    } catch {
+      continue;
+    }
+    try {
+      const raw = (file.endsWith('.toml') ? parseToml(text) : JSON.parse(stripJsonComments(text))) as Record<
+        string,
+        unknown
+      >;
+      const databases = Array.isArray(raw.d1_databases) ? raw.d1_databases : [];
+      return {
+        config: {
+          file,
+          ...(typeof raw.name === 'string' && { name: raw.name }),
+          d1Databases: databases.filter(
+            (d): d is Record<string, string> => typeof d === 'object' && d !== null,
+          ),
+        },
+      };
+    } catch (error) {
+      return {
+        config: { file, d1Databases: [] },
+        problem: {
+          code: 'config_invalid',
+          file,
+          message: `cannot be read: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+          hint: 'fix the syntax; wrangler reads this file too',
+        },
+      };
+    }
+  }
+  return { config: { d1Databases: [] } };
+}
+
+/** wrangler.jsonc allows // and /* comments; strings are left alone. */
+function stripJsonComments(text: string): string {
+  return text.replace(/("(?:\\.|[^"\\])*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_match, string) => string ?? '');
+}
+
+/**
+ * The D1 backend needs the database bound to the Function under the configured name. Checked by every
+ * build that chooses D1, so a missing binding stops the build or the deploy, not the first request.
+ */
+export function d1BindingProblems(
+  wrangler: WranglerConfig,
+  d1: { database: string; binding: string },
+  configFile: string,
+): Problem[] {
+  const file = wrangler.file ?? 'wrangler.toml';
+  const entry = wrangler.d1Databases.find((d) => d.binding === d1.binding);
+  if (!entry) {
+    return [
+      {
+        code: 'config_invalid',
+        file,
+        field: 'd1_databases',
+        message: `has no D1 database bound as ${d1.binding}, which the MCP backend d1 (${configFile}: mcp.backend) reads the index from`,
+        hint: `create the database once with npx wrangler d1 create ${d1.database}, then add a [[d1_databases]] entry to ${file} with binding = "${d1.binding}", database_name = "${d1.database}" and the database_id it printed (or set mcp.d1.binding in ${configFile} to the binding you use)`,
+      },
+    ];
+  }
+  if (entry.database_name !== d1.database) {
+    return [
+      {
+        code: 'config_invalid',
+        file,
+        field: 'd1_databases',
+        message: `binds ${d1.binding} to the database ${entry.database_name ?? '(no database_name)'}, but ${configFile} names ${d1.database} (mcp.d1.database)`,
+        hint: `make the two names the same: database_name = "${d1.database}" in ${file}, or mcp: { d1: { database: '${entry.database_name ?? ''}' } } in ${configFile}`,
+      },
+    ];
+  }
+  return [];
+}

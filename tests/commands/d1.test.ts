@@ -1,0 +1,148 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { D1_SITE, generations, localD1, WRANGLER_ENV } from '../helpers/d1.ts';
+import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
+
+// `content-index d1 import` against wrangler's local D1 (a real SQLite): each build's tables are a
+// generation of their own, switched to only once completely imported; the one live before stays, for
+// isolates still serving it; older ones are dropped.
+
+let site: TempSite;
+let state: string;
+beforeAll(async () => {
+  site = await tempSite(D1_SITE.files, D1_SITE.config);
+  state = await mkdtemp(join(tmpdir(), 'content-index-d1-state-'));
+});
+afterAll(async () => {
+  await site?.dispose();
+  await rm(state, { recursive: true, force: true });
+});
+
+async function importD1(): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [join(PROJECT_ROOT, 'bin/content-index.js'), 'd1', 'import', '--persist-to', state],
+      { cwd: site.root, env: WRANGLER_ENV, timeout: 180_000 },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    return error as { code: number; stdout: string; stderr: string };
+  }
+}
+
+async function buildGeneration(): Promise<string> {
+  const result = await site.cli('build', '--json');
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout).mcp.d1.generation;
+}
+
+it('imports each build as a new generation, switches to it, keeps the previous one and drops older ones', async () => {
+  const a = await buildGeneration();
+  const first = await importD1();
+  expect(first.stdout).toMatch(
+    new RegExp(
+      `^✓ D1 content-index \\(local\\): imported ${a} \\(2 items\\) in [\\d.]+ s\\n✓ D1 content-index \\(local\\): ${a} is live\\n$`,
+    ),
+  );
+  // The same content is the same generation: nothing to write.
+  expect((await importD1()).stdout).toContain(`✓ D1 content-index (local): ${a} is imported already`);
+
+  await site.write('content/posts/tercera.es.md', md({ title: 'Tercera entrada', date: '2026-01-03' }));
+  const b = await buildGeneration();
+  expect(b).not.toBe(a);
+  await importD1();
+  expect(await generations(site.root, state)).toEqual({
+    states: { [a]: 'previous', [b]: 'live' },
+    withTables: [a, b].sort(),
+  });
+
+  await site.write('content/posts/cuarta.es.md', md({ title: 'Cuarta entrada', date: '2026-01-04' }));
+  const c = await buildGeneration();
+  expect((await importD1()).stdout).toContain(`✓ D1 content-index (local): ${c} is live; dropped ${a}`);
+  expect(await generations(site.root, state)).toEqual({
+    states: { [b]: 'previous', [c]: 'live' },
+    withTables: [b, c].sort(),
+  });
+});
+
+it('never switches to an import that was cut short, and starts it again from nothing next time', async () => {
+  const before = await generations(site.root, state);
+  const live = Object.keys(before.states).find((id) => before.states[id] === 'live');
+  await site.write('content/posts/quinta.es.md', md({ title: 'Quinta entrada', date: '2026-01-05' }));
+  const d = await buildGeneration();
+  // The import stops half way: its last statements (the completion row among them) never run.
+  const sqlFile = join(site.root, '.content-index/d1/import.sql');
+  const sql = await readFile(sqlFile, 'utf8');
+  const lines = sql.trimEnd().split('\n');
+  let end = Math.floor(lines.length / 2);
+  while (!lines[end - 1]?.endsWith(';')) end--;
+  await writeFile(sqlFile, `${lines.slice(0, end).join('\n')}\n`);
+  const cut = await importD1();
+  expect(cut.code).toBe(1);
+  expect(cut.stderr).toContain(
+    `D1 database content-index: the import of ${d} did not finish (its completion row is missing); nothing was switched`,
+  );
+  const after = await generations(site.root, state);
+  expect(after.states).toEqual(before.states);
+  expect(live && after.states[live]).toBe('live');
+  // The whole file again: its first statements drop what the cut import left, then it completes.
+  await writeFile(sqlFile, sql);
+  expect((await importD1()).stdout).toContain(`✓ D1 content-index (local): ${d} is live`);
+});
+
+it('says there is nothing to import for a site on the embedded backend', async () => {
+  const embedded = await tempSite({ 'content/posts/hola.es.md': md({ title: 'Hola' }) });
+  try {
+    expect((await embedded.cli('build')).code).toBe(0);
+    const result = await embedded.cli('d1', 'import');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      '✓ nothing to import: the last build serves /mcp from the Function itself (backend embedded)\n',
+    );
+  } finally {
+    await embedded.dispose();
+  }
+});
+
+it('imports hostile text exactly: quotes, SQL comments and separators, newlines, NUL, emoji', async () => {
+  const hostile = await tempSite(
+    {
+      ...D1_SITE.files,
+      'content/posts/comillas.es.md': `---\ntitle: "It's a '; DROP TABLE x; -- test /* not */ end"\ndescription: "line one\\nline two; \\\\ back \\u0000 nul 🤖 ‘curly’"\ndate: 2026-01-03\ntags: ["a;b", "--c", "'d'"]\n---\nTexto.\n`,
+    },
+    D1_SITE.config,
+  );
+  const hostileState = await mkdtemp(join(tmpdir(), 'content-index-d1-hostile-'));
+  try {
+    expect((await hostile.cli('build')).code).toBe(0);
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(PROJECT_ROOT, 'bin/content-index.js'), 'd1', 'import', '--persist-to', hostileState],
+      { cwd: hostile.root, env: WRANGLER_ENV, timeout: 180_000 },
+    );
+    expect(stdout).toContain('is live');
+    const index = await hostile.readJson<{ content: { title: string; description?: string }[] }>(
+      'api/v1/content.json',
+    );
+    const [rows = []] = (await localD1(
+      hostile.root,
+      hostileState,
+      (
+        await readFile(join(hostile.root, '.content-index/d1/import.json'), 'utf8')
+      ).replace(
+        /^[\s\S]*"generation": "(g[0-9a-f]{12})"[\s\S]*$/,
+        'SELECT item, tags FROM ci_$1_items ORDER BY pos',
+      ),
+    )) as [{ item: string; tags: string }[]];
+    expect(rows.map((r) => JSON.parse(r.item))).toEqual(index.content);
+    expect(rows.map((r) => JSON.parse(r.tags))).toContainEqual(['a;b', '--c', "'d'"]);
+  } finally {
+    await hostile.dispose();
+    await rm(hostileState, { recursive: true, force: true });
+  }
+});
