@@ -247,7 +247,6 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   if (invalid.length > 0) throw new ContentIndexError(invalid);
 
   // The MCP backend, and every limit Cloudflare would otherwise enforce at upload or at the first request.
-  const outDir = resolve(root, options.out ?? 'public');
   const configPath = relative(root, resolve(root, configFile)) || configFile;
   let mcp: McpOutput | undefined;
   let figures: DeploymentFigures | undefined;

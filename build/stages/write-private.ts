@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { PrivateFile } from './mcp-output.ts';
 import { inspect } from './output/generations.ts';
 import { outputPlace } from './output/place.ts';
 import { walkTree } from './output/tree.ts';
-import type { PrivateFile } from './mcp-output.ts';
 
 /** The tool's folders in the project's private `.content-index/` that the MCP output owns. */
 export const MCP_PRIVATE_DIRS = ['.content-index/worker', '.content-index/d1'] as const;
