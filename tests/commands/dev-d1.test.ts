@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { D1_SITE, WRANGLER_ENV } from '../helpers/d1.ts';
+import { installFunctions } from '../helpers/functions.ts';
+import { connectV2Http } from '../helpers/mcp.ts';
+import { freePort } from '../helpers/pages-dev.ts';
+import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
+
+// `content-index dev` on the D1 backend: every build whose content changed is imported into wrangler's
+// local D1 (the state `wrangler pages dev` serves from) and switched to, with no manual step.
+
+let site: TempSite;
+let child: ChildProcess;
+let url: string;
+let output = '';
+
+async function until(
+  what: string,
+  done: () => boolean | Promise<boolean>,
+  timeoutMs = 120_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await Promise.resolve(done()).catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}:\n${output}`);
+}
+
+async function search(query: string): Promise<string[]> {
+  const client = await connectV2Http(`${url}/mcp`);
+  try {
+    const result = await client.callTool('search_content', { query });
+    const found = result.structuredContent as { items: { title: string }[] } | undefined;
+    return (found?.items ?? []).map((item) => item.title);
+  } finally {
+    await client.close();
+  }
+}
+
+beforeAll(async () => {
+  site = await tempSite(D1_SITE.files, D1_SITE.config);
+  await installFunctions(site.root);
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  child = spawn(
+    process.execPath,
+    [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port)],
+    {
+      cwd: site.root,
+      env: WRANGLER_ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group: the CLI and wrangler stop together
+    },
+  );
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  await until(
+    'the first import and the server',
+    () => output.includes('✓ serving') && output.includes('✓ D1 (local)'),
+  );
+}, 180_000);
+afterAll(async () => {
+  if (child?.pid && child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    process.kill(-child.pid, 'SIGTERM');
+    await exited;
+  }
+  await site?.dispose();
+});
+
+it('imports the first build into local D1 and serves search from it', async () => {
+  expect(output).toMatch(/✓ D1 \(local\): g[0-9a-f]{12} imported in [\d.]+ s and live/);
+  await until('a search answered from D1', async () => (await search('transformers')).length === 1);
+  expect(await search('transformers')).toEqual(['Segunda entrada sobre transformers']);
+});
+
+it('imports the next build after a save, and search finds the new item', async () => {
+  const imports = (output.match(/✓ D1 \(local\)/g) ?? []).length;
+  await site.write(
+    'content/posts/tercera.es.md',
+    md({ title: 'Tercera entrada sobre embeddings', date: '2026-01-03' }),
+  );
+  await until('the second import', () => (output.match(/✓ D1 \(local\)/g) ?? []).length > imports);
+  await until('the new item in search', async () => (await search('embeddings')).length === 1);
+  expect(await search('embeddings')).toEqual(['Tercera entrada sobre embeddings']);
+});
