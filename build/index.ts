@@ -22,6 +22,7 @@ import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registr
 import type { Env, SiteConfig } from './core/site-config.ts';
 import { validateIndex } from './core/validate-index.ts';
 import { validateManifest } from './core/validate-manifest.ts';
+import type { FollowedLink } from './stages/content-links.ts';
 import { docsAssets } from './stages/docs-assets.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { loadAuthorFiles } from './stages/load-author-files.ts';
@@ -125,6 +126,8 @@ export interface BuildResult {
   /** The content folder it read, absolute. */
   contentDir: string;
   warnings: Problem[];
+  /** Symbolic links among the content that the build read through (inside the project). */
+  links: FollowedLink[];
   /**
    * Versions published for the first time by this build, added to `versions.lock.json` (a dry run
    * names them without writing).
@@ -275,7 +278,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 
   done = stage('write', `${rendered.files.length} files`);
   const record = recordPublished(headers.record.record, lifecycle);
-  const warnings = [...headers.warnings, ...assembled.warnings];
+  const warnings = [...headers.warnings, ...loaded.warnings, ...assembled.warnings];
   if (!options.dryRun) {
     try {
       const written = await writeOutput(outDir, rendered.files, {
@@ -318,6 +321,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     contentDir,
     files: rendered.files,
     warnings,
+    links: loaded.links,
     recorded: record.added,
     durationMs: performance.now() - started,
     timings,

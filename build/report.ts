@@ -6,6 +6,7 @@ import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } fro
 import type { LeftOut } from './core/model.ts';
 import { printable } from './core/printable.ts';
 import type { BuildResult } from './index.ts';
+import type { FollowedLink } from './stages/content-links.ts';
 import { formatBytes } from './stages/parse/parse-chunk.js';
 
 const gzip = promisify(gzipCallback);
@@ -20,6 +21,8 @@ export interface BuildReport {
   /** Per language: items that have that translation, and the share of all items. */
   translations: Record<Language, { items: number; percent: number }>;
   leftOut: LeftOut[];
+  /** Symbolic links among the content the build read through: the link and its target, from the project root. */
+  links: FollowedLink[];
   files: { path: string; bytes: number; gzipBytes: number }[];
   warnings: Problem[];
   /** Versions this build recorded (or, in a dry run, would record) in versions.lock.json. */
@@ -74,6 +77,7 @@ export async function createReport(result: BuildResult, dryRun: boolean): Promis
     items,
     translations,
     leftOut: result.model.leftOut,
+    links: result.links,
     files: files.sort((a, b) => a.path.localeCompare(b.path)),
     warnings: result.warnings,
     recorded: result.recorded,
@@ -111,6 +115,7 @@ export function formatReport(report: BuildReport, options: { verbose?: boolean }
     `  translations  ${LANGUAGES.map((l) => `${l} ${report.translations[l].items}/${items.total} (${report.translations[l].percent}%)`).join(' · ')}`,
   );
   lines.push(...leftOutLines(report.leftOut, options.verbose ?? false));
+  lines.push(...linkLines(report.links, options.verbose ?? false));
   const paths = report.files.map((f) => printable(f.path));
   const width = Math.max(0, ...paths.map((p) => p.length));
   report.files.forEach((file, i) => {
@@ -157,6 +162,17 @@ function leftOutLines(leftOut: readonly LeftOut[], verbose: boolean): string[] {
   }
   if (shown.length < leftOut.length)
     lines.push(`                … and ${leftOut.length - shown.length} more (--verbose lists every file)`);
+  return lines;
+}
+
+/** The links the build read through, like what was left out: how many, the first few, all with --verbose. */
+function linkLines(links: readonly FollowedLink[], verbose: boolean): string[] {
+  if (links.length === 0) return [];
+  const lines = [`  links         ${links.length} followed (inside the project)`];
+  const shown = verbose ? links : links.slice(0, LEFT_OUT_SHOWN);
+  for (const link of shown) lines.push(`                ${printable(link.file)} → ${printable(link.target)}`);
+  if (shown.length < links.length)
+    lines.push(`                … and ${links.length - shown.length} more (--verbose lists every link)`);
   return lines;
 }
 

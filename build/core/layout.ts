@@ -47,7 +47,8 @@ export function locate(
 }
 
 function nameOf(stem: string, folders: readonly string[]): string {
-  return stem === 'index' && folders.length > 0 ? (folders[folders.length - 1] ?? stem) : stem;
+  // Hugo reads paths without regard to case: `INDEX.md` is a bundle's page too.
+  return stem.toLowerCase() === 'index' && folders.length > 0 ? (folders[folders.length - 1] ?? stem) : stem;
 }
 
 function bySuffix(file: string, folders: string[], type: ContentType): LocationResult {

@@ -6,6 +6,7 @@ import { CANONICAL_LANGUAGE, CONTENT_TYPES, type ContentType } from '../core/lan
 import { globBase, type Location, locate, normalizeLanguage, unknownLanguage } from '../core/layout.ts';
 import type { SourceFile, UnreadableSource } from '../core/model.ts';
 import type { ContentLayout } from '../core/site-config.ts';
+import { type FollowedLink, linkProblems, linkWatcher } from './content-links.ts';
 import type { ParseTask } from './parse/parse-chunk.js';
 import { keyLines } from './parse/parse-source.js';
 import { type ParseCache, type ParseFilesOptions, parseFiles } from './parse-files.ts';
@@ -27,6 +28,10 @@ export interface LoadOptions {
 export interface Loaded {
   files: SourceFile[];
   problems: Problem[];
+  /** Links among the content that lead nowhere a page could be: reported, never followed. */
+  warnings: Problem[];
+  /** Links the build read through (inside the project), for the report. */
+  links: FollowedLink[];
   /** Files whose front matter could not be read: their translations are theirs, not orphans. */
   unreadable: UnreadableSource[];
 }
@@ -55,16 +60,25 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
   });
 
   const found = new Map<string, Found>();
+  const links = linkWatcher(options.root, contentDir);
+  const matchedLinks = new Set<string>();
   for (const type of CONTENT_TYPES) {
     for (const glob of layout.types[type]) {
       const base = globBase(glob);
-      const matches = await fg(glob, {
+      const entries = await fg(glob, {
         cwd: contentDir,
-        onlyFiles: true,
-        followSymbolicLinks: false,
+        // Links are followed where linkWatcher allows; the others come back as links, to be reported.
+        onlyFiles: false,
+        objectMode: true,
+        followSymbolicLinks: true,
+        fs: { stat: links.stat },
+        // Hugo reads paths without regard to case: `nota.ES.MD` is a Spanish page.
+        caseSensitiveMatch: false,
         ignore,
       });
-      for (const relPath of matches) {
+      for (const { path: relPath, dirent } of entries) {
+        if (dirent.isSymbolicLink()) matchedLinks.add(join(contentDir, relPath));
+        if (!dirent.isFile()) continue;
         const other = found.get(relPath);
         if (other && other.type !== type) {
           problems.push({
@@ -97,6 +111,9 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
     if ('problem' in location) problems.push({ ...location.problem, file: shown(relPath) });
     else tasks.push({ path: shown(relPath), absolute: join(contentDir, relPath), location });
   }
+
+  const linked = linkProblems(links, matchedLinks, options.root);
+  problems.push(...linked.problems);
 
   const parseOptions: ParseFilesOptions = { maxFileBytes: options.maxFileBytes };
   if (options.parallelThreshold !== undefined) parseOptions.parallelThreshold = options.parallelThreshold;
@@ -154,7 +171,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       },
     });
   }
-  return { files, problems, unreadable };
+  return { files, problems, unreadable, warnings: linked.warnings, links: linked.followed };
 }
 
 /** Lines are found under the keys as written; a key read under another spelling (`Title`) gets its line too. */

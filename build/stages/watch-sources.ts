@@ -48,7 +48,8 @@ export function watchSources(
   },
 ): SourceWatcher {
   let plan = initial;
-  let isContent = picomatch([...plan.globs]);
+  // Without regard to case, as the build reads them (`nota.ES.MD`).
+  let isContent = picomatch([...plan.globs], { nocase: true });
   const ignored = (path: string): boolean => {
     if (options.ignore.some((dir) => within(dir, path) !== undefined)) return true;
     if (options.ignorePrefixes?.some((prefix) => path.startsWith(prefix))) return true;
@@ -118,7 +119,7 @@ export function watchSources(
     update(next) {
       const previous = plan;
       plan = next;
-      isContent = picomatch([...plan.globs]);
+      isContent = picomatch([...plan.globs], { nocase: true });
       swap(treeWatcher, trees(previous), trees(plan));
       swap(fileWatcher, folders(previous), folders(plan));
     },

@@ -33,6 +33,19 @@ describe('language rule: suffix (Hugo)', () => {
       ['tip', 'https://example.com/consejos/sin-sufijo/', null, null],
     ]);
   });
+
+  it('reads extensions and language suffixes without regard to case, as Hugo does (nota.ES.MD)', async () => {
+    site = await tempSite({
+      'content/posts/mayus.ES.MD': md({ title: 'Mayúsculas' }),
+      'content/posts/mayus.EN.Markdown': md({ title: 'Upper case', slug: 'upper-case' }),
+      'content/posts/paquete/Index.PT-BR.md': md({ title: 'Pacote', slug: 'pacote' }),
+      'content/posts/paquete/INDEX.md': md({ title: 'Paquete' }),
+    });
+    expect(urls(await index(site))).toEqual([
+      ['post', 'https://example.com/blog/mayus/', 'https://example.com/en/blog/upper-case/', null],
+      ['post', 'https://example.com/blog/paquete/', null, 'https://example.com/pt-br/blog/pacote/'],
+    ]);
+  });
 });
 
 describe('language rule: folder (an Astro content collection)', () => {

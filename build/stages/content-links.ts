@@ -1,0 +1,135 @@
+import { realpath, realpathSync, type Stats, stat } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
+import type { Problem } from '../core/errors.ts';
+
+/** A symbolic link among the content files, and what became of it. */
+export interface ContentLink {
+  /** The link, absolute, as the walk reached it. */
+  path: string;
+  /** Where it resolves, absolute (absent when it resolves nowhere). */
+  target?: string;
+  status: 'followed' | 'outside' | 'broken' | 'loop';
+  directory: boolean;
+}
+
+/** A link the build read through: shown in the report, so nothing read is a surprise. */
+export interface FollowedLink {
+  /** The link, relative to the project root. */
+  file: string;
+  /** Its target, relative to the project root. */
+  target: string;
+}
+
+type StatCallback = (error: NodeJS.ErrnoException | null, stats: Stats) => void;
+
+/**
+ * fast-glob stats an entry only when it is a symbolic link and links are followed, so a `stat` of our
+ * own decides each link as the walk meets it, at no cost to a tree without links: a link that resolves
+ * inside the project is followed (a shared file, a bundle folder kept elsewhere in the repository); one
+ * that leaves it, is broken, or leads back to a folder above it is not, and is reported. A link out of
+ * the project would make the build read what a clean clone in CI does not have.
+ */
+export function linkWatcher(root: string, contentDir: string) {
+  const realRoot = realpathSync(root);
+  const seen = new Map<string, ContentLink>();
+  const linkStat = (path: string, callback: StatCallback) => {
+    const walked = resolve(contentDir, path);
+    stat(walked, (error, stats) => {
+      if (error) {
+        seen.set(walked, { path: walked, status: 'broken', directory: false });
+        callback(error, stats);
+        return;
+      }
+      realpath(walked, (failed, target) => {
+        if (failed) {
+          seen.set(walked, { path: walked, status: 'broken', directory: false });
+          callback(failed, stats);
+          return;
+        }
+        const directory = stats.isDirectory();
+        const status = !within(realRoot, target)
+          ? 'outside'
+          : directory && loops(walked, target, contentDir)
+            ? 'loop'
+            : 'followed';
+        seen.set(walked, { path: walked, target, status, directory });
+        if (status === 'followed') callback(null, stats);
+        else
+          callback(Object.assign(new Error(`${walked}: not followed (${status})`), { code: 'ELOOP' }), stats);
+      });
+    });
+  };
+  return { stat: linkStat, seen, realRoot };
+}
+
+function within(folder: string, path: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
+}
+
+/** A folder link loops when its target holds the link: a folder the walk has already come through. */
+function loops(walked: string, target: string, contentDir: string): boolean {
+  for (let dir = dirname(walked); ; dir = dirname(dir)) {
+    let real: string;
+    try {
+      real = realpathSync(dir);
+    } catch {
+      return true;
+    }
+    if (within(target, real)) return true;
+    if (dir === contentDir || dirname(dir) === dir) return false;
+  }
+}
+
+const LINK_HINT = {
+  outside:
+    'copy the file (or folder) into the project, or link to a place inside it: a clean checkout in CI has only what the repository holds',
+  broken: 'point the link at an existing file, or delete the link',
+  loop: 'a folder link must not lead to a folder that contains it; link to the folder that holds the content',
+} as const;
+
+/**
+ * Problems and warnings for the links the walk did not follow. `matched` are the links whose names the
+ * content globs select: each was meant to be a page, and leaving it out would drop it from the index
+ * unannounced, so it is an error; so is a folder link not followed (it may hold pages). Any other broken
+ * link (its name is no page's, and what it pointed to is unknown) is a warning.
+ */
+export function linkProblems(
+  watched: { seen: ReadonlyMap<string, ContentLink>; realRoot: string },
+  matched: ReadonlySet<string>,
+  root: string,
+): { problems: Problem[]; warnings: Problem[]; followed: FollowedLink[] } {
+  const shown = (link: string) => fromRoot(root, link);
+  // Targets are real paths: shown from the project's real path, whatever links lead to the project.
+  const target = (link: ContentLink) => fromRoot(watched.realRoot, link.target ?? '');
+  const problems: Problem[] = [];
+  const warnings: Problem[] = [];
+  const followed: FollowedLink[] = [];
+  const links = [...watched.seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const link of links) {
+    if (link.status === 'followed') {
+      followed.push({ file: shown(link.path), target: target(link) });
+      continue;
+    }
+    const folder = link.directory ? 'the folder ' : '';
+    const message =
+      link.status === 'outside'
+        ? `is a link to ${folder}${link.target}, outside the project, so it is not read`
+        : link.status === 'loop'
+          ? `is a link to ${folder}${target(link) || '.'}, which contains it, so it is not read`
+          : 'is a broken link (what it points to does not exist), so it is not read';
+    const problem: Problem = {
+      code: 'source_unreadable',
+      file: shown(link.path),
+      message,
+      hint: LINK_HINT[link.status],
+    };
+    if (matched.has(link.path) || link.directory) problems.push(problem);
+    else warnings.push(problem);
+  }
+  return { problems, warnings, followed };
+}
+
+/** Path relative to `root`, POSIX separators, as every message shows files. */
+export function fromRoot(root: string, absolute: string): string {
+  return relative(root, absolute).split(sep).join('/');
+}
