@@ -225,7 +225,11 @@ function translationOf(file: SourceFile, data: FrontMatter, config: SiteConfig):
 
 type ImageResult = { ok: true; url: string } | { ok: false; problem: Omit<Problem, 'file' | 'line'> };
 
-/** A relative image resolves on the image host; an absolute one must already be there. */
+/**
+ * A relative image resolves on the image host, under its folder; an absolute one must already be there.
+ * What is published is what was written: a value the URL parser would rewrite (`..` segments, a path
+ * from the host's root outside its folder) is refused rather than published as another address.
+ */
 export function resolveImage(image: string, imageBase: string): ImageResult {
   let url: URL;
   try {
@@ -240,46 +244,50 @@ export function resolveImage(image: string, imageBase: string): ImageResult {
       },
     };
   }
-  const host = new URL(imageBase).host;
-  // Shown without any user name or password: a message must not repeat a credential.
-  const shown = () => `${url.protocol}//${url.host}${url.pathname}${url.search}${url.hash}`;
+  const base = new URL(imageBase);
+  const host = base.host;
+  // Quoted as written, without any user name or password: a message must not repeat a credential.
+  const shown = url.username !== '' || url.password !== '' ? withoutCredentials(image) : image;
   const hint = `upload the image to ${imageBase} and write its path relative to it, e.g. image: posts/cover.png`;
-  if (url.host !== host) {
-    return {
-      ok: false,
-      problem: {
-        code: 'image_host',
-        field: 'image',
-        message: `${shown()} is not on the image host ${host}`,
-        hint,
-      },
-    };
-  }
-  // Published addresses are fetched by browsers and crawlers: plain http is a mixed-content warning or
-  // a downgrade, and a user name or password in an address would publish a credential.
-  if (url.protocol !== 'https:') {
-    return {
-      ok: false,
-      problem: {
-        code: 'image_host',
-        field: 'image',
-        message: `${shown()} must be an https: address`,
-        hint,
-      },
-    };
-  }
-  if (url.username !== '' || url.password !== '') {
-    return {
-      ok: false,
-      problem: {
-        code: 'image_host',
-        field: 'image',
-        message: 'must not carry a user name or password (user:password@host)',
-        hint,
-      },
-    };
-  }
+  const refused = (code: Problem['code'], message: string, why = hint): ImageResult => ({
+    ok: false,
+    problem: { code, field: 'image', message, hint: why },
+  });
+  // Published addresses are fetched by browsers and crawlers: only https on the image host (javascript:,
+  // data: or plain http would be a script, an inline blob, a mixed-content warning or a downgrade).
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return refused('image_host', `${shown} must be an https: address on the image host ${host}`);
+  if (url.host !== host) return refused('image_host', `${shown} is not on the image host ${host}`);
+  if (url.protocol !== 'https:') return refused('image_host', `${shown} must be an https: address`);
+  if (url.username !== '' || url.password !== '')
+    return refused('image_host', 'must not carry a user name or password (user:password@host)');
+  const dotHint = `write the path from the image host’s folder ${imageBase} without .. segments, e.g. image: posts/cover.png`;
+  // The path as written, up to its query: the URL parser reads \ as / and %2e as a dot.
+  const segments = (image.split(/[?#]/)[0] ?? '').split(/[\\/]/);
+  if (segments.some((segment) => /^(?:\.|%2e){2}$/i.test(segment)))
+    return refused(
+      'field_invalid',
+      `${shown} has a .. segment, which would publish another address than the one written`,
+      dotHint,
+    );
+  // A relative path stays in the host's folder; an absolute address on the host is taken as written.
+  const relative = !/^[a-z][a-z0-9+.-]*:/i.test(image);
+  if (relative && !url.href.startsWith(base.href))
+    return refused(
+      'image_host',
+      `${shown} resolves to ${url.href}, outside the image host’s folder ${base.href}`,
+      dotHint,
+    );
   return { ok: true, url: url.href };
+}
+
+/** `https://user:secret@host/a.png` → `https://host/a.png`: the rest as written. */
+function withoutCredentials(written: string): string {
+  const authority = /^([a-z][a-z0-9+.-]*:[\\/]*)([^\\/?#]*)/i.exec(written);
+  if (!authority) return written;
+  const [whole, scheme = '', rest = ''] = authority;
+  const at = rest.lastIndexOf('@');
+  return at < 0 ? written : `${scheme}${rest.slice(at + 1)}${written.slice(whole.length)}`;
 }
 
 function addressConflicts(entries: readonly ContentEntry[], slugLine: (file: string) => number): Problem[] {

@@ -156,6 +156,7 @@ export function validateFrontMatter(file: SourceFile): FrontMatterResult {
         hint: SLUG_HINT,
       });
   }
+  problems.push(...unprintable(file, fields, lineOfOrStart));
   if (fields.draft !== true) problems.push(...placeholders(file, fields, lineOfOrStart));
   const remaining = warnings.filter((w) => !typos.has(w));
   if (problems.length > 0) return { ok: false, problems, warnings: remaining };
@@ -166,6 +167,61 @@ export function validateFrontMatter(file: SourceFile): FrontMatterResult {
     if (date.ok) checked.date = date.published;
   }
   return { ok: true, data: checked, warnings: remaining };
+}
+
+/** C0 controls but the tab, DEL and C1 controls: in published text they would be published as is. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f]/;
+/** Line feed, carriage return, NEL (a C1 control that breaks lines) and Unicode's line and paragraph separators. */
+const LINE_BREAK = /[\n\r\u0085\u2028\u2029]/;
+
+/**
+ * The text fields the index publishes, and what one value is called in a message when it must be one
+ * line. A description may run over lines. The slug has its own rule (slug.ts), which refuses them all.
+ */
+const PUBLISHED_TEXT = {
+  title: 'a title',
+  description: undefined,
+  image: 'an image address',
+  technologies: 'a technology',
+  tags: 'a tag',
+} as const;
+
+/** Control characters in published text, and line breaks where one line is expected, with the field. */
+function unprintable(
+  file: SourceFile,
+  fields: Partial<Record<keyof FrontMatter, unknown>>,
+  lineOf: (key: string) => number,
+): Problem[] {
+  const problems: Problem[] = [];
+  for (const [key, oneLine] of Object.entries(PUBLISHED_TEXT)) {
+    const value = fields[key as keyof typeof PUBLISHED_TEXT];
+    const values = Array.isArray(value) ? value : [value];
+    values.forEach((text, i) => {
+      if (typeof text !== 'string') return;
+      const field = Array.isArray(value) ? `${key}.${i}` : key;
+      const lineBreak = oneLine === undefined ? -1 : text.search(LINE_BREAK);
+      const control = lineBreak >= 0 ? lineBreak : text.search(CONTROL);
+      if (control < 0) return;
+      const code = `U+${(text.codePointAt(control) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+      problems.push({
+        code: 'field_invalid',
+        file: file.path,
+        line: lineOf(key),
+        field,
+        ...(lineBreak >= 0
+          ? {
+              message: `contains a line break (${code}) at character ${control + 1}; ${oneLine} is one line`,
+              hint: 'write it on one line (a YAML > or | block keeps a line break at its end: use >- or |-, or a quoted value)',
+            }
+          : {
+              message: `contains a control character (${code}) at character ${control + 1}, which would be published as is`,
+              hint: 'remove it: published text holds printable characters only (a tab is allowed)',
+            }),
+      });
+    });
+  }
+  return problems;
 }
 
 /** A title or description still as `content-index new` wrote it would publish the scaffold's text. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { md, type TempSite, tempSite } from '../helpers/site.ts';
+import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
 
 const VALID = {
   'content/posts/hola.es.md': md({ title: 'Hola mundo', date: '2024-01-01', image: 'posts/hola.png' }),
@@ -104,6 +104,85 @@ describe('a build with invalid sources', () => {
       ],
     );
     expect(result.stderr).not.toContain('secreto');
+  });
+
+  it('quotes an image value as written when it is not an https: address (javascript:, data:)', async () => {
+    await expectFailure(
+      {
+        'content/posts/js.es.md': md({ title: 'JS', image: 'javascript:alert(1)' }),
+        'content/posts/data.es.md': md({ title: 'Data', image: 'data:image/png;base64,AAAA' }),
+      },
+      [
+        'content/posts/js.es.md:3: image: javascript:alert(1) must be an https: address on the image host images.example.com',
+        'content/posts/data.es.md:3: image: data:image/png;base64,AAAA must be an https: address on the image host images.example.com',
+      ],
+    ).then((result) => expect(result.stderr).not.toContain('javascript://'));
+  });
+
+  it('refuses an image path with .. segments, or one that leaves the image host’s folder, never normalised away', async () => {
+    await site.write(
+      'site.config.ts',
+      `export default ${JSON.stringify({ ...FIXTURE_CONFIG, images: 'https://images.example.com/sitio/' })};\n`,
+    );
+    expect((await site.cli('build')).code).toBe(0);
+    before = await site.snapshot();
+    const dots =
+      'hint: write the path from the image host’s folder https://images.example.com/sitio/ without .. segments, e.g. image: posts/cover.png';
+    await expectFailure(
+      {
+        'content/posts/arriba.es.md': md({ title: 'Arriba', image: '../../etc/passwd' }),
+        'content/posts/dentro.es.md': md({ title: 'Dentro', image: 'posts/../portada.png' }),
+        'content/posts/codificado.es.md': md({ title: 'Codificado', image: 'posts/%2e%2e/%2E%2E/x.png' }),
+        'content/posts/barra.es.md': md({ title: 'Barra', image: 'posts\\..\\..\\x.png' }),
+        'content/posts/absoluta.es.md': md({
+          title: 'Absoluta',
+          image: 'https://images.example.com/sitio/a/../../x.png',
+        }),
+        'content/posts/raiz.es.md': md({ title: 'Raíz', image: '/otra/x.png' }),
+      },
+      [
+        `content/posts/arriba.es.md:3: image: ../../etc/passwd has a .. segment, which would publish another address than the one written\n  ${dots}`,
+        'content/posts/dentro.es.md:3: image: posts/../portada.png has a .. segment',
+        'content/posts/codificado.es.md:3: image: posts/%2e%2e/%2E%2E/x.png has a .. segment',
+        'content/posts/barra.es.md:3: image: posts\\..\\..\\x.png has a .. segment',
+        'content/posts/absoluta.es.md:3: image: https://images.example.com/sitio/a/../../x.png has a .. segment',
+        'content/posts/raiz.es.md:3: image: /otra/x.png resolves to https://images.example.com/otra/x.png, outside the image host’s folder https://images.example.com/sitio/',
+      ],
+    );
+  });
+
+  it('refuses control characters in published text, and line breaks in one-line fields, naming the field', async () => {
+    await expectFailure(
+      {
+        'content/posts/nul.es.md': md('title: "Nul \\0 aqui"'),
+        'content/posts/esc.es.md': md('title: Escape\ndescription: "Color \\e[31m rojo"'),
+        'content/posts/c1.es.md': md('title: "Next \\N line"'),
+        'content/posts/csi.es.md': md('title: "CSI \\x9b aqui"'),
+        'content/posts/salto.es.md': md('title: >\n  Salto al final'),
+        'content/posts/etiquetas.es.md': md('title: Etiquetas\ntags: [bien, "mal\\nlínea"]'),
+        'content/projects/tec.es.md': md('title: Tec\ntechnologies: ["Rust\\u0007"]'),
+        'content/posts/imagen.es.md': md('title: Imagen\nimage: "posts/a\\tb\\n.png"'),
+      },
+      [
+        'content/posts/nul.es.md:2: title: contains a control character (U+0000) at character 5, which would be published as is\n  hint: remove it: published text holds printable characters only (a tab is allowed)',
+        'content/posts/esc.es.md:3: description: contains a control character (U+001B) at character 7',
+        'content/posts/c1.es.md:2: title: contains a line break (U+0085) at character 6; a title is one line',
+        'content/posts/csi.es.md:2: title: contains a control character (U+009B) at character 5',
+        'content/posts/salto.es.md:2: title: contains a line break (U+000A) at character 15; a title is one line\n  hint: write it on one line (a YAML > or | block keeps a line break at its end: use >- or |-, or a quoted value)',
+        'content/posts/etiquetas.es.md:3: tags.1: contains a line break (U+000A) at character 4; a tag is one line',
+        'content/projects/tec.es.md:3: technologies.0: contains a control character (U+0007) at character 5',
+        'content/posts/imagen.es.md:3: image: contains a line break (U+000A) at character 10; an image address is one line',
+      ],
+    );
+  });
+
+  it('publishes tabs anywhere and line breaks in a description', async () => {
+    await site.write('content/posts/tab.es.md', md('title: "Con\\ttab"\ndescription: |\n  Dos\n  líneas'));
+    expect((await site.cli('build')).code).toBe(0);
+    const index = await site.readJson<{ content: { title: string; description?: string }[] }>(
+      'api/v1/content.json',
+    );
+    expect(index.content.find((c) => c.title === 'Con\ttab')?.description).toBe('Dos\nlíneas\n');
   });
 
   it('refuses the slugs .. and ., which would publish at the site or section root', async () => {

@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
 import type { BuildReport } from '../../build/report.ts';
@@ -193,6 +195,65 @@ describe('front matter as Hugo reads it', () => {
       'content/posts/doble.es.md:3: Title: repeats title: keys are read without regard to case, as Hugo reads them',
     );
     expect(result.stderr).toContain('content/posts/toml.es.md:3: title: repeats title');
+  });
+
+  it('refuses a JSON key given twice, at the line of the second, as YAML and TOML do', async () => {
+    site = await tempSite({
+      'content/posts/json.es.md': '{\n  "title": "Uno",\n  "draft": false,\n  "title": "Dos"\n}\n',
+      'content/posts/anidado.es.md': '{ "title": "Anidado",\n  "params": { "a": 1,\n    "a": 2 } }\n',
+      'content/posts/yaml.es.md': md('title: Uno\ntitle: Dos'),
+      'content/posts/toml.es.md': '+++\ntitle = "Uno"\ntitle = "Dos"\n+++\n',
+    });
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      [
+        'content/posts/json.es.md:4: title: is given twice (first on line 2); JSON keeps only the last, so the first would be lost unannounced',
+        '  hint: keep one title key',
+      ].join('\n'),
+    );
+    expect(result.stderr).toContain(
+      'content/posts/anidado.es.md:3: params.a: is given twice (first on line 2)',
+    );
+    expect(result.stderr).toMatch(
+      /^content\/posts\/yaml\.es\.md:3: front matter is not valid YAML: duplicated mapping key/m,
+    );
+    expect(result.stderr).toMatch(/^content\/posts\/toml\.es\.md:3: front matter is not valid TOML: /m);
+  });
+
+  it('refuses bytes that are not UTF-8 anywhere in the front matter, with their line', async () => {
+    const padding = Array.from(
+      { length: 300 },
+      (_, i) => `clave${i}: relleno para pasar de los primeros 4 KiB`,
+    );
+    site = await tempSite({});
+    await mkdir(join(site.root, 'content/posts'), { recursive: true });
+    const bytes = (...parts: (string | number[])[]) =>
+      Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+    await writeFile(
+      join(site.root, 'content/posts/mal.es.md'),
+      bytes('---\ntitle: Mal ', [0xff, 0xfe], ' codificado\n---\nCuerpo.\n'),
+    );
+    await writeFile(
+      join(site.root, 'content/posts/lejos.es.md'),
+      bytes(`---\ntitle: Lejos\n${padding.join('\n')}\ndescription: Latin-1 `, [0xe9], 't\xe9\n---\n'),
+    );
+    // In the body, which the index never reads: no concern of the build.
+    await writeFile(
+      join(site.root, 'content/posts/cuerpo.es.md'),
+      bytes('---\ntitle: Cuerpo\n---\n', [0xff]),
+    );
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      [
+        'content/posts/mal.es.md:2: is not valid UTF-8: this line has bytes that do not decode (shown as �)',
+        '  hint: save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8), or retype the characters on this line',
+      ].join('\n'),
+    );
+    expect(result.stderr).toContain(`content/posts/lejos.es.md:${padding.length + 3}: is not valid UTF-8`);
+    expect(result.stderr).not.toContain('cuerpo.es.md');
+    expect(result.stderr).toContain('✗ 2 problems');
   });
 
   it('gives typo hints for real typos only', async () => {

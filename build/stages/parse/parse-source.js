@@ -100,6 +100,18 @@ export function parseSource(path, text) {
       hint: closingHint(format),
     });
   }
+  // A byte that is not UTF-8 decodes to U+FFFD, which would be published as is: anywhere in the front
+  // matter, not only where a byte-order mark would be. (The body is never read, nor checked.)
+  const undecoded = source.indexOf('\uFFFD');
+  if (undecoded >= 0 && undecoded < end) {
+    return salvage(source, {
+      code: 'source_unreadable',
+      file: path,
+      line: lineAt(source, undecoded),
+      message: 'is not valid UTF-8: this line has bytes that do not decode (shown as \uFFFD)',
+      hint: 'save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8), or retype the characters on this line',
+    });
+  }
   /** @type {{ data: unknown; matter: string }} */
   let parsed;
   if (format === 'json') {
@@ -109,6 +121,9 @@ export function parseSource(path, text) {
     } catch (error) {
       return salvage(source, jsonProblem(path, json, error));
     }
+    // JSON.parse keeps the last of two equal keys; YAML and TOML refuse them, and so does this.
+    const repeated = repeatedJsonKey(json);
+    if (repeated) return salvage(source, { ...repeated, file: path });
   } else {
     try {
       // Passing options also turns off gray-matter's cache, which would keep every file in memory.
@@ -339,15 +354,59 @@ function jsonProblem(path, json, error) {
   const reason =
     (code && JSON_ERRORS[code]) ??
     (error instanceof Error ? error.message.replace(/, ".*$/s, '') : String(error));
-  let line = 1;
-  for (let i = json.indexOf('\n'); i >= 0 && i < offset; i = json.indexOf('\n', i + 1)) line++;
   return {
     code: 'json_invalid',
     file: path,
-    line,
+    line: lineAt(json, offset),
     message: `front matter is not valid JSON: ${reason}`,
     hint: 'JSON front matter is one object: keys and text in "double quotes", no trailing commas, no comments',
   };
+}
+
+/**
+ * 1-based line of a position in the text (the front matter starts on the file's first line).
+ * @param {string} text
+ * @param {number} offset
+ * @returns {number}
+ */
+function lineAt(text, offset) {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/**
+ * The first key given twice in one object of a JSON front matter, at any depth, with its line.
+ * @param {string} json
+ * @returns {Omit<Problem, 'file'> | undefined}
+ */
+function repeatedJsonKey(json) {
+  /** @type {Map<string, number>[]} */
+  const objects = [];
+  /** @type {Omit<Problem, 'file'> | undefined} */
+  let found;
+  visitJson(json, {
+    onObjectBegin: () => void objects.push(new Map()),
+    onObjectEnd: () => void objects.pop(),
+    onObjectProperty: (property, _offset, _length, startLine, _startCharacter, pathSupplier) => {
+      const keys = objects.at(-1);
+      if (found || !keys) return;
+      const first = keys.get(property);
+      if (first === undefined) {
+        keys.set(property, startLine + 1);
+        return;
+      }
+      const field = [...pathSupplier(), property].join('.');
+      found = {
+        code: 'json_invalid',
+        line: startLine + 1,
+        field,
+        message: `is given twice (first on line ${first}); JSON keeps only the last, so the first would be lost unannounced`,
+        hint: `keep one ${property} key`,
+      };
+    },
+  });
+  return found;
 }
 
 const TRANSLATION_KEY =
