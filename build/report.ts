@@ -142,27 +142,48 @@ export function formatReport(report: BuildReport, options: { verbose?: boolean }
 }
 
 /**
- * What was left out, summed up: how many drafts and future items, then the first few files. A large
- * site has hundreds of drafts, and the summary above them is what a build log is read for.
+ * What was left out, summed up: how many items and their files, how many translations of published
+ * items, per reason; then the first few files. A large site has hundreds of drafts, and the summary
+ * above them is what a build log is read for.
  */
 function leftOutLines(leftOut: readonly LeftOut[], verbose: boolean): string[] {
   if (leftOut.length === 0) return [];
-  const drafts = leftOut.filter((l) => l.reason === 'draft').length;
-  const future = leftOut.length - drafts;
-  const summary = [
-    drafts > 0 && count(drafts, 'draft'),
-    future > 0 && `${future} dated in the future`,
-  ].filter(Boolean);
-  const lines = [`  left out      ${summary.join(' · ')}`];
+  const lines = [`  left out      ${leftOutSummary(leftOut)}`];
   const shown = verbose ? leftOut : leftOut.slice(0, LEFT_OUT_SHOWN);
+  const translated = new Set(leftOut.filter((l) => l.along || !l.wholeItem).map((l) => l.item));
   for (const left of shown) {
     const why = left.reason === 'draft' ? 'draft' : `dated ${left.date ?? '?'}, in the future`;
-    const whole = left.wholeItem ? ', with its translations' : '';
-    lines.push(`                ${printable(left.file)} (${why}${whole})`);
+    const whole = left.wholeItem && translated.has(left.item) ? ', with its translations' : '';
+    lines.push(
+      `                ${printable(left.file)} (${left.along ? 'with its Spanish file' : `${why}${whole}`})`,
+    );
   }
   if (shown.length < leftOut.length)
     lines.push(`                … and ${leftOut.length - shown.length} more (--verbose lists every file)`);
   return lines;
+}
+
+/**
+ * `drafts: 1 item (2 files), 1 translation · in the future: 1 item (1 file)`: an item in two languages
+ * is one item and two files; a draft translation of a published item is a translation.
+ */
+export function leftOutSummary(leftOut: readonly LeftOut[]): string {
+  const whole = new Map(leftOut.filter((l) => l.wholeItem).map((l) => [l.item, l.reason]));
+  const parts: string[] = [];
+  for (const [reason, label] of [
+    ['draft', 'drafts'],
+    ['future', 'in the future'],
+  ] as const) {
+    const items = [...whole.values()].filter((r) => r === reason).length;
+    const files = leftOut.filter((l) => whole.get(l.item) === reason).length;
+    const translations = leftOut.filter((l) => !whole.has(l.item) && l.reason === reason).length;
+    const counts = [
+      items > 0 && `${count(items, 'item')} (${count(files, 'file')})`,
+      translations > 0 && count(translations, 'translation'),
+    ].filter(Boolean);
+    if (counts.length > 0) parts.push(`${label}: ${counts.join(', ')}`);
+  }
+  return parts.join(' · ');
 }
 
 /** The links the build read through, like what was left out: how many, the first few, all with --verbose. */

@@ -116,18 +116,25 @@ export function assemble(
     }
 
     const included = new Map<Language, Checked>();
+    let whole: LeftOut | undefined;
     for (const lang of LANGUAGES) {
       const file = byLang.get(lang);
       const data = file && checked.get(file);
       if (!file || !data) continue;
       const reason = exclusion(data, options, nowPublished);
       if (reason) {
-        const record: LeftOut = { file: file.path, reason, wholeItem: lang === CANONICAL_LANGUAGE };
+        const record: LeftOut = { file: file.path, item: id, reason, wholeItem: lang === CANONICAL_LANGUAGE };
         if (reason === 'future' && data.date) record.date = data.date;
+        if (record.wholeItem) whole = record;
         leftOut.push(record);
         continue;
       }
       included.set(lang, { file, data });
+    }
+    // A left-out Spanish file takes its translations with it: each is named, so every file is accounted for.
+    if (whole) {
+      for (const { file } of included.values())
+        leftOut.push({ file: file.path, item: id, reason: whole.reason, wholeItem: false, along: true });
     }
     // Images are checked on every file (translations too), so a mistake surfaces before it is published.
     for (const file of byLang.values()) {

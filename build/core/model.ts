@@ -52,11 +52,16 @@ export type LeftOutReason = 'draft' | 'future';
 
 export interface LeftOut {
   file: string;
+  /** The item the file belongs to (`post/rag-en-produccion`): one item may leave out several files. */
+  item: string;
+  /** With `along`, the reason its Spanish file was left out for. */
   reason: LeftOutReason;
   /** For `future`: the date that has not come yet, in the published form. */
   date?: string;
   /** True when the Spanish file was left out, which takes its translations with it. */
   wholeItem: boolean;
+  /** True for a translation left out only because its Spanish file was (it is no draft, nor dated ahead). */
+  along?: true;
 }
 
 export interface ContentModel {

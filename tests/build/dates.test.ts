@@ -122,7 +122,13 @@ describe('dates are validated as written', () => {
     expect(index.generated).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const report = JSON.parse(result.stdout) as BuildReport;
     expect(report.leftOut).toEqual([
-      { file: 'content/posts/k.es.md', reason: 'future', date: '2999-01-01T00:00:00Z', wholeItem: true },
+      {
+        file: 'content/posts/k.es.md',
+        item: 'post/k',
+        reason: 'future',
+        date: '2999-01-01T00:00:00Z',
+        wholeItem: true,
+      },
     ]);
   });
 });

@@ -63,10 +63,23 @@ describe('drafts and future-dated items', () => {
       await d1.dispose();
     }
     expect(result.model.leftOut).toEqual([
-      { file: 'content/posts/borrador-secreto.es.md', reason: 'draft', wholeItem: true },
-      { file: 'content/posts/publicado.en.md', reason: 'draft', wholeItem: false },
+      {
+        file: 'content/posts/borrador-secreto.en.md',
+        item: 'post/borrador-secreto',
+        reason: 'draft',
+        wholeItem: false,
+        along: true,
+      },
+      {
+        file: 'content/posts/borrador-secreto.es.md',
+        item: 'post/borrador-secreto',
+        reason: 'draft',
+        wholeItem: true,
+      },
+      { file: 'content/posts/publicado.en.md', item: 'post/publicado', reason: 'draft', wholeItem: false },
       {
         file: 'content/tips/futuro-lejano.es.md',
+        item: 'tip/futuro-lejano',
         reason: 'future',
         date: '2026-06-01T12:00:01Z',
         wholeItem: true,

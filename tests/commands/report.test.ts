@@ -30,9 +30,9 @@ describe('the build report', () => {
     expect(stdout).toContain('translations  es 3/3 (100%) · en 1/3 (33.3%) · pt-br 1/3 (33.3%)');
     expect(stdout).toContain(
       [
-        '  left out      1 draft · 1 dated in the future',
-        '                content/tips/borrador.es.md (draft, with its translations)',
-        '                content/tips/manana.es.md (dated 2999-01-01T00:00:00Z, in the future, with its translations)',
+        '  left out      drafts: 1 item (1 file) · in the future: 1 item (1 file)',
+        '                content/tips/borrador.es.md (draft)',
+        '                content/tips/manana.es.md (dated 2999-01-01T00:00:00Z, in the future)',
       ].join('\n'),
     );
     expect(stdout).toMatch(/files +_headers +[\d.]+ (B|KiB) +gzip +\d+ B/);
@@ -169,7 +169,7 @@ describe('under GitHub Actions', () => {
       expect(built.stdout).not.toMatch(RAW_CONTROL);
       expect(built.stdout.split('\n').filter((line) => line.trimStart().startsWith('::'))).toEqual([]);
       expect(built.stdout).toContain(
-        '                content/posts/mal\\n::error file=forged.md,line=1::forged\\u001b[2J\\r::warning::x.es.md (draft, with its translations)',
+        '                content/posts/mal\\n::error file=forged.md,line=1::forged\\u001b[2J\\r::warning::x.es.md (draft)',
       );
     } finally {
       await site.remove(`content/posts/${forged}.es.md`);
@@ -194,26 +194,67 @@ describe('the left-out summary', () => {
       expect(text.code).toBe(0);
       expect(text.stdout).toContain(
         [
-          '  left out      12 drafts · 1 dated in the future',
-          '                content/posts/borrador-00.es.md (draft, with its translations)',
-          '                content/posts/borrador-01.es.md (draft, with its translations)',
-          '                content/posts/borrador-02.es.md (draft, with its translations)',
-          '                content/posts/borrador-03.es.md (draft, with its translations)',
-          '                content/posts/borrador-04.es.md (draft, with its translations)',
+          '  left out      drafts: 12 items (12 files) · in the future: 1 item (1 file)',
+          '                content/posts/borrador-00.es.md (draft)',
+          '                content/posts/borrador-01.es.md (draft)',
+          '                content/posts/borrador-02.es.md (draft)',
+          '                content/posts/borrador-03.es.md (draft)',
+          '                content/posts/borrador-04.es.md (draft)',
           '                … and 8 more (--verbose lists every file)',
           '  files ',
         ].join('\n'),
       );
       const verbose = await many.cli('build', '--verbose');
-      expect(verbose.stdout).toContain('content/posts/borrador-11.es.md (draft, with its translations)');
+      expect(verbose.stdout).toContain('content/posts/borrador-11.es.md (draft)');
       expect(verbose.stdout).toContain(
-        'content/tips/futuro.es.md (dated 2999-01-01T00:00:00Z, in the future, with its translations)',
+        'content/tips/futuro.es.md (dated 2999-01-01T00:00:00Z, in the future)',
       );
       expect(verbose.stdout).not.toContain('more (--verbose');
       const json = JSON.parse((await many.cli('build', '--json')).stdout) as BuildReport;
       expect(json.leftOut).toHaveLength(13);
     } finally {
       await many.dispose();
+    }
+  });
+
+  it('counts an item in two languages as one item and two files, and a draft translation as a translation', async () => {
+    const site2 = await tempSite({
+      'content/posts/publicado.es.md': md({ title: 'Publicado' }),
+      'content/posts/publicado.en.md': md({ title: 'Published', slug: 'published', draft: true }),
+      'content/posts/ambos.es.md': md({ title: 'Ambos', draft: true }),
+      'content/posts/ambos.en.md': md({ title: 'Both', slug: 'both', draft: true }),
+      'content/posts/arrastra.es.md': md({ title: 'Arrastra', draft: true }),
+      'content/posts/arrastra.pt-br.md': md({ title: 'Arrasta', slug: 'arrasta' }),
+    });
+    try {
+      const text = await site2.cli('build');
+      expect(text.code).toBe(0);
+      expect(text.stdout).toContain(
+        [
+          '  left out      drafts: 2 items (4 files), 1 translation',
+          '                content/posts/ambos.en.md (draft)',
+          '                content/posts/ambos.es.md (draft, with its translations)',
+          '                content/posts/arrastra.es.md (draft, with its translations)',
+          '                content/posts/arrastra.pt-br.md (with its Spanish file)',
+          '                content/posts/publicado.en.md (draft)',
+        ].join('\n'),
+      );
+      const json = JSON.parse((await site2.cli('build', '--json')).stdout) as BuildReport;
+      expect(json.leftOut).toEqual([
+        { file: 'content/posts/ambos.en.md', item: 'post/ambos', reason: 'draft', wholeItem: false },
+        { file: 'content/posts/ambos.es.md', item: 'post/ambos', reason: 'draft', wholeItem: true },
+        { file: 'content/posts/arrastra.es.md', item: 'post/arrastra', reason: 'draft', wholeItem: true },
+        {
+          file: 'content/posts/arrastra.pt-br.md',
+          item: 'post/arrastra',
+          reason: 'draft',
+          wholeItem: false,
+          along: true,
+        },
+        { file: 'content/posts/publicado.en.md', item: 'post/publicado', reason: 'draft', wholeItem: false },
+      ]);
+    } finally {
+      await site2.dispose();
     }
   });
 });

@@ -63,7 +63,8 @@ export function generateSite(count: number, seed = 1): Record<string, string> {
       );
     if (next() < 0.02) base.draft = true;
     const page = (lang: string) => {
-      const front: Record<string, unknown> = { title: `${phrase(3)} ${i} ${lang}` };
+      // A title is one line (a line break there is refused); a description keeps its hostile line break.
+      const front: Record<string, unknown> = { title: `${phrase(3).replaceAll('\n', ' ')} ${i} ${lang}` };
       if (next() < 0.8) front.description = phrase(8);
       if (lang !== 'es' && next() < 0.5) front.slug = `${name}-${lang}`;
       return front;
