@@ -137,12 +137,12 @@ describe('check --live refuses a configuration that breaks a live promise', () =
   it('backdated v2 with v1’s sunset passed: current straight to withdrawn in one deploy', async () => {
     const { problems } = await checkAgainst(
       liveV1,
-      { v1: { published: '2024-01-15', sunset: '2025-12-01' }, v2: { published: '2024-11-01' } },
+      { v1: { published: '2025-01-15', sunset: '2026-06-01' }, v2: { published: '2025-06-01' } },
       { now: BUILT },
     );
     expect(problems).toBe(
       [
-        `headers.config.ts: versions.v1.sunset: v1 is current on the live site (${liveV1.url}/api/versions.json) and its sunset 2025-12-01T00:00:00Z has passed, so this deploy would take it from current straight to withdrawn (410 Gone); a version is deprecated for at least 12 months first (rule: deprecated-before-withdrawn)`,
+        `headers.config.ts: versions.v1.sunset: v1 is current on the live site (${liveV1.url}/api/versions.json) and its sunset 2026-06-01T00:00:00Z has passed, so this deploy would take it from current straight to withdrawn (410 Gone); a version is deprecated for at least 12 months first (rule: deprecated-before-withdrawn)`,
         "  hint: set v1's sunset on or after 2027-11-22T00:00:00Z (12 months after the day of this deploy, which first publishes its deprecation)",
       ].join('\n'),
     );
@@ -212,6 +212,26 @@ describe('check --live refuses a configuration that breaks a live promise', () =
         '  hint: keep v1 in headers.config.ts for good: published 2025-01-15T00:00:00Z, sunset 2027-12-01T00:00:00Z',
       ].join('\n'),
     );
+  });
+
+  it('a live version’s publication date rewritten (rule published-date-kept), through the API and check --live', async () => {
+    const { problems } = await checkAgainst(liveV1, { v1: { published: '2026-06-01' } }, { now: BUILT });
+    expect(problems).toBe(
+      [
+        `headers.config.ts: versions.v1.published: v1 is published on the live site since 2025-01-15T00:00:00Z (${liveV1.url}/api/versions.json) and is now dated 2026-06-01T00:00:00Z; clients were given 2025-01-15T00:00:00Z (rule: published-date-kept)`,
+        "  hint: set v1's published back to '2025-01-15' in headers.config.ts: a publication date clients have seen is kept",
+      ].join('\n'),
+    );
+    const project = await site({
+      ...FILES,
+      'headers.config.ts': config({ v1: { published: '2026-06-01' } }),
+    });
+    const result = await cli(project, 'check', '--live', liveV1.url);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'versions.v1.published: v1 is published on the live site since 2025-01-15T00:00:00Z',
+    );
+    expect(result.stdout).not.toContain('keeps every promise');
   });
 
   it('a serializer that stops emitting optional fields the live items carry, though the schema still lists them', async () => {
@@ -346,7 +366,7 @@ describe('content-index check --live <url> and npm run deploy', () => {
 
     const skipped = await cli(project, 'deploy', '--project-name', 'test', '--skip-live-check');
     expect(skipped.stderr).toContain(
-      `warning: live check skipped (--skip-live-check): ${closed} was not read, so nothing checked that this deploy keeps every live version, never moves a live sunset earlier, keeps each deprecation 12 months from the day the live site first published it, and drops no field from live items`,
+      `warning: live check skipped (--skip-live-check): ${closed} was not read, so nothing checked that this deploy keeps every live version and its publication date, never moves a live sunset earlier, keeps each deprecation 12 months from the day the live site first published it, and drops no field from live items`,
     );
     expect(skipped.stdout).toContain('✓ built 2 items into');
     expect(`${skipped.stdout}${skipped.stderr}`).toMatch(REACHED_WRANGLER);

@@ -57,6 +57,6 @@ export async function readLiveSite(
 /** The message after a build that the live site's promises were held to. */
 export function livePassed(live: LiveSite): string {
   return live.manifest
-    ? `✓ keeps every promise of the live site: no version removed, no sunset earlier, 12 months from each deprecation's first publication, no field dropped`
+    ? `✓ keeps every promise of the live site: no version removed or re-dated, no sunset earlier, 12 months from each deprecation's first publication, no field dropped`
     : '✓ nothing live to hold this build to';
 }

@@ -177,7 +177,7 @@ async function liveCheck(flags: DeployFlags, context: CliContext): Promise<LiveS
   const address = flags.live ?? (await configuredSite(flags, context));
   if (flags.skipLiveCheck) {
     context.printErr(
-      `warning: live check skipped (--skip-live-check): ${address} was not read, so nothing checked that this deploy keeps every live version, never moves a live sunset earlier, keeps each deprecation 12 months from the day the live site first published it, and drops no field from live items; Deprecation dates are the configured ones`,
+      `warning: live check skipped (--skip-live-check): ${address} was not read, so nothing checked that this deploy keeps every live version and its publication date, never moves a live sunset earlier, keeps each deprecation 12 months from the day the live site first published it, and drops no field from live items; Deprecation dates are the configured ones`,
     );
     return undefined;
   }

@@ -7,6 +7,7 @@ import {
   type VersionLifecycle,
   versionState,
 } from './lifecycle.ts';
+import { configuredForm, PUBLISHED_DATE_RULE } from './published-record.ts';
 import { apiPath, MANIFEST_PATH, type ManifestVersion, type VersionManifest } from './version-manifest.ts';
 
 /**
@@ -26,6 +27,7 @@ export interface LiveSite {
 
 export const LIVE_RULES = {
   kept: 'published-version-kept',
+  publishedDate: PUBLISHED_DATE_RULE,
   minimumPeriod: 'sunset-min-12-months',
   noSkip: 'deprecated-before-withdrawn',
   sunsetNotEarlier: 'sunset-not-earlier',
@@ -107,6 +109,14 @@ export function compareWithLive(live: LiveSite, next: LiveComparison, ctx: LiveC
           : `keep ${name} in ${ctx.file} for good: published ${onLive.published_at}${onLive.sunset_at ? `, sunset ${onLive.sunset_at}` : ''}`,
       );
       continue;
+    }
+    if (version.published.getTime() !== Date.parse(onLive.published_at)) {
+      problem(
+        `versions.${name}.published`,
+        LIVE_RULES.publishedDate,
+        `${name} is published on the live site since ${onLive.published_at} (${listed}) and is now dated ${isoSeconds(version.published)}; clients were given ${onLive.published_at}`,
+        `set ${name}'s published back to '${configuredForm(onLive.published_at)}' in ${ctx.file}: a publication date clients have seen is kept`,
+      );
     }
     const liveState = versionState(liveDates(onLive), ctx.now);
     const state = versionState(version, ctx.now);

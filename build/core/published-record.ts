@@ -12,6 +12,14 @@ import { isoSeconds, type Lifecycle } from './lifecycle.ts';
 export const PUBLISHED_RECORD_FILE = 'versions.lock.json';
 
 export const PUBLISHED_RULE = 'published-version-kept';
+/** A version's publication date, once clients have it (`published_at`), is not rewritten. */
+export const PUBLISHED_DATE_RULE = 'published-date-kept';
+
+/** How to write an instant back into headers.config.ts: the day alone when it is midnight UTC. */
+export function configuredForm(iso: string): string {
+  const published = isoSeconds(new Date(iso));
+  return published.endsWith('T00:00:00Z') ? published.slice(0, 10) : published;
+}
 
 export interface PublishedRecord {
   /** Version name → when it was first recorded as published (the configured publication date). */
@@ -52,7 +60,17 @@ export function checkPublishedRecord(
 ): Problem[] {
   const problems: Problem[] = [];
   for (const [name, { published_at }] of Object.entries(record.versions)) {
-    if (lifecycle.versions.some((v) => v.version === name)) continue;
+    const declared = lifecycle.versions.find((v) => v.version === name);
+    if (declared && declared.published.getTime() !== Date.parse(published_at)) {
+      problems.push({
+        code: 'lifecycle_invalid',
+        file: ctx.file,
+        field: `versions.${name}.published`,
+        message: `${name} was published on ${isoSeconds(new Date(published_at))} (${PUBLISHED_RECORD_FILE} records it) and is now dated ${isoSeconds(declared.published)}; clients were given ${isoSeconds(new Date(published_at))} (rule: ${PUBLISHED_DATE_RULE})`,
+        hint: `set ${name}'s published back to '${configuredForm(published_at)}' in ${ctx.file}: a publication date clients have seen is kept. Only if ${name} was never deployed, delete its entry from ${PUBLISHED_RECORD_FILE} by hand`,
+      });
+    }
+    if (declared) continue;
     const scheduled = lifecycle.scheduled.find((v) => v.version === name);
     const where = `${PUBLISHED_RECORD_FILE} records it`;
     problems.push({

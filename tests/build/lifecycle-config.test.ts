@@ -170,7 +170,7 @@ describe('headers.config.ts: what the build accepts', () => {
     await site.write(
       'headers.config.ts',
       headersConfig({
-        v1: { published: '2024-01-15', sunset: '2026-06-01' },
+        v1: { published: '2025-01-15', sunset: '2026-06-01' },
         v2: { published: '2025-06-01' },
       }),
     );

@@ -109,6 +109,24 @@ describe('versions.lock.json', () => {
     );
   });
 
+  it('refuses a published version re-dated to another past date, earlier or later (rule published-date-kept)', async () => {
+    site = await tempSite({ ...FILES, 'headers.config.ts': config(BOTH) });
+    await build({ root: site.root, clock, serializers: WITH_V2 });
+    const before = await site.snapshot();
+    const lock = await record();
+    expect(await refusal({ ...BOTH, v1: { published: '2026-06-01', sunset: '2027-11-01' } })).toBe(
+      [
+        'headers.config.ts: versions.v1.published: v1 was published on 2025-01-15T00:00:00Z (versions.lock.json records it) and is now dated 2026-06-01T00:00:00Z; clients were given 2025-01-15T00:00:00Z (rule: published-date-kept)',
+        "  hint: set v1's published back to '2025-01-15' in headers.config.ts: a publication date clients have seen is kept. Only if v1 was never deployed, delete its entry from versions.lock.json by hand",
+      ].join('\n'),
+    );
+    expect(await refusal({ ...BOTH, v2: { published: '2026-10-01T09:30:00+02:00' } })).toContain(
+      'versions.v2.published: v2 was published on 2026-11-01T00:00:00Z (versions.lock.json records it) and is now dated 2026-10-01T07:30:00Z',
+    );
+    expect(await site.snapshot()).toEqual(before);
+    expect(await record()).toBe(lock);
+  });
+
   it('through the CLI: exit 1, the problem, no stack trace', async () => {
     site = await tempSite({ ...FILES, 'headers.config.ts': config({ v1: { published: '2025-01-15' } }) });
     expect((await site.cli('build')).stdout).toContain(
