@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type RequestListener, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -51,6 +53,8 @@ let liveV1: PagesDev;
 let liveV2: PagesDev;
 /** A plain static site with no API yet: /api/versions.json is a 404. */
 let nothingLive: PagesDev;
+/** A static site with no 404.html: Pages answers every unknown path with its home page (200 text/html). */
+let homeForAnyPath: PagesDev;
 
 beforeAll(async () => {
   const before = await site(FILES);
@@ -62,9 +66,16 @@ beforeAll(async () => {
   // Under /broken/, a site whose /api/versions.json is JSON but no versions manifest.
   await mkdir(join(plain, 'broken/api'), { recursive: true });
   await writeFile(join(plain, 'broken/api/versions.json'), '{ "versions": "v1" }');
-  [liveV1, nothingLive] = await Promise.all([
+  const spa = await mkdtemp(join(tmpdir(), 'content-index-spa-'));
+  cleanups.push(() => rm(spa, { recursive: true, force: true }));
+  await writeFile(
+    join(spa, 'index.html'),
+    '<!doctype html><title>Una aplicación</title><div id="app"></div>',
+  );
+  [liveV1, nothingLive, homeForAnyPath] = await Promise.all([
     serve(before.out, clockArgs(BUILT), before.root),
     serve(plain, [], plain, true),
+    serve(spa, [], spa, true),
   ]);
 
   // The release deploy of v2, checked against liveV1 as `npm run deploy` does.
@@ -371,5 +382,107 @@ describe('content-index check --live <url> and npm run deploy', () => {
     expect(skipped.stdout).toContain('✓ built 2 items into');
     expect(`${skipped.stdout}${skipped.stderr}`).toMatch(REACHED_WRANGLER);
     expect(JSON.parse(await readFile(join(project.out, 'api/versions.json'), 'utf8')).current).toBe('v1');
+  });
+});
+
+/** A small HTTP server for what stands in front of a site (a login redirect, a maintenance page). */
+async function httpServer(handler: RequestListener): Promise<{ url: string; requests: string[] }> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    handler(req, res);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  cleanups.push(() => new Promise<void>((done) => server.close(() => done())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+}
+const html = (body: string) => (_req: unknown, res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(body);
+};
+const problemOf = async (address: string) => {
+  const error = await fetchLive(address).catch((e: unknown) => e);
+  return isContentIndexError(error) ? formatProblems(error.problems) : String(error);
+};
+
+describe('what answers at /api/versions.json when no manifest does', () => {
+  it('the home page for every unknown path (Pages without a 404.html) is a first deploy', async () => {
+    const answer = await fetch(`${homeForAnyPath.url}/api/versions.json`);
+    expect([answer.status, answer.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    await answer.body?.cancel();
+    expect((await fetchLive(homeForAnyPath.url)).manifest).toBeNull();
+    const sameEverywhere = await httpServer(html('<!doctype html><title>Inicio</title>'));
+    expect((await fetchLive(sameEverywhere.url)).manifest).toBeNull();
+  });
+
+  it('another HTML page there (maintenance, an error page) stops the check', async () => {
+    const maintenance = await httpServer((req, res) =>
+      html(req.url === '/' ? '<title>Inicio</title>' : '<title>En mantenimiento</title>')(req, res),
+    );
+    expect(await problemOf(maintenance.url)).toBe(
+      [
+        `${maintenance.url}/api/versions.json: answered an HTML page (200 text/html) other than the site’s own page for unknown paths (its home page): a login, maintenance or error page may stand in front of the site; nothing could be checked against the live site`,
+        '  hint: check the address and that the site is up, then run the check again',
+      ].join('\n'),
+    );
+  });
+
+  it('a redirect to another origin (an Access login) is not followed and stops the check; one within the origin is followed', async () => {
+    const login = await httpServer(html('<title>Sign in</title>'));
+    const guarded = await httpServer((_req, res) => {
+      res.writeHead(302, {
+        location: `${login.url}/cdn-cgi/access/login?redirect_url=%2Fapi%2Fversions.json`,
+      });
+      res.end();
+    });
+    expect(await problemOf(guarded.url)).toBe(
+      [
+        `${guarded.url}/api/versions.json: redirects (302) to ${login.url}, another origin, which is not followed: a login, maintenance or other host stands in front of the site; nothing could be checked against the live site`,
+        '  hint: check the address and that the site is up, then run the check again',
+      ].join('\n'),
+    );
+    expect(login.requests).toEqual([]);
+
+    const manifest = await (await fetch(`${liveV1.url}/api/versions.json`)).text();
+    const index = await (await fetch(`${liveV1.url}/api/v1/content.json`)).text();
+    const moved = await httpServer((req, res) => {
+      if (req.url === '/api/versions.json') {
+        res.writeHead(301, { location: '/nuevo/api/versions.json' });
+        res.end();
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(req.url === '/nuevo/api/versions.json' ? manifest : index);
+      }
+    });
+    const live = await fetchLive(moved.url);
+    expect(live.manifest?.versions.map((v) => v.version)).toEqual(['v1']);
+    expect(moved.requests).toEqual([
+      '/api/versions.json',
+      '/nuevo/api/versions.json',
+      '/api/v1/content.json',
+    ]);
+  });
+
+  it('deploy stops at a login redirect, unless --skip-live-check, which says what was skipped', async () => {
+    const login = await httpServer(html('<title>Sign in</title>'));
+    const guarded = await httpServer((_req, res) => {
+      res.writeHead(302, { location: `${login.url}/login` });
+      res.end();
+    });
+    const project = await site(FILES, { ...FIXTURE_CONFIG, site: `${guarded.url}/` });
+    const stopped = await cli(project, 'deploy', '--project-name', 'test');
+    expect(stopped.code).toBe(1);
+    expect(stopped.stderr).toContain(
+      `${guarded.url}/api/versions.json: redirects (302) to ${login.url}, another origin, which is not followed`,
+    );
+    expect(stopped.stderr).toContain('to deploy without this check, pass --skip-live-check');
+    expect(`${stopped.stdout}${stopped.stderr}`).not.toMatch(REACHED_WRANGLER);
+    await expect(access(project.out)).rejects.toThrow();
+
+    const skipped = await cli(project, 'deploy', '--project-name', 'test', '--skip-live-check');
+    expect(skipped.stderr).toContain(
+      `warning: live check skipped (--skip-live-check): ${guarded.url}/ was not read`,
+    );
+    expect(`${skipped.stdout}${skipped.stderr}`).toMatch(REACHED_WRANGLER);
   });
 });

@@ -9,11 +9,16 @@ export interface FetchLiveOptions {
   hint?: string;
 }
 
+/** Redirects followed within the site's origin; one to another origin is never followed. */
+const MAX_REDIRECTS = 5;
+
 /**
  * Reads what the live site publishes: `/api/versions.json` and the index body of every version it
- * lists. A 404 there (or the host's HTML page for unknown paths) means nothing is live yet: a first
- * deploy. Anything else that is not an answer (no connection, a timeout, a 5xx, a body that is not a
- * versions manifest) is an error, because a check that could not look must not pass.
+ * lists. Nothing is live yet (a first deploy) when it answers 404 there, or the site's own page for
+ * unknown paths: Pages answers those with the home page (200 text/html) on a site without a 404.html,
+ * so an HTML answer counts only when it is the same page as `/`. Anything else that is not a manifest
+ * (no connection, a timeout, a 5xx, a redirect to another origin such as a login or maintenance host,
+ * any other page) is an error, because a check that could not look must not pass.
  */
 export async function fetchLive(address: string, options: FetchLiveOptions = {}): Promise<LiveSite> {
   let base: URL;
@@ -33,14 +38,21 @@ export async function fetchLive(address: string, options: FetchLiveOptions = {})
   const live: LiveSite = { url: base.href, manifest: null, bodies: {} };
   const manifestUrl = new URL(MANIFEST_PATH, base).href;
   const response = await get(manifestUrl, options);
-  const type = response.headers.get('content-type') ?? '';
-  if (response.status === 404 || (response.ok && type.startsWith('text/html'))) {
+  if (response.status === 404) {
     await response.body?.cancel();
-    return live; // nothing live yet: the host answers its not-found page or its HTML fallback
+    return live; // nothing live yet: the host's not-found page
   }
   if (!response.ok)
     throw unreachable(manifestUrl, `answered ${response.status} ${response.statusText}`, options);
   const text = await response.text();
+  if (isHtml(response)) {
+    if (await isFallbackPage(base, text, options)) return live; // nothing live yet: the home page for any path
+    throw unreachable(
+      manifestUrl,
+      'answered an HTML page (200 text/html) other than the site’s own page for unknown paths (its home page): a login, maintenance or error page may stand in front of the site',
+      options,
+    );
+  }
   let manifest: ReturnType<typeof parseManifest>;
   try {
     manifest = parseManifest(JSON.parse(text));
@@ -67,12 +79,58 @@ export async function fetchLive(address: string, options: FetchLiveOptions = {})
   return live;
 }
 
+function isHtml(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/html');
+}
+
+/** Whether an HTML answer is the site's home page, which Pages serves for any unknown path. */
+async function isFallbackPage(base: URL, page: string, options: FetchLiveOptions): Promise<boolean> {
+  const home = await get(new URL('/', base).href, options);
+  if (!home.ok || !isHtml(home)) {
+    await home.body?.cancel();
+    return false;
+  }
+  return (await home.text()) === page;
+}
+
+/**
+ * GET, following redirects only within the same origin: a redirect elsewhere (an Access login, a
+ * maintenance host) is not the site, and following it would read that page as the site's answer.
+ */
 async function get(url: string, options: FetchLiveOptions): Promise<Response> {
+  let current = url;
+  for (let hops = 0; ; hops++) {
+    const response = await request(current, options);
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status > 399 || location === null) return response;
+    await response.body?.cancel();
+    let next: URL;
+    try {
+      next = new URL(location, current);
+    } catch {
+      throw unreachable(
+        url,
+        `redirects (${response.status}) to an address that is not one: ${location}`,
+        options,
+      );
+    }
+    if (next.origin !== new URL(current).origin)
+      throw unreachable(
+        url,
+        `redirects (${response.status}) to ${next.origin}, another origin, which is not followed: a login, maintenance or other host stands in front of the site`,
+        options,
+      );
+    if (hops >= MAX_REDIRECTS) throw unreachable(url, `redirects more than ${MAX_REDIRECTS} times`, options);
+    current = next.href;
+  }
+}
+
+async function request(url: string, options: FetchLiveOptions): Promise<Response> {
   try {
     return await fetch(url, {
       // The API is cached at the edge for minutes: ask for what is deployed now.
       headers: { accept: 'application/json', 'cache-control': 'no-cache' },
-      redirect: 'follow',
+      redirect: 'manual',
       signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
     });
   } catch (error) {
