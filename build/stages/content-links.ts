@@ -1,5 +1,6 @@
-import { realpath, realpathSync, type Stats, stat } from 'node:fs';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { type Dirent, readdir, realpathSync, type Stats } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Problem } from '../core/errors.ts';
 
 /** A symbolic link among the content files, and what became of it. */
@@ -20,46 +21,82 @@ export interface FollowedLink {
   target: string;
 }
 
-type StatCallback = (error: NodeJS.ErrnoException | null, stats: Stats) => void;
+type ReaddirCallback = (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void;
+
+/** A directory entry that describes a link's target, as a walk that follows the link sees it. */
+class TargetEntry {
+  readonly isFile: () => boolean;
+  readonly isDirectory: () => boolean;
+  readonly isSymbolicLink = () => false;
+  readonly isBlockDevice: () => boolean;
+  readonly isCharacterDevice: () => boolean;
+  readonly isFIFO: () => boolean;
+  readonly isSocket: () => boolean;
+  constructor(
+    readonly name: string,
+    stats: Stats,
+  ) {
+    this.isFile = () => stats.isFile();
+    this.isDirectory = () => stats.isDirectory();
+    this.isBlockDevice = () => stats.isBlockDevice();
+    this.isCharacterDevice = () => stats.isCharacterDevice();
+    this.isFIFO = () => stats.isFIFO();
+    this.isSocket = () => stats.isSocket();
+  }
+}
 
 /**
- * fast-glob stats an entry only when it is a symbolic link and links are followed, so a `stat` of our
- * own decides each link as the walk meets it, at no cost to a tree without links: a link that resolves
- * inside the project is followed (a shared file, a bundle folder kept elsewhere in the repository); one
- * that leaves it, is broken, or leads back to a folder above it is not, and is reported. A link out of
- * the project would make the build read what a clean clone in CI does not have.
+ * A `readdir` for fast-glob that decides each symbolic link as the walk meets it, at the cost of one
+ * look at the entries of each folder: a link that resolves inside the project is followed (a shared
+ * file, a bundle folder kept elsewhere in the repository) by describing its target in its place; one
+ * that leaves the project, is broken, or leads back to a folder above it stays a link, which the walk
+ * neither enters nor returns, and is reported. A link out of the project would make the build read
+ * what a clean clone in CI does not have.
  */
 export function linkWatcher(root: string, contentDir: string) {
   const realRoot = realpathSync(root);
   const seen = new Map<string, ContentLink>();
-  const linkStat = (path: string, callback: StatCallback) => {
-    const walked = resolve(contentDir, path);
-    stat(walked, (error, stats) => {
-      if (error) {
-        seen.set(walked, { path: walked, status: 'broken', directory: false });
-        callback(error, stats);
+  const decide = async (walked: string): Promise<Stats | undefined> => {
+    let stats: Stats;
+    let target: string;
+    try {
+      [stats, target] = await Promise.all([stat(walked), realpath(walked)]);
+    } catch {
+      seen.set(walked, { path: walked, status: 'broken', directory: false });
+      return undefined;
+    }
+    const directory = stats.isDirectory();
+    const status = !within(realRoot, target)
+      ? 'outside'
+      : directory && loops(walked, target, contentDir)
+        ? 'loop'
+        : 'followed';
+    seen.set(walked, { path: walked, target, status, directory });
+    return status === 'followed' ? stats : undefined;
+  };
+  const linkReaddir = (path: string, options: { withFileTypes: true }, callback: ReaddirCallback) => {
+    // fast-glob asks for entries with their types; any other call is passed on as it is.
+    if (options?.withFileTypes !== true)
+      return (readdir as (...args: unknown[]) => void)(path, options, callback);
+    readdir(path, options, (error, entries) => {
+      if (error || !entries.some((entry) => entry.isSymbolicLink())) {
+        callback(error, entries);
         return;
       }
-      realpath(walked, (failed, target) => {
-        if (failed) {
-          seen.set(walked, { path: walked, status: 'broken', directory: false });
-          callback(failed, stats);
-          return;
-        }
-        const directory = stats.isDirectory();
-        const status = !within(realRoot, target)
-          ? 'outside'
-          : directory && loops(walked, target, contentDir)
-            ? 'loop'
-            : 'followed';
-        seen.set(walked, { path: walked, target, status, directory });
-        if (status === 'followed') callback(null, stats);
-        else
-          callback(Object.assign(new Error(`${walked}: not followed (${status})`), { code: 'ELOOP' }), stats);
-      });
+      const folder = resolve(contentDir, path);
+      Promise.all(
+        entries.map(async (entry) => {
+          if (!entry.isSymbolicLink()) return entry;
+          const stats = await decide(join(folder, entry.name));
+          return stats ? (new TargetEntry(entry.name, stats) as unknown as Dirent) : entry;
+        }),
+      ).then(
+        (decided) => callback(null, decided),
+        (failed: NodeJS.ErrnoException) => callback(failed, []),
+      );
     });
   };
-  return { stat: linkStat, seen, realRoot };
+  return { readdir: linkReaddir as unknown as typeof readdir, seen, realRoot };
 }
 
 function within(folder: string, path: string): boolean {
@@ -88,14 +125,14 @@ const LINK_HINT = {
 } as const;
 
 /**
- * Problems and warnings for the links the walk did not follow. `matched` are the links whose names the
- * content globs select: each was meant to be a page, and leaving it out would drop it from the index
- * unannounced, so it is an error; so is a folder link not followed (it may hold pages). Any other broken
- * link (its name is no page's, and what it pointed to is unknown) is a warning.
+ * Problems and warnings for the links the walk did not follow. A link the content globs select
+ * (`isContent`) was meant to be a page, and leaving it out would drop it from the index unannounced,
+ * so it is an error; so is a folder link not followed (it may hold pages). Any other (a broken link
+ * whose name is no page's, a file link out of the project such as a bundle's image) is a warning.
  */
 export function linkProblems(
   watched: { seen: ReadonlyMap<string, ContentLink>; realRoot: string },
-  matched: ReadonlySet<string>,
+  isContent: (link: string) => boolean,
   root: string,
 ): { problems: Problem[]; warnings: Problem[]; followed: FollowedLink[] } {
   const shown = (link: string) => fromRoot(root, link);
@@ -123,7 +160,7 @@ export function linkProblems(
       message,
       hint: LINK_HINT[link.status],
     };
-    if (matched.has(link.path) || link.directory) problems.push(problem);
+    if (isContent(link.path) || link.directory) problems.push(problem);
     else warnings.push(problem);
   }
   return { problems, warnings, followed };

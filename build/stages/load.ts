@@ -1,5 +1,6 @@
 import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import fg from 'fast-glob';
+import picomatch from 'picomatch';
 import type { Problem } from '../core/errors.ts';
 import { createKeyFolder } from '../core/front-matter.ts';
 import { CANONICAL_LANGUAGE, CONTENT_TYPES, type ContentType } from '../core/languages.ts';
@@ -61,24 +62,20 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
 
   const found = new Map<string, Found>();
   const links = linkWatcher(options.root, contentDir);
-  const matchedLinks = new Set<string>();
   for (const type of CONTENT_TYPES) {
     for (const glob of layout.types[type]) {
       const base = globBase(glob);
-      const entries = await fg(glob, {
+      const matches = await fg(glob, {
         cwd: contentDir,
-        // Links are followed where linkWatcher allows; the others come back as links, to be reported.
-        onlyFiles: false,
-        objectMode: true,
-        followSymbolicLinks: true,
-        fs: { stat: links.stat },
+        onlyFiles: true,
+        // Links are followed by linkWatcher's readdir where they may be, and reported otherwise.
+        followSymbolicLinks: false,
+        fs: { readdir: links.readdir },
         // Hugo reads paths without regard to case: `nota.ES.MD` is a Spanish page.
         caseSensitiveMatch: false,
         ignore,
       });
-      for (const { path: relPath, dirent } of entries) {
-        if (dirent.isSymbolicLink()) matchedLinks.add(join(contentDir, relPath));
-        if (!dirent.isFile()) continue;
+      for (const relPath of matches) {
         const other = found.get(relPath);
         if (other && other.type !== type) {
           problems.push({
@@ -112,7 +109,19 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
     else tasks.push({ path: shown(relPath), absolute: join(contentDir, relPath), location });
   }
 
-  const linked = linkProblems(links, matchedLinks, options.root);
+  // A link not followed whose name a glob selects was meant to be a page (compiled only for such a link).
+  let isContent: picomatch.Matcher | undefined;
+  const linked = linkProblems(
+    links,
+    (link) => {
+      isContent ??= picomatch(
+        CONTENT_TYPES.flatMap((type) => layout.types[type]),
+        { nocase: true },
+      );
+      return isContent(relative(contentDir, link).split('\\').join('/'));
+    },
+    options.root,
+  );
   problems.push(...linked.problems);
 
   const parseOptions: ParseFilesOptions = { maxFileBytes: options.maxFileBytes };
