@@ -13,7 +13,7 @@ import {
 import { ContentIndexError, isContentIndexError, type Problem } from './core/errors.ts';
 import { announceFromLive, compareWithLive, type LiveSite } from './core/live-check.ts';
 import type { McpPrepared } from './core/mcp/mcp-data.ts';
-import type { ContentModel } from './core/model.ts';
+import type { ContentModel, FollowedLink } from './core/model.ts';
 import type { OutputFile } from './core/outputs.ts';
 import { PUBLISHED_RECORD_FILE, recordPublished, renderPublishedRecord } from './core/published-record.ts';
 import { render } from './core/render.ts';
@@ -22,7 +22,6 @@ import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registr
 import type { Env, SiteConfig } from './core/site-config.ts';
 import { validateIndex } from './core/validate-index.ts';
 import { validateManifest } from './core/validate-manifest.ts';
-import type { FollowedLink } from './stages/content-links.ts';
 import { docsAssets } from './stages/docs-assets.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { loadAuthorFiles } from './stages/load-author-files.ts';

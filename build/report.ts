@@ -3,10 +3,9 @@ import { gzip as gzipCallback } from 'node:zlib';
 import { formatSize, type Headroom, PLAN_NAME } from './core/deploy-limits.ts';
 import type { Problem } from './core/errors.ts';
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from './core/languages.ts';
-import type { LeftOut } from './core/model.ts';
+import type { FollowedLink, LeftOut } from './core/model.ts';
 import { printable } from './core/printable.ts';
 import type { BuildResult } from './index.ts';
-import type { FollowedLink } from './stages/content-links.ts';
 import { formatBytes } from './stages/parse/parse-chunk.js';
 
 const gzip = promisify(gzipCallback);

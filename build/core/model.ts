@@ -64,6 +64,14 @@ export interface LeftOut {
   along?: true;
 }
 
+/** A symbolic link among the content that the build read through: shown in the report, so nothing read is a surprise. */
+export interface FollowedLink {
+  /** The link, relative to the project root. */
+  file: string;
+  /** Its target, relative to the project root. */
+  target: string;
+}
+
 export interface ContentModel {
   /** Newest first; undated entries last; ties by canonical address. Every output keeps this order. */
   entries: ContentEntry[];

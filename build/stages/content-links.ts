@@ -2,6 +2,7 @@ import { type Dirent, readdir, realpathSync, type Stats } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Problem } from '../core/errors.ts';
+import type { FollowedLink } from '../core/model.ts';
 
 /** A symbolic link among the content files, and what became of it. */
 export interface ContentLink {
@@ -11,14 +12,6 @@ export interface ContentLink {
   target?: string;
   status: 'followed' | 'outside' | 'broken' | 'loop';
   directory: boolean;
-}
-
-/** A link the build read through: shown in the report, so nothing read is a surprise. */
-export interface FollowedLink {
-  /** The link, relative to the project root. */
-  file: string;
-  /** Its target, relative to the project root. */
-  target: string;
 }
 
 type ReaddirCallback = (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void;

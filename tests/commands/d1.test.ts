@@ -109,11 +109,12 @@ it('says there is nothing to import for a site on the embedded backend', async (
   }
 });
 
-it('imports hostile text exactly: quotes, SQL comments and separators, newlines, NUL, emoji', async () => {
+// NUL and other control characters never get this far: the build refuses them in published text.
+it('imports hostile text exactly: quotes, SQL comments and separators, newlines, tabs, emoji', async () => {
   const hostile = await tempSite(
     {
       ...D1_SITE.files,
-      'content/posts/comillas.es.md': `---\ntitle: "It's a '; DROP TABLE x; -- test /* not */ end"\ndescription: "line one\\nline two; \\\\ back \\u0000 nul 🤖 ‘curly’"\ndate: 2026-01-03\ntags: ["a;b", "--c", "'d'"]\n---\nTexto.\n`,
+      'content/posts/comillas.es.md': `---\ntitle: "It's a '; DROP TABLE x; -- test /* not */ end"\ndescription: "line one\\nline two; \\\\ back \\t tab 🤖 ‘curly’"\ndate: 2026-01-03\ntags: ["a;b", "--c", "'d'"]\n---\nTexto.\n`,
     },
     D1_SITE.config,
   );

@@ -67,7 +67,8 @@ describe('the sample site llms.txt files', () => {
 });
 
 describe('hostile titles and descriptions', () => {
-  const HOSTILE_TITLE = '# [Borrador](https://evil.example/) > cita\n- lista *énfasis* `código`';
+  // A title is one line (a line break there is refused at the source); a description may run over lines.
+  const HOSTILE_TITLE = '# [Borrador](https://evil.example/) > cita - lista *énfasis* `código`';
   const HOSTILE_DESCRIPTION =
     'Línea uno\n\n## No es un título\n> tampoco una cita (ni [un enlace](x)) <b>html</b> &amp; \\ barra_baja_ 1) fin';
   const files = {
@@ -77,7 +78,7 @@ describe('hostile titles and descriptions', () => {
       slug: 'trampa(1',
     }),
     'content/posts/trampa.en.md': md({
-      title: '> Quote ] [ ( )\r\n1. item',
+      title: '> Quote ] [ ( )  1. item',
       description: '\n\n# heading at start\n',
       slug: 'trap)',
     }),
