@@ -28,7 +28,7 @@ import { loadAuthorFiles } from './stages/load-author-files.ts';
 import { importConfigModule } from './stages/load-config.ts';
 import { loadLifecycle } from './stages/load-lifecycle.ts';
 import { type McpOutput, mcpOutput } from './stages/mcp-output.ts';
-import { refusedOutput } from './stages/output/guard.ts';
+import { refusedOutput, trackedFilesProblem } from './stages/output/guard.ts';
 import { PRIVATE_DIR } from './stages/output/place.ts';
 import type { ParseCache } from './stages/parse-files.ts';
 import { writePublishedRecord } from './stages/published-record.ts';
@@ -175,6 +175,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(staticDir !== undefined && { staticDir }),
   });
   if (refused) throw new ContentIndexError([refused]);
+  // Only a build that writes turns the folder into a link; a dry run (check, mcp --sources) asks nothing.
+  const tracked = options.dryRun ? undefined : await trackedFilesProblem(outDir, root);
+  if (tracked) throw new ContentIndexError([tracked]);
   const serializers = options.serializers ?? SERIALIZERS;
   const headersFile = options.headers ?? 'headers.config.ts';
   const headers = await loadLifecycle({ root, file: headersFile, now, serializers, config });

@@ -11,7 +11,7 @@ import { type BuildResult, build } from '../index.ts';
 import { count } from '../report.ts';
 import { importGeneration, readD1Manifest, switchGeneration } from '../stages/d1-import.ts';
 import { importConfigModule } from '../stages/load-config.ts';
-import { refusedOutput } from '../stages/output/guard.ts';
+import { refusedOutput, trackedFilesProblem } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
 import { type SourceEvent, shownPath, type WatchPlan, watchSources } from '../stages/watch-sources.ts';
 import {
@@ -142,12 +142,13 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
 
   const initial = planFrom(await configOf(root, configFile, context));
   // Refused before anything runs: wrangler must never serve (nor the build link) the project or the home.
-  const refused = refusedOutput(outDir, {
-    root,
-    home: homedir(),
-    content: initial.contentDir,
-    ...(initial.staticDir !== undefined && { staticDir: initial.staticDir }),
-  });
+  const refused =
+    refusedOutput(outDir, {
+      root,
+      home: homedir(),
+      content: initial.contentDir,
+      ...(initial.staticDir !== undefined && { staticDir: initial.staticDir }),
+    }) ?? (await trackedFilesProblem(outDir, root));
   if (refused) {
     context.exit(reportFailure(new ContentIndexError([refused]), context, { debug: false, wrote: false }));
     return;
