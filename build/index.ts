@@ -227,8 +227,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     serializers,
     author: await loadAuthorFiles(root),
   });
-  // The /docs/ renderer comes from node_modules, so it is added here rather than in the pure render().
-  rendered.files.push(...(await docsAssets()));
+  // The API reference's renderer comes from node_modules, so it is added here rather than in the pure render().
+  rendered.files.push(...(await docsAssets(config.apiReference.path)));
   const invalid = Object.entries(rendered.bodies).flatMap(([version, body]) =>
     validateIndex(version, body, model, serializers[version]?.schema),
   );
@@ -284,6 +284,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       const written = await writeOutput(outDir, rendered.files, {
         root,
         ...(staticDir !== undefined && { staticDir }),
+        apiReference: config.apiReference.path,
         ...(options.onOutputStep && { onStep: options.onOutputStep }),
       });
       warnings.push(...written.warnings);

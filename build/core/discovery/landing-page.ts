@@ -94,7 +94,7 @@ ${row(MANIFEST_PATH, 'Every version with its publication, deprecation and sunset
 
 <h2>Descriptions</h2>
 <table>
-${row(DISCOVERY_PATHS.docs, 'The API reference, to read')}
+${row(config.apiReference.path, 'The API reference, to read')}
 ${row(DISCOVERY_PATHS.openapi, 'The same as OpenAPI 3.1, for client generators')}
 ${LANGUAGES.map((lang) => row(LLMS_TXT_PATHS[lang], `The content for language models (llms.txt), ${LANGUAGE_NAMES[lang]}`)).join('\n')}
 ${row(DISCOVERY_PATHS.aiPlugin, 'The AI plugin manifest')}
