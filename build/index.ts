@@ -33,8 +33,9 @@ import { PRIVATE_DIR } from './stages/output/place.ts';
 import type { ParseCache } from './stages/parse-files.ts';
 import { writePublishedRecord } from './stages/published-record.ts';
 import { readSourceDates } from './stages/source-dates.ts';
+import { servedOutput } from './stages/wrangler-config.ts';
 import { type OutputStep, writeOutput } from './stages/write.ts';
-import { countOtherFiles, writePrivateFiles } from './stages/write-private.ts';
+import { countOtherFiles, recoverHeldPrivateFiles, writePrivateFiles } from './stages/write-private.ts';
 
 // The package's public API (`import { … } from 'content-index'`): the configuration helpers and their
 // types, the programmatic build, its errors, and the version registry a custom version extends.
@@ -112,6 +113,14 @@ export interface BuildOptions {
   onOutputStep?: (step: OutputStep) => void;
   /** The home folder the output may not be (tests give their own). Default: the user's. */
   home?: string;
+  /**
+   * Write the `/mcp` Function's data (`.content-index/worker/`, `d1/`). Default: only when the output
+   * folder is the one the Pages project serves (`pages_build_output_dir`, `public`), whose build the
+   * data belongs to: wrangler bundles it with every deployment of the project, so a build into another
+   * folder (`--out preview --drafts`) must not replace it. `deploy` of another folder sets it, and puts
+   * the served build's data back after the upload.
+   */
+  writeMcpData?: boolean;
 }
 
 export type BuildStage = 'config' | 'load' | 'assemble' | 'render' | 'write';
@@ -137,6 +146,11 @@ export interface BuildResult {
   mcpPrepared: McpPrepared;
   /** The MCP backend chosen and what it writes into `.content-index/` (absent with `deployment: false`). */
   mcp?: McpOutput;
+  /**
+   * Whether this build wrote the MCP data into `.content-index/` (not in a dry run, nor by default for
+   * an output folder other than `served`, the one the Pages project serves).
+   */
+  mcpData?: { written: boolean; served: string };
   /** The deployment against the plan's limits: largest file, file count, Worker size. */
   headroom?: Headroom;
 }
@@ -252,6 +266,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   // The MCP backend, and every limit Cloudflare would otherwise enforce at upload or at the first request.
   const configPath = relative(root, resolve(root, configFile)) || configFile;
   let mcp: McpOutput | undefined;
+  let mcpData: BuildResult['mcpData'];
   let figures: DeploymentFigures | undefined;
   if (options.deployment ?? true) {
     const limits = deployLimits(config.plan, options.limits);
@@ -273,6 +288,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     };
     const overLimits = [...mcp.problems, ...deploymentProblems(figures, configPath)];
     if (overLimits.length > 0) throw new ContentIndexError(overLimits);
+    const served = await servedOutput(root);
+    mcpData = { written: !options.dryRun && (options.writeMcpData ?? outDir === served), served };
   }
   done();
 
@@ -288,7 +305,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         ...(options.onOutputStep && { onStep: options.onOutputStep }),
       });
       warnings.push(...written.warnings);
-      if (mcp) await writePrivateFiles(root, mcp.files);
+      // A deploy of another folder killed before it put the served build's data back: put it back now.
+      await recoverHeldPrivateFiles(root);
+      if (mcp && mcpData?.written) await writePrivateFiles(root, mcp.files);
     } catch (error) {
       if (isContentIndexError(error)) throw error;
       throw new ContentIndexError([
@@ -327,6 +346,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     timings,
     mcpPrepared: rendered.mcp,
     ...(mcp && { mcp }),
+    ...(mcpData && { mcpData }),
     ...(figures && { headroom: headroom(figures) }),
   };
 }
