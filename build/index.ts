@@ -240,9 +240,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     lifecycle,
     serializers,
     author: await loadAuthorFiles(root),
+    // The API reference's renderer comes from node_modules: read here, published by the pure render().
+    assets: await docsAssets(config.apiReference.path),
   });
-  // The API reference's renderer comes from node_modules, so it is added here rather than in the pure render().
-  rendered.files.push(...(await docsAssets(config.apiReference.path)));
   const invalid = Object.entries(rendered.bodies).flatMap(([version, body]) =>
     validateIndex(version, body, model, serializers[version]?.schema),
   );
