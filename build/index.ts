@@ -267,6 +267,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const configPath = relative(root, resolve(root, configFile)) || configFile;
   let mcp: McpOutput | undefined;
   let mcpData: BuildResult['mcpData'];
+  const mcpWarnings: Problem[] = [];
   let figures: DeploymentFigures | undefined;
   if (options.deployment ?? true) {
     const limits = deployLimits(config.plan, options.limits);
@@ -289,13 +290,27 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const overLimits = [...mcp.problems, ...deploymentProblems(figures, configPath)];
     if (overLimits.length > 0) throw new ContentIndexError(overLimits);
     const served = await servedOutput(root);
-    mcpData = { written: !options.dryRun && (options.writeMcpData ?? outDir === served), served };
+    mcpData = {
+      written: !options.dryRun && (options.writeMcpData ?? outDir === served.path),
+      served: served.path,
+    };
+    if (!options.dryRun && !mcpData.written && !served.declared) {
+      // Likely the folder this site deploys, undeclared: say how to make /mcp follow it.
+      const shown = relative(root, outDir) || '.';
+      mcpWarnings.push({
+        code: 'config_invalid',
+        file: served.file,
+        field: 'pages_build_output_dir',
+        message: `is not set, so the /mcp data in ${PRIVATE_DIR}/ belongs to the build of ${relative(root, served.path) || '.'}; this build into ${shown} left it as it was`,
+        hint: `if ${shown} is the folder you deploy, set pages_build_output_dir = "${shown}" in ${served.file} (Cloudflare Pages reads it too)`,
+      });
+    }
   }
   done();
 
   done = stage('write', `${rendered.files.length} files`);
   const record = recordPublished(headers.record.record, lifecycle);
-  const warnings = [...headers.warnings, ...assembled.warnings];
+  const warnings = [...headers.warnings, ...assembled.warnings, ...mcpWarnings];
   if (!options.dryRun) {
     try {
       const written = await writeOutput(outDir, rendered.files, {

@@ -95,7 +95,7 @@ async function deploy(flags: DeployFlags, context: CliContext): Promise<number> 
   const root = process.cwd();
   // The Function's data belongs to the served folder's build; another folder's is in its place only for
   // the upload, and the served build's goes back afterwards (even after a failure).
-  const served = await servedOutput(root);
+  const served = (await servedOutput(root)).path;
   const restore =
     resolve(root, options.out ?? 'public') === served ? undefined : await holdPrivateFiles(root);
   try {

@@ -68,9 +68,13 @@ export async function readWranglerConfig(
  * module in `.content-index/worker/` belongs to this folder's build: wrangler bundles it with every
  * `pages dev` and `pages deploy` of the project, whatever folder they serve.
  */
-export async function servedOutput(root: string): Promise<string> {
+export async function servedOutput(root: string): Promise<{ path: string; declared: boolean; file: string }> {
   const { config } = await readWranglerConfig(root);
-  return resolve(root, config.pagesBuildOutputDir ?? 'public');
+  return {
+    path: resolve(root, config.pagesBuildOutputDir ?? 'public'),
+    declared: config.pagesBuildOutputDir !== undefined,
+    file: config.file ?? 'wrangler.toml',
+  };
 }
 
 /** wrangler.jsonc allows // and /* comments; strings are left alone. */

@@ -243,6 +243,7 @@ describe('an existing output folder holding files git tracks', () => {
       'site/about/index.html': '<h1>About</h1>\n',
       'generated/index.html': '<h1>From the site generator</h1>\n',
       '.gitignore': '/generated\n/.content-index/\n/versions.lock.json\n',
+      'wrangler.toml': 'name = "site"\npages_build_output_dir = "generated"\n',
     });
     await git(site.root, 'init', '-q');
     await git(site.root, 'add', '.');

@@ -103,6 +103,21 @@ describe('a build into another output folder', () => {
     expect(preview.stdout).toContain("not written: the Function's data in .content-index/ is the build of");
   });
 
+  it('without pages_build_output_dir, warns that /mcp stays with public and says how to make it follow', async () => {
+    const other = await tempSite(FILES);
+    try {
+      const result = await other.cli('build', '--out', 'dist');
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(
+        'wrangler.toml: pages_build_output_dir: is not set, so the /mcp data in .content-index/ belongs to the build of public; this build into dist left it as it was\n' +
+          '  hint: if dist is the folder you deploy, set pages_build_output_dir = "dist" in wrangler.toml (Cloudflare Pages reads it too)',
+      );
+      expect(existsSync(join(other.root, MCP_MODULE_PATH))).toBe(false);
+    } finally {
+      await other.dispose();
+    }
+  });
+
   it('follows pages_build_output_dir: with `dist` served, a build into dist writes the data and one into public does not', async () => {
     const other = await tempSite(FILES);
     try {
