@@ -28,13 +28,14 @@ import { loadAuthorFiles } from './stages/load-author-files.ts';
 import { importConfigModule } from './stages/load-config.ts';
 import { loadLifecycle } from './stages/load-lifecycle.ts';
 import { type McpOutput, mcpOutput } from './stages/mcp-output.ts';
-import { refusedOutput } from './stages/output/guard.ts';
+import { refusedOutput, trackedFilesProblem } from './stages/output/guard.ts';
 import { PRIVATE_DIR } from './stages/output/place.ts';
 import type { ParseCache } from './stages/parse-files.ts';
 import { writePublishedRecord } from './stages/published-record.ts';
 import { readSourceDates } from './stages/source-dates.ts';
+import { servedOutput } from './stages/wrangler-config.ts';
 import { type OutputStep, writeOutput } from './stages/write.ts';
-import { countOtherFiles, writePrivateFiles } from './stages/write-private.ts';
+import { countOtherFiles, recoverHeldPrivateFiles, writePrivateFiles } from './stages/write-private.ts';
 
 // The package's public API (`import { … } from 'content-index'`): the configuration helpers and their
 // types, the programmatic build, its errors, and the version registry a custom version extends.
@@ -112,6 +113,14 @@ export interface BuildOptions {
   onOutputStep?: (step: OutputStep) => void;
   /** The home folder the output may not be (tests give their own). Default: the user's. */
   home?: string;
+  /**
+   * Write the `/mcp` Function's data (`.content-index/worker/`, `d1/`). Default: only when the output
+   * folder is the one the Pages project serves (`pages_build_output_dir`, `public`), whose build the
+   * data belongs to: wrangler bundles it with every deployment of the project, so a build into another
+   * folder (`--out preview --drafts`) must not replace it. `deploy` of another folder sets it, and puts
+   * the served build's data back after the upload.
+   */
+  writeMcpData?: boolean;
 }
 
 export type BuildStage = 'config' | 'load' | 'assemble' | 'render' | 'write';
@@ -139,6 +148,11 @@ export interface BuildResult {
   mcpPrepared: McpPrepared;
   /** The MCP backend chosen and what it writes into `.content-index/` (absent with `deployment: false`). */
   mcp?: McpOutput;
+  /**
+   * Whether this build wrote the MCP data into `.content-index/` (not in a dry run, nor by default for
+   * an output folder other than `served`, the one the Pages project serves).
+   */
+  mcpData?: { written: boolean; served: string };
   /** The deployment against the plan's limits: largest file, file count, Worker size. */
   headroom?: Headroom;
 }
@@ -177,6 +191,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(staticDir !== undefined && { staticDir }),
   });
   if (refused) throw new ContentIndexError([refused]);
+  // Only a build that writes turns the folder into a link; a dry run (check, mcp --sources) asks nothing.
+  const tracked = options.dryRun ? undefined : await trackedFilesProblem(outDir, root);
+  if (tracked) throw new ContentIndexError([tracked]);
   const serializers = options.serializers ?? SERIALIZERS;
   const headersFile = options.headers ?? 'headers.config.ts';
   const headers = await loadLifecycle({ root, file: headersFile, now, serializers, config });
@@ -225,9 +242,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     lifecycle,
     serializers,
     author: await loadAuthorFiles(root),
+    // The API reference's renderer comes from node_modules: read here, published by the pure render().
+    assets: await docsAssets(config.apiReference.path),
   });
-  // The /docs/ renderer comes from node_modules, so it is added here rather than in the pure render().
-  rendered.files.push(...(await docsAssets()));
   const invalid = Object.entries(rendered.bodies).flatMap(([version, body]) =>
     validateIndex(version, body, model, serializers[version]?.schema),
   );
@@ -251,6 +268,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   // The MCP backend, and every limit Cloudflare would otherwise enforce at upload or at the first request.
   const configPath = relative(root, resolve(root, configFile)) || configFile;
   let mcp: McpOutput | undefined;
+  let mcpData: BuildResult['mcpData'];
+  const mcpWarnings: Problem[] = [];
   let figures: DeploymentFigures | undefined;
   if (options.deployment ?? true) {
     const limits = deployLimits(config.plan, options.limits);
@@ -272,21 +291,40 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     };
     const overLimits = [...mcp.problems, ...deploymentProblems(figures, configPath)];
     if (overLimits.length > 0) throw new ContentIndexError(overLimits);
+    const served = await servedOutput(root);
+    mcpData = {
+      written: !options.dryRun && (options.writeMcpData ?? outDir === served.path),
+      served: served.path,
+    };
+    if (!options.dryRun && !mcpData.written && !served.declared) {
+      // Likely the folder this site deploys, undeclared: say how to make /mcp follow it.
+      const shown = relative(root, outDir) || '.';
+      mcpWarnings.push({
+        code: 'config_invalid',
+        file: served.file,
+        field: 'pages_build_output_dir',
+        message: `is not set, so the /mcp data in ${PRIVATE_DIR}/ belongs to the build of ${relative(root, served.path) || '.'}; this build into ${shown} left it as it was`,
+        hint: `if ${shown} is the folder you deploy, set pages_build_output_dir = "${shown}" in ${served.file} (Cloudflare Pages reads it too)`,
+      });
+    }
   }
   done();
 
   done = stage('write', `${rendered.files.length} files`);
   const record = recordPublished(headers.record.record, lifecycle);
-  const warnings = [...headers.warnings, ...loaded.warnings, ...assembled.warnings];
+  const warnings = [...headers.warnings, ...loaded.warnings, ...assembled.warnings, ...mcpWarnings];
   if (!options.dryRun) {
     try {
       const written = await writeOutput(outDir, rendered.files, {
         root,
         ...(staticDir !== undefined && { staticDir }),
+        apiReference: config.apiReference.path,
         ...(options.onOutputStep && { onStep: options.onOutputStep }),
       });
       warnings.push(...written.warnings);
-      if (mcp) await writePrivateFiles(root, mcp.files);
+      // A deploy of another folder killed before it put the served build's data back: put it back now.
+      await recoverHeldPrivateFiles(root);
+      if (mcp && mcpData?.written) await writePrivateFiles(root, mcp.files);
     } catch (error) {
       if (isContentIndexError(error)) throw error;
       throw new ContentIndexError([
@@ -326,6 +364,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     timings,
     mcpPrepared: rendered.mcp,
     ...(mcp && { mcp }),
+    ...(mcpData && { mcpData }),
     ...(figures && { headroom: headroom(figures) }),
   };
 }

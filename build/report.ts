@@ -34,6 +34,12 @@ export interface BuildReport {
     moduleBytes: number;
     moduleGzipBytes: number;
     d1?: { generation: string; database: string; sqlBytes: number };
+    /**
+     * Whether the build wrote it into `.content-index/` for the Function: a build into another folder
+     * than `servedOut`, the one the Pages project serves, leaves that build's data as it was.
+     */
+    written: boolean;
+    servedOut: string;
   };
   /** The deployment against the plan's limits (largest file, files, Worker). */
   limits?: Headroom;
@@ -87,6 +93,8 @@ export async function createReport(result: BuildResult, dryRun: boolean): Promis
         reason: result.mcp.reason,
         moduleBytes: result.mcp.module.bytes,
         moduleGzipBytes: result.mcp.module.gzipBytes,
+        written: result.mcpData?.written ?? false,
+        servedOut: result.mcpData?.served ?? '',
         ...(result.mcp.d1 && {
           d1: {
             generation: result.mcp.d1.generation,
@@ -129,6 +137,11 @@ export function formatReport(report: BuildReport, options: { verbose?: boolean }
         ? `  mcp           embedded in the Function (${mcp.reason})`
         : `  mcp           D1 database ${mcp.d1?.database} (${mcp.reason}): ${mcp.d1?.generation}, ${formatSize(mcp.d1?.sqlBytes ?? 0)} of SQL; deploy imports it, content-index d1 import --local for wrangler pages dev`,
     );
+    if (!report.dryRun && !mcp.written) {
+      lines.push(
+        `                not written: the Function's data in .content-index/ is the build of ${printable(mcp.servedOut)}, the folder the Pages project serves (pages_build_output_dir in wrangler.toml); it is bundled with every wrangler pages dev and deploy, so /mcp keeps serving that build (content-index deploy --out uploads this folder with its own)`,
+      );
+    }
   }
   if (report.limits) {
     const { largest, files, worker, plan } = report.limits;

@@ -1,9 +1,10 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { check } from '../build/index.ts';
 import { clientAjv } from './helpers/ajv.ts';
 import { type PagesDev, startPagesDev } from './helpers/pages-dev.ts';
-import { type SampleProject, sampleProject } from './helpers/project.ts';
+import { GENERATED, type SampleProject, sampleProject } from './helpers/project.ts';
 
 let project: SampleProject;
 let out: string;
@@ -54,6 +55,27 @@ it.each([
   expect(response.headers.get('content-type')).toMatch(type);
   expect(response.headers.get('access-control-allow-origin')).toBe('*');
   expect(await response.text()).toBe(await readFile(join(out, file), 'utf8'));
+});
+
+it('sends the address of every file the build writes, asked for with a trailing slash, to the file (308), never a 502', async () => {
+  // wrangler pages dev answered `/openapi.json/` with 502 ENOTDIR (it looked for a folder of that name);
+  // Pages would answer its not-found page. The build's own files, API ones included:
+  const { files } = await check({ root: project.root, clock: () => GENERATED });
+  const served = files
+    .map((f) => f.path)
+    .filter((p) => !['_headers', '_redirects', '_routes.json'].includes(p));
+  expect(served).toEqual(
+    expect.arrayContaining(['openapi.json', 'llms.txt', 'docs/redoc.standalone.js', 'index.html']),
+  );
+  for (const path of served) {
+    const slashed = await fetch(`${server.url}/${path}/`, { redirect: 'manual' });
+    const target = path.endsWith('index.html') ? `/${path.slice(0, -'index.html'.length)}` : `/${path}`;
+    expect([slashed.status, slashed.headers.get('location')], path).toEqual([308, target]);
+    const followed = await fetch(`${server.url}/${path}/`);
+    expect(followed.status, path).toBe(200);
+    if (!path.endsWith('.html'))
+      expect(await followed.text(), path).toBe(await readFile(join(out, path), 'utf8'));
+  }
 });
 
 it('serves the landing page at / (the sample site asks for one), and every address it links answers', async () => {

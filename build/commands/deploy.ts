@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { deployLimits, formatSize, PLAN_NAME } from '../core/deploy-limits.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import { printable } from '../core/printable.ts';
-import { build, type LiveSite } from '../index.ts';
+import { type BuildOptions, build, type LiveSite } from '../index.ts';
 import { count } from '../report.ts';
 import {
   type D1Location,
@@ -16,7 +17,8 @@ import {
 import { verifyOutput } from '../stages/verify-output.ts';
 import { compiledWorkerGzipBytes } from '../stages/worker-size.ts';
 import { spawnWrangler } from '../stages/wrangler.ts';
-import { readWranglerConfig } from '../stages/wrangler-config.ts';
+import { readWranglerConfig, servedOutput } from '../stages/wrangler-config.ts';
+import { holdPrivateFiles, privateFilesAre } from '../stages/write-private.ts';
 import { configuredSite, livePassed, readLiveSite, withAllowDroppedField } from './_live-check.ts';
 import { type BuildFlags, buildOptions, reportFailure, withBuildFlags } from './_shared.ts';
 
@@ -27,6 +29,7 @@ interface DeployFlags extends BuildFlags {
   live?: string;
   skipLiveCheck?: boolean;
   allowDroppedField?: string[];
+  allowUnpublishedInProduction?: boolean;
 }
 
 export const DEPLOY_CREDENTIALS = ['CLOUDFLARE_API_TOKEN', 'CLOUDFLARE_ACCOUNT_ID'] as const;
@@ -44,6 +47,10 @@ export function registerDeployCommand(program: Command, context: CliContext): vo
     .option(
       '--skip-live-check',
       'deploy without comparing with the live site (for when it cannot be reached); says what was skipped',
+    )
+    .option(
+      '--allow-unpublished-in-production',
+      'let --drafts/--future reach the production site (without --branch they are refused)',
     );
   withAllowDroppedField(command).action(async (flags: DeployFlags) => {
     try {
@@ -61,6 +68,7 @@ export function registerDeployCommand(program: Command, context: CliContext): vo
 }
 
 async function deploy(flags: DeployFlags, context: CliContext): Promise<number> {
+  unpublishedInProduction(flags, context);
   // Checked before anything else, so a missing secret costs no build and touches nothing.
   const missing = DEPLOY_CREDENTIALS.filter((name) => !context.env[name]);
   if (missing.length > 0) {
@@ -81,13 +89,38 @@ async function deploy(flags: DeployFlags, context: CliContext): Promise<number> 
     ...buildOptions(flags, context),
     ...(live && { live }),
     ...(flags.allowDroppedField && { allowDroppedFields: flags.allowDroppedField }),
+    // What is uploaded is this build's output with this build's /mcp data, whatever the folder.
+    writeMcpData: true,
   };
+  const root = process.cwd();
+  // The Function's data belongs to the served folder's build; another folder's is in its place only for
+  // the upload, and the served build's goes back afterwards (even after a failure).
+  const served = (await servedOutput(root)).path;
+  const restore =
+    resolve(root, options.out ?? 'public') === served ? undefined : await holdPrivateFiles(root);
+  try {
+    return await buildAndUpload(flags, context, options, root);
+  } finally {
+    if (restore) {
+      await restore();
+      context.print(
+        `✓ /mcp data: .content-index/ holds the build of ${printable(relative(root, served) || '.')} again, the folder the Pages project serves`,
+      );
+    }
+  }
+}
+
+async function buildAndUpload(
+  flags: DeployFlags,
+  context: CliContext,
+  options: BuildOptions,
+  root: string,
+): Promise<number> {
   const result = await build(options);
-  if (live) context.print(livePassed(live));
+  if (options.live) context.print(livePassed(options.live));
   context.print(`✓ built ${count(result.model.entries.length, 'item')} into ${printable(result.outDir)}`);
   await verifyOutput(result.outDir, new Date());
   context.print('✓ output verified');
-  const root = process.cwd();
   const env = { ...process.env, ...context.env };
 
   // The Worker exactly as it will be uploaded: the build only estimated it.
@@ -128,6 +161,19 @@ async function deploy(flags: DeployFlags, context: CliContext): Promise<number> 
   }
 
   const project = flags.projectName ?? (await projectName());
+  // The module wrangler bundles now must be this build's: another build (a dev server, a build in
+  // another terminal) may have written its own since.
+  if (result.mcp && !(await privateFilesAre(root, result.mcp.files))) {
+    throw new ContentIndexError([
+      {
+        code: 'output_failed',
+        file: '.content-index/worker',
+        message:
+          'changed after this deploy built it (another build wrote its own /mcp data), so the upload would not match the output; nothing was deployed',
+        hint: 'stop the other build (content-index dev, a build in another terminal) and deploy again',
+      },
+    ]);
+  }
   const args = ['pages', 'deploy', result.outDir, '--project-name', project];
   if (flags.branch) args.push('--branch', flags.branch);
   const child = spawnWrangler(args, { cwd: root, env, stdio: 'inherit' });
@@ -150,6 +196,32 @@ async function deploy(flags: DeployFlags, context: CliContext): Promise<number> 
     `✓ D1: ${manifest.generation} is live${dropped.length ? `; dropped the tables of ${dropped.join(', ')}` : ''}`,
   );
   return 0;
+}
+
+/**
+ * Drafts and future-dated items on the production site are a leak, not a preview: refused unless the
+ * operator says so, before anything is built or read. A preview deployment (--branch) may show them.
+ */
+function unpublishedInProduction(flags: DeployFlags, context: CliContext): void {
+  const asked = [flags.drafts && '--drafts', flags.future && '--future'].filter(
+    (flag): flag is string => typeof flag === 'string',
+  );
+  if (asked.length === 0 || flags.branch) return;
+  const what = asked.map((flag) => (flag === '--drafts' ? 'drafts' : 'future-dated items')).join(' and ');
+  if (flags.allowUnpublishedInProduction) {
+    context.printErr(
+      `warning: ${asked.join(' ')} without --branch: this deploy publishes ${what} on the production site (--allow-unpublished-in-production)`,
+    );
+    return;
+  }
+  throw new ContentIndexError([
+    {
+      code: 'config_invalid',
+      field: asked.join(' '),
+      message: `would publish ${what} on the production site (no --branch); nothing was built or deployed`,
+      hint: 'deploy a preview with --branch <name> (its own address, not the site), or pass --allow-unpublished-in-production if the production site is meant to show them',
+    },
+  ]);
 }
 
 /** A remote import needs the database's id in wrangler.toml; a local one does not. */

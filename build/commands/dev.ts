@@ -11,7 +11,7 @@ import { type BuildResult, build } from '../index.ts';
 import { count } from '../report.ts';
 import { importGeneration, readD1Manifest, switchGeneration } from '../stages/d1-import.ts';
 import { importConfigModule } from '../stages/load-config.ts';
-import { refusedOutput } from '../stages/output/guard.ts';
+import { refusedOutput, trackedFilesProblem } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
 import { type SourceEvent, shownPath, type WatchPlan, watchSources } from '../stages/watch-sources.ts';
 import {
@@ -76,7 +76,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   // The D1 backend serves from wrangler's local D1 (the same state `wrangler pages dev` uses): each build
   // whose content changed is imported there, and the local database switched to it.
   const importLocally = async (result: BuildResult): Promise<void> => {
-    if (result.mcp?.backend !== 'd1') return;
+    if (result.mcp?.backend !== 'd1' || !result.mcpData?.written) return;
     const manifest = await readD1Manifest(root);
     if (!manifest) return;
     const where = { remote: false, root, env: { ...process.env, ...context.env } };
@@ -89,6 +89,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     }
   };
 
+  let toldMcp = false;
   const rebuild = async (reason: string): Promise<void> => {
     try {
       last = await build(options);
@@ -96,6 +97,12 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       context.print(
         `✓ ${reason}: ${count(last.model.entries.length, 'item')} in ${Math.round(last.durationMs)} ms`,
       );
+      if (last.mcpData && !last.mcpData.written && !toldMcp) {
+        toldMcp = true;
+        context.print(
+          `  /mcp serves the last build of ${printable(last.mcpData.served)} (the folder wrangler.toml's pages_build_output_dir names), not of ${printable(outDir)}: its data is bundled with every wrangler run of the project`,
+        );
+      }
       await importLocally(last);
     } catch (error) {
       if (isContentIndexError(error)) {
@@ -142,12 +149,13 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
 
   const initial = planFrom(await configOf(root, configFile, context));
   // Refused before anything runs: wrangler must never serve (nor the build link) the project or the home.
-  const refused = refusedOutput(outDir, {
-    root,
-    home: homedir(),
-    content: initial.contentDir,
-    ...(initial.staticDir !== undefined && { staticDir: initial.staticDir }),
-  });
+  const refused =
+    refusedOutput(outDir, {
+      root,
+      home: homedir(),
+      content: initial.contentDir,
+      ...(initial.staticDir !== undefined && { staticDir: initial.staticDir }),
+    }) ?? (await trackedFilesProblem(outDir, root));
   if (refused) {
     context.exit(reportFailure(new ContentIndexError([refused]), context, { debug: false, wrote: false }));
     return;

@@ -20,7 +20,7 @@ export interface AiPluginInput {
   logoUrl?: string;
   /** Default: `webmaster@<site host>`, the mailbox RFC 2142 reserves for web services. */
   contactEmail?: string;
-  /** Absolute, or relative to the site. Default: `/docs/`, whose reference states the terms of use. */
+  /** Absolute, or relative to the site. Default: the API reference page (`/docs/`), which states the terms of use. */
   legalInfoUrl?: string;
 }
 
@@ -30,6 +30,8 @@ export type AiPluginConfig = Required<AiPluginInput>;
 export interface AiPluginSiteValues {
   /** Ends with `/`. */
   site: string;
+  /** The API reference page's address (the default terms of use). */
+  reference: string;
   name?: string;
   description?: string;
 }
@@ -52,7 +54,7 @@ const DEFAULT_FROM: Record<keyof AiPluginInput, string> = {
   descriptionForModel: 'it defaults to a text built from name and description',
   logoUrl: 'it defaults to /logo.png on the site',
   contactEmail: 'it defaults to webmaster@ the site host',
-  legalInfoUrl: 'it defaults to /docs/ on the site',
+  legalInfoUrl: 'it defaults to the API reference page (apiReference, /docs/ unless moved)',
 };
 
 let validateManifest: ValidateFunction | undefined;
@@ -98,7 +100,7 @@ export function resolveAiPlugin(
     descriptionForModel: given.descriptionForModel ?? descriptionForModel(name, values),
     logoUrl: address('logoUrl', '/logo.png'),
     contactEmail: given.contactEmail ?? `webmaster@${host.hostname}`,
-    legalInfoUrl: address('legalInfoUrl', '/docs/'),
+    legalInfoUrl: address('legalInfoUrl', values.reference),
   };
   if (problems.length > 0) throw new ContentIndexError(problems);
 

@@ -19,6 +19,8 @@ export interface ServingContext {
   redirectRules?: readonly RedirectRule[];
   /** Further paths that run a Function. */
   functionRoutes?: readonly string[];
+  /** Every other file the build publishes (discovery documents, the API reference and its renderer). */
+  files?: readonly string[];
 }
 
 /** Always routed to Functions: the MCP server's Function lives at /mcp. */
@@ -39,13 +41,29 @@ export function staticApiPaths(manifest: VersionManifest): string[] {
   ];
 }
 
+/** Files Pages reads as configuration, never serves. */
+const ROUTING_FILES = new Set(['_headers', '_redirects', '_routes.json']);
+
 /**
- * `_routes.json` matches `/api/v1/content.json` with a trailing slash too, so that address never reaches
- * the Function; the static handler would answer it with the site's fallback page. It is the file's
- * address with a stray slash, so it is sent there.
+ * A file's address with a stray slash (`/openapi.json/`, `/llms.txt/`) is sent to the file. The static
+ * handler has no answer of its own for it: `wrangler pages dev` looks for a folder of that name and
+ * answers 502 (ENOTDIR), and `_routes.json` matches `/api/v1/content.json/` as it matches the file, so
+ * that address would never reach the Function either. An `index.html` goes to its folder, its address.
+ * Under `/api/` only the static files: every other path there is the Function's, which `_redirects`
+ * does not reach. Static rules (exact paths), one per file the build writes: a few dozen of Pages' 2,000.
  */
-function trailingSlashRedirects(manifest: VersionManifest): RedirectRule[] {
-  return staticApiPaths(manifest).map((path) => ({ from: `${path}/`, to: path, status: 308 }));
+function trailingSlashRedirects(manifest: VersionManifest, files: readonly string[]): RedirectRule[] {
+  const rules = staticApiPaths(manifest).map((path) => ({ from: `${path}/`, to: path, status: 308 }));
+  for (const file of [...files].sort()) {
+    if (ROUTING_FILES.has(file) || file.startsWith('api/')) continue;
+    const index = file === 'index.html' || file.endsWith('/index.html');
+    rules.push({
+      from: `/${file}/`,
+      to: index ? `/${file.slice(0, -'index.html'.length)}` : `/${file}`,
+      status: 308,
+    });
+  }
+  return rules;
 }
 
 /**
@@ -82,10 +100,11 @@ export function renderServing(ctx: ServingContext): OutputFile[] {
     include: [...FUNCTION_ROUTES, ...(ctx.functionRoutes ?? [])],
     exclude: staticApiPaths(manifest),
   });
-  const redirects = renderRedirectsFile(ctx.author?.redirects, [
-    ...trailingSlashRedirects(manifest),
-    ...(ctx.redirectRules ?? []),
-  ]);
+  const redirects = renderRedirectsFile(
+    ctx.author?.redirects,
+    ctx.redirectRules ?? [],
+    trailingSlashRedirects(manifest, ctx.files ?? []),
+  );
   const problems = [...headers.problems, ...routes.problems, ...redirects.problems];
   if (problems.length > 0) throw new ContentIndexError(problems);
   const files: OutputFile[] = [

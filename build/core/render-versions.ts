@@ -1,4 +1,3 @@
-import { addressOf, DISCOVERY_PATHS } from './discovery/addresses.ts';
 import { currentVersion, isoSeconds, type Lifecycle, versionState } from './lifecycle.ts';
 import type { ContentModel } from './model.ts';
 import { jsonFile, type OutputFile, prettyJsonFile } from './outputs.ts';
@@ -74,12 +73,7 @@ export function renderVersions(model: ContentModel, ctx: VersionsContext): Rende
   // The alias is a copy, not a rewrite: a plain static file on every host, cached at the edge,
   // with the same bytes and so the same ETag as the versioned route. The same string, serialized once.
   files.push({ path: 'api/content.json', content: latest });
-  const manifest = buildManifest(
-    lifecycle,
-    config.site,
-    config.documentation,
-    addressOf(config.site, DISCOVERY_PATHS.docs),
-  );
+  const manifest = buildManifest(lifecycle, config.site, config.documentation, config.apiReference.url);
   files.push(prettyJsonFile(MANIFEST_PATH, manifest));
   return { bodies, latest: current.version, manifest, files };
 }

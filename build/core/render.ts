@@ -24,6 +24,8 @@ export interface RenderContext {
   serializers?: SerializerRegistry;
   /** The author's `_headers` and `_redirects` at the project root, merged into the generated ones. */
   author?: ServingContext['author'];
+  /** Files the caller read from disk (the API reference's renderer), published as they are. */
+  assets?: readonly OutputFile[];
 }
 
 export interface Rendered {
@@ -73,6 +75,8 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
       schemaOf: (version) => serializers[version]?.schema,
     }),
   );
+  files.push(...(ctx.assets ?? []));
+  serving.files = files.map((f) => f.path);
   files.push(...renderServing(serving));
   return { bodies: api.bodies, generated, latest: api.latest, files, mcp };
 }

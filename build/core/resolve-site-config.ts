@@ -2,6 +2,7 @@ import aiPluginSchema from '../schemas/ai-plugin.schema.json' with { type: 'json
 import siteConfigSchema from '../schemas/site-config.schema.json' with { type: 'json' };
 import { ajvProblems, createAjv } from './_ajv.ts';
 import { resolveAiPlugin } from './ai-plugin-config.ts';
+import { DEFAULT_API_REFERENCE } from './discovery/addresses.ts';
 import { ContentIndexError, type Problem } from './errors.ts';
 import { CONTENT_TYPES, LANGUAGES, type Language } from './languages.ts';
 import {
@@ -74,16 +75,21 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
   }
   const name = perLanguage(config.name, true);
   const description = perLanguage(config.description, false);
+  const referencePath = config.apiReference ?? DEFAULT_API_REFERENCE;
+  const apiReference = { path: referencePath.slice(1), url: siteUrl(site, referencePath) };
   const resolved: SiteConfig = {
     site,
     images: withTrailingSlash(new URL(config.images).href),
-    documentation: siteUrl(site, config.documentation ?? '/docs/'),
+    documentation:
+      config.documentation === undefined ? apiReference.url : siteUrl(site, config.documentation),
+    apiReference,
     sections: (config.sections ?? []).map((s) => ({ name: s.name, url: siteUrl(site, s.url) })),
     routes,
     aiPlugin: resolveAiPlugin(
       config.aiPlugin,
       {
         site,
+        reference: apiReference.url,
         ...(name.es !== undefined && { name: name.es }),
         ...(description.es !== undefined && { description: description.es }),
       },

@@ -63,8 +63,14 @@ export interface SiteConfigInput {
   description?: LocalizedText;
   /** The API's licence in `/openapi.json`. Default: the site's terms of use at `aiPlugin.legalInfoUrl`. */
   license?: LicenseInput;
-  /** Address of the human documentation. Default: `<site>/docs/`. */
+  /** Address of the human documentation. Default: the API reference page (`apiReference`). */
   documentation?: string;
+  /**
+   * Where the build writes the API reference page (`index.html` and its renderer), a folder on the site
+   * such as `/api-docs/`. Every document links to it, and each problem `type` is an anchor on it.
+   * Default `/docs/`: move it when the site has a `/docs/` of its own.
+   */
+  apiReference?: string;
   sections?: SectionInput[];
   /** Per type and language, a pattern with `{slug}`, relative to the site address. Missing entries use defaults. */
   routes?: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
@@ -147,6 +153,8 @@ export interface SiteConfig {
   /** `identifier` and `url` are exclusive (OpenAPI); `url` is absolute. */
   license: { name: string; identifier?: string; url?: string };
   documentation: string;
+  /** The API reference page: its folder in the output (`docs/`, relative, ends with `/`) and its address. */
+  apiReference: { path: string; url: string };
   sections: ResolvedSection[];
   routes: RoutePatterns;
   aiPlugin: AiPluginConfig;

@@ -1,17 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { BUNDLED } from '../core/bundled.ts';
-import { DISCOVERY_PATHS } from '../core/discovery/addresses.ts';
 import { DOCS_SCRIPT } from '../core/discovery/docs-page.ts';
 import type { OutputFile } from '../core/outputs.ts';
 import { REDOC_FILES, readRedoc } from './redoc-bundle.js';
 
 /**
- * The renderer's bundle and its licence notices, for `docs/`. The package carries them in
+ * The renderer's bundle and its licence notices, for the API reference's folder (`docs/`). The package carries them in
  * `dist/vendor/redoc/`, patched when it was built, so an installed copy needs no `redoc` (about 92
  * packages and 83 MiB, for one file); the sources read the `redoc` dev dependency.
  */
-export async function docsAssets(): Promise<OutputFile[]> {
+export async function docsAssets(folder: string): Promise<OutputFile[]> {
   if (REDOC_FILES[0] !== DOCS_SCRIPT) throw new Error(`docs-page.ts expects ${DOCS_SCRIPT}`);
   const files = BUNDLED
     ? await Promise.all(
@@ -21,5 +20,5 @@ export async function docsAssets(): Promise<OutputFile[]> {
         })),
       )
     : await readRedoc(createRequire(import.meta.url).resolve(`redoc/bundles/${DOCS_SCRIPT}`));
-  return files.map((file) => ({ path: `${DISCOVERY_PATHS.docs}${file.name}`, content: file.content }));
+  return files.map((file) => ({ path: `${folder}${file.name}`, content: file.content }));
 }

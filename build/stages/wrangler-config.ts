@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import type { Problem } from '../core/errors.ts';
 
@@ -8,6 +8,8 @@ export interface WranglerConfig {
   /** The file it came from, relative to the project root; undefined when the project has none. */
   file?: string;
   name?: string;
+  /** `pages_build_output_dir`: the folder the Pages project serves and `wrangler pages deploy` uploads by default. */
+  pagesBuildOutputDir?: string;
   d1Databases: { binding?: string; database_name?: string; database_id?: string }[];
 }
 
@@ -37,6 +39,9 @@ export async function readWranglerConfig(
         config: {
           file,
           ...(typeof raw.name === 'string' && { name: raw.name }),
+          ...(typeof raw.pages_build_output_dir === 'string' && {
+            pagesBuildOutputDir: raw.pages_build_output_dir,
+          }),
           d1Databases: databases.filter(
             (d): d is Record<string, string> => typeof d === 'object' && d !== null,
           ),
@@ -55,6 +60,21 @@ export async function readWranglerConfig(
     }
   }
   return { config: { d1Databases: [] } };
+}
+
+/**
+ * The output folder the Pages project serves: `pages_build_output_dir` in the wrangler configuration
+ * (relative to the project root, where that file is), `public` without one. The `/mcp` Function's data
+ * module in `.content-index/worker/` belongs to this folder's build: wrangler bundles it with every
+ * `pages dev` and `pages deploy` of the project, whatever folder they serve.
+ */
+export async function servedOutput(root: string): Promise<{ path: string; declared: boolean; file: string }> {
+  const { config } = await readWranglerConfig(root);
+  return {
+    path: resolve(root, config.pagesBuildOutputDir ?? 'public'),
+    declared: config.pagesBuildOutputDir !== undefined,
+    file: config.file ?? 'wrangler.toml',
+  };
 }
 
 /** wrangler.jsonc allows // and /* comments; strings are left alone. */

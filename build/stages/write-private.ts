@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { PrivateFile } from './mcp-output.ts';
 import { inspect } from './output/generations.ts';
-import { outputPlace } from './output/place.ts';
+import { isRunning, outputPlace } from './output/place.ts';
 import { walkTree } from './output/tree.ts';
 
 /** The tool's folders in the project's private `.content-index/` that the MCP output owns. */
@@ -39,6 +39,87 @@ export async function writePrivateFiles(root: string, files: readonly PrivateFil
       if (!wanted.has(path)) await rm(join(root, path), { force: true, recursive: true });
     }
   }
+}
+
+/**
+ * Where a deploy of another output folder than the served one keeps the served build's private files
+ * while its own are bundled and uploaded (see holdPrivateFiles).
+ */
+export const HELD_DIR = '.content-index/held';
+const HELD_OWNER = 'owner';
+const HELD_COMPLETE = 'complete';
+
+/**
+ * The private files belong to the served output folder's build (wrangler bundles them with every
+ * deployment of the project). A deploy of another folder needs its own in their place while wrangler
+ * compiles and uploads, and the served build's back afterwards, or a later `wrangler pages deploy
+ * public` would publish that other build's `/mcp` (its drafts). This copies the current files aside and
+ * returns what puts them back. Kept on disk, not in memory: a deploy killed in between leaves them
+ * there, and the next build or deploy puts them back (recoverHeldPrivateFiles).
+ */
+export async function holdPrivateFiles(root: string): Promise<() => Promise<void>> {
+  await recoverHeldPrivateFiles(root);
+  const held = join(root, HELD_DIR);
+  await rm(held, { recursive: true, force: true });
+  await mkdir(held, { recursive: true });
+  await writeFile(join(held, HELD_OWNER), String(process.pid));
+  for (const dir of MCP_PRIVATE_DIRS) {
+    for (const name of await readdir(join(root, dir)).catch(() => [] as string[])) {
+      if (name.endsWith('.tmp')) continue;
+      await mkdir(join(held, dir), { recursive: true });
+      await copyFile(join(root, dir, name), join(held, dir, name));
+    }
+  }
+  // Only a complete copy is ever put back; an incomplete one is simply deleted.
+  await writeFile(join(held, HELD_COMPLETE), '');
+  return () => restoreHeld(root);
+}
+
+/** Puts back the files a deploy killed before it finished held aside (none held, or its deploy still running: nothing). */
+export async function recoverHeldPrivateFiles(root: string): Promise<boolean> {
+  const owner = await readFile(join(root, HELD_DIR, HELD_OWNER), 'utf8').catch(() => undefined);
+  if (owner === undefined) return false;
+  const pid = Number.parseInt(owner, 10);
+  // This process's own hold (a deploy building into it) or another live deploy's: not ours to undo.
+  if (pid === process.pid || isRunning(pid)) return false;
+  await restoreHeld(root);
+  return true;
+}
+
+async function restoreHeld(root: string): Promise<void> {
+  const held = join(root, HELD_DIR);
+  const complete = await readFile(join(held, HELD_COMPLETE)).then(
+    () => true,
+    () => false,
+  );
+  if (complete) {
+    for (const dir of MCP_PRIVATE_DIRS) {
+      const kept = new Set(await readdir(join(held, dir)).catch(() => [] as string[]));
+      for (const name of await readdir(join(root, dir)).catch(() => [] as string[]))
+        if (!kept.has(name)) await rm(join(root, dir, name), { force: true, recursive: true });
+      for (const name of kept) {
+        await mkdir(join(root, dir), { recursive: true });
+        // A rename: each file is replaced whole, as wrangler (which may be watching) must see it.
+        await rename(join(held, dir, name), join(root, dir, name));
+      }
+    }
+  }
+  await rm(held, { recursive: true, force: true });
+}
+
+/** Whether the private files on disk are exactly `files` (and nothing else of the MCP output's). */
+export async function privateFilesAre(root: string, files: readonly PrivateFile[]): Promise<boolean> {
+  const wanted = new Map(files.map((f) => [f.path, f.content]));
+  for (const dir of MCP_PRIVATE_DIRS) {
+    for (const name of await readdir(join(root, dir)).catch(() => [] as string[])) {
+      const path = `${dir}/${name}`;
+      const content = wanted.get(path);
+      if (content === undefined) return false;
+      if ((await readFile(join(root, path), 'utf8').catch(() => undefined)) !== content) return false;
+      wanted.delete(path);
+    }
+  }
+  return wanted.size === 0;
 }
 
 /**

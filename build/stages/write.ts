@@ -27,6 +27,8 @@ export interface WriteOptions {
   root: string;
   /** The author's folder of files published as they are (the configuration's `static`). */
   staticDir?: string;
+  /** The API reference's folder in the output (`docs/`), named in the conflict a page of the site's there makes. */
+  apiReference?: string;
   /** Called after every step that changes the disk (tests kill the build at each one). */
   onStep?: (step: OutputStep) => void;
 }
@@ -68,7 +70,10 @@ export async function writeOutput(
     const { current, warnings } = await recover(place, step);
     const statics = await staticFiles(options.root, options.staticDir);
     const ownership = await classify(currentDir(current), current.record);
-    const problems = planProblems(place, ownership, files, statics, current.record === undefined);
+    const problems = planProblems(place, ownership, files, statics, {
+      unrecorded: current.record === undefined,
+      ...(options.apiReference !== undefined && { apiReference: options.apiReference }),
+    });
     if (problems.length > 0) throw new ContentIndexError(problems);
 
     const id = ((await generations(place)).at(-1) ?? 0) + 1;
@@ -165,7 +170,7 @@ function planProblems(
   ownership: Ownership,
   files: readonly OutputFile[],
   statics: readonly StaticFile[],
-  unrecorded: boolean,
+  { unrecorded, apiReference }: { unrecorded: boolean; apiReference?: string },
 ): Problem[] {
   const rendered = new Set(files.map((f) => f.path));
   const problems: Problem[] = statics
@@ -180,7 +185,7 @@ function planProblems(
           : 'move the file or delete it; the build owns this address',
     }));
   const source = new Map(statics.map((f) => [f.path, f.shown]));
-  const found = conflicts(place, ownership, [...rendered, ...source.keys()], source);
+  const found = conflicts(place, ownership, [...rendered, ...source.keys()], source, apiReference);
   problems.push(...found);
   if (unrecorded && found.length >= 3) {
     // Most likely the output of a content-index from before it kept a record: say so once.

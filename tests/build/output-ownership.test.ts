@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build } from '../../build/index.ts';
-import { FIXTURE_CONFIG, md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
+import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
 const run = promisify(execFile);
 const clock = () => new Date('2026-06-01T00:00:00Z');
@@ -150,20 +150,47 @@ describe('the static folder', () => {
 });
 
 describe('--out', () => {
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
   it.each([
     ['.', 'is the project root'],
     ['content', 'is the content folder'],
+    ['content/posts', 'is inside the content folder'],
     ['..', 'contains the project'],
+    ['.content-index', "is .content-index/, the tool's private folder"],
     ['.content-index/output/x', 'is inside .content-index/'],
     ['/', 'is the root of the file system'],
-  ])('refuses %s', async (out, reason) => {
-    site = await tempSite(POST);
-    const before = await readdir(site.root);
+    ['.git', "is git's own folder"],
+    ['.git/objects', "is inside git's own folder"],
+    ['node_modules', 'is node_modules, where npm installs packages'],
+    ['node_modules/.cache/site', 'is inside node_modules'],
+    ['functions', "is functions/, the Pages Functions' folder"],
+    ['functions/api', "is inside functions/, the Pages Functions' folder"],
+    ['static', 'is the static folder'],
+    ['static/img', 'is inside the static folder'],
+  ])('refuses %s, and moves nothing', async (out, reason) => {
+    site = await tempSite(
+      {
+        ...POST,
+        '.git/HEAD': 'ref: refs/heads/main\n',
+        '.git/objects/info/packs': '\n',
+        'node_modules/.cache/site/keep.txt': 'cache\n',
+        'functions/api/[[path]].ts': 'export const onRequest = () => new Response("hi");\n',
+        'static/img/logo.png': 'PNG',
+      },
+      { ...FIXTURE_CONFIG, static: 'static' },
+    );
+    const before = await snapshotDir(site.root);
     const result = await site.cli('build', '--out', out);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`: out: ${reason}.*; the build replaces the output folder`));
+    expect(result.stderr).toMatch(
+      new RegExp(`: out: ${escaped(reason)}.*; the build replaces the output folder`),
+    );
     expect(result.stderr).toContain('hint: choose a folder of its own for the output');
-    expect(await readdir(site.root)).toEqual(before);
+    // Nothing became a link, nothing moved into .content-index/.
+    expect(await snapshotDir(site.root)).toEqual(before);
+    for (const folder of ['.git', 'node_modules', 'functions', 'content', 'content/posts', 'static'])
+      expect(await isLink(join(site.root, folder)), folder).toBe(false);
   });
 
   it('refuses the home folder, written as ~ or as its path', async () => {
@@ -189,19 +216,77 @@ describe('--out', () => {
     }
   });
 
-  it('may be inside the content folder, which then never reads it as content', async () => {
-    site = await tempSite(
-      { ...POST, 'content/public/notes/readme.md': 'no front matter: not a post\n' },
-      { ...FIXTURE_CONFIG, content: { types: { post: '**/*.md' } } },
+  it('refuses a folder inside the content folder: the posts there stay where they are', async () => {
+    // The reviewer's case: --out content/posts made the posts folder a link and published 0 items.
+    site = await tempSite({
+      ...POST,
+      'content/posts/adios.es.md': md({ title: 'Adiós', date: '2025-01-02' }),
+    });
+    const result = await site.cli('build', '--out', 'content/posts');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('content/posts: out: is inside the content folder');
+    expect(await isLink(join(site.root, 'content/posts'))).toBe(false);
+    expect((await readdir(join(site.root, 'content/posts'))).sort()).toEqual(['adios.es.md', 'hola.es.md']);
+    expect((await site.cli('build')).code).toBe(0);
+    expect((await site.readJson<{ content: unknown[] }>('api/v1/content.json')).content).toHaveLength(2);
+  });
+});
+
+describe('an existing output folder holding files git tracks', () => {
+  const git = (root: string, ...args: string[]) =>
+    run('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: root });
+
+  it('is refused, naming the folder, the files and what to do; an untracked one becomes the link', async () => {
+    site = await tempSite({
+      ...POST,
+      'site/index.html': '<h1>Mine, committed</h1>\n',
+      'site/about/index.html': '<h1>About</h1>\n',
+      'generated/index.html': '<h1>From the site generator</h1>\n',
+      '.gitignore': '/generated\n/.content-index/\n/versions.lock.json\n',
+      'wrangler.toml': 'name = "site"\npages_build_output_dir = "generated"\n',
+    });
+    await git(site.root, 'init', '-q');
+    await git(site.root, 'add', '.');
+    await git(site.root, 'commit', '-q', '-m', 'sources');
+
+    const result = await site.cli('build', '--out', 'site');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'site: out: holds files tracked by git (site/about/index.html, site/index.html); the build would make site a link into the git-ignored .content-index/',
     );
-    for (let i = 0; i < 2; i++) {
-      const result = await site.cli('build', '--out', 'content/public');
-      expect(result.stderr).toBe('');
-      expect(result.code).toBe(0);
-    }
-    expect(await isLink(join(site.root, 'content/public'))).toBe(true);
-    expect(await readFile(join(site.root, 'content/public/notes/readme.md'), 'utf8')).toContain(
-      'no front matter',
+    expect(result.stderr).toContain(
+      'hint: choose another output folder (--out), or, if these files are build output that does not belong in git: git rm -r --cached site, add /site to .gitignore, and build again',
     );
+    expect(await isLink(join(site.root, 'site'))).toBe(false);
+    expect((await git(site.root, 'status', '--porcelain')).stdout).toBe('');
+
+    // A folder of files git does not track (ignored output) is the build's to link, its files kept.
+    const built = await site.cli('build', '--out', 'generated');
+    expect(built.stderr).toBe('');
+    expect(built.code).toBe(0);
+    expect(await isLink(join(site.root, 'generated'))).toBe(true);
+    expect(await readFile(join(site.root, 'generated/index.html'), 'utf8')).toContain('site generator');
+    expect((await git(site.root, 'status', '--porcelain')).stdout).toBe('');
+  });
+
+  it('is refused by dev as well, before anything is served', async () => {
+    site = await tempSite({ ...POST, 'site/index.html': '<h1>Mine</h1>\n' });
+    await git(site.root, 'init', '-q');
+    await git(site.root, 'add', 'site');
+    await git(site.root, 'commit', '-q', '-m', 'site');
+    const result = await run(
+      process.execPath,
+      [join(PROJECT_ROOT, 'bin', 'content-index.js'), 'dev', '--out', 'site'],
+      {
+        cwd: site.root,
+        timeout: 60_000,
+      },
+    ).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('site: out: holds files tracked by git (site/index.html)');
+    expect(await isLink(join(site.root, 'site'))).toBe(false);
   });
 });

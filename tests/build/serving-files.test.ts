@@ -131,6 +131,21 @@ describe('generated _headers, _routes.json and _redirects', () => {
     expect(await text(site, '_redirects')).toContain('/viejo /nuevo 301\n/blog/* /articulos/:splat 302\n');
   });
 
+  it('puts its trailing-slash rules first, so they stay static and leave the author all 100 dynamic rules', async () => {
+    // 99 splat rules of the author's: were the build's exact-path rules after them, Pages would count
+    // those as dynamic too, past its 100.
+    const splats = Array.from({ length: 99 }, (_, i) => `/old-${i}/* /new-${i}/:splat 301`).join('\n');
+    site = await tempSite({ ...FILES, _redirects: `${splats}\n` });
+    await build({ root: site.root, clock });
+    const redirects = await text(site, '_redirects');
+    const slash = redirects.indexOf('/openapi.json/ /openapi.json 308');
+    expect(slash).toBeGreaterThan(-1);
+    expect(slash).toBeLessThan(redirects.indexOf('/old-0/*'));
+    expect(redirects).toContain('/docs/index.html/ /docs/ 308');
+    expect(redirects).toContain('/api/v1/content.json/ /api/v1/content.json 308');
+    expect(redirects).toContain('/old-98/* /new-98/:splat 301');
+  });
+
   it('the repository’s own build stays within every Cloudflare Pages limit', async () => {
     site = await tempSite(FILES);
     await build({ root: PROJECT_ROOT, out: site.out });

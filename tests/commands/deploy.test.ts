@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { access } from 'node:fs/promises';
+import { access, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
 
 const run = promisify(execFile);
@@ -41,6 +41,55 @@ it('stops before building when the Cloudflare credentials are missing, saying wh
   const neither = await deploy({});
   expect(neither.stderr).toContain('CLOUDFLARE_ACCOUNT_ID: is not set');
   expect(neither.stderr).toContain('CLOUDFLARE_API_TOKEN: is not set');
+});
+
+describe('--drafts and --future', () => {
+  const CREDENTIALS = { CLOUDFLARE_API_TOKEN: 'token', CLOUDFLARE_ACCOUNT_ID: 'account' };
+  // Cloudflare's side played by the stand-in (its `pages deploy` succeeds), so a deploy that gets past
+  // the check finishes here without a network.
+  const FAKE = {
+    ...CREDENTIALS,
+    CONTENT_INDEX_WRANGLER: join(PROJECT_ROOT, 'tests/fixtures/wrangler/fake-wrangler.mjs'),
+  };
+
+  it.each([
+    [['--drafts'], '--drafts: would publish drafts on the production site'],
+    [['--future'], '--future: would publish future-dated items on the production site'],
+    [
+      ['--drafts', '--future'],
+      '--drafts --future: would publish drafts and future-dated items on the production site',
+    ],
+  ])(
+    '%j to production are refused before anything is built, saying how to preview them',
+    async (flags, message) => {
+      const result = await deploy(FAKE, '--skip-live-check', ...flags);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${message} (no --branch); nothing was built or deployed`);
+      expect(result.stderr).toContain(
+        'hint: deploy a preview with --branch <name> (its own address, not the site), or pass --allow-unpublished-in-production',
+      );
+      expect(result.stdout).not.toContain('✓ built');
+      await expect(access(join(site.root, 'public'))).rejects.toThrow(); // nothing was built
+    },
+  );
+
+  it('go ahead to a preview (--branch), and to production only when the operator says so, with a warning', async () => {
+    const preview = await deploy(FAKE, '--skip-live-check', '--drafts', '--branch', 'preview');
+    expect(preview.code, preview.stderr).toBe(0);
+    expect(preview.stderr).not.toContain('production site');
+    const production = await deploy(
+      FAKE,
+      '--skip-live-check',
+      '--drafts',
+      '--allow-unpublished-in-production',
+    );
+    expect(production.code, production.stderr).toBe(0);
+    expect(production.stderr).toContain(
+      'warning: --drafts without --branch: this deploy publishes drafts on the production site (--allow-unpublished-in-production)',
+    );
+    await rm(join(site.root, 'public'));
+    await rm(join(site.root, '.content-index'), { recursive: true, force: true });
+  });
 });
 
 it('with credentials: builds, verifies the output, then hands over to wrangler pages deploy', async () => {

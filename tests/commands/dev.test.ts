@@ -64,10 +64,9 @@ beforeAll(async () => {
   site = await tempSite({ 'content/posts/primero.es.md': md({ title: 'Primero' }) });
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  // The output folder inside the content folder: the watcher must not rebuild on the build's own writes.
   child = spawn(
     process.execPath,
-    [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port), '--out', 'content/public'],
+    [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port)],
     {
       cwd: site.root,
       env: { ...process.env, NO_COLOR: '1' },
@@ -147,7 +146,7 @@ it('serves every one of ten saves by rename and ten in place within a second, na
     );
 });
 
-it('does not rebuild on its own writes into an output folder inside the content folder', async () => {
+it('does not rebuild on its own writes (the output folder, .content-index/)', async () => {
   const count = () => stdout.split('\n').filter((l) => l.includes('rebuilt after')).length;
   // Settled first (a save may be followed by one more rebuild that makes sure the last write was read)…
   let settled = count();
@@ -156,10 +155,10 @@ it('does not rebuild on its own writes into an output folder inside the content 
     if (count() === settled) break;
     settled = count();
   }
-  // …then quiet: its own writes into content/public would set off one rebuild after another.
+  // …then quiet: a watcher that saw its own writes would set off one rebuild after another.
   await new Promise((r) => setTimeout(r, 1500));
   expect(count()).toBe(settled);
-  expect(existsSync(join(site.root, 'content/public/api/v1/content.json'))).toBe(true);
+  expect(existsSync(join(site.root, 'public/api/v1/content.json'))).toBe(true);
 });
 
 it('keeps serving and rebuilding while 300 nested folders are created and deleted', async () => {
@@ -246,11 +245,14 @@ it('serves changes to the root _headers and _redirects (wrangler re-reads the sw
   });
 });
 
-it('refuses an output folder that is the project root before it builds or serves anything', async () => {
+it.each([
+  ['.', 'is the project root'],
+  ['content/public', 'is inside the content folder'],
+])('refuses the output folder %s before it builds or serves anything', async (out, reason) => {
   const other = await tempSite({ 'content/posts/hola.es.md': md({ title: 'Hola' }) });
   try {
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const dev = spawn(process.execPath, [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--out', '.'], {
+      const dev = spawn(process.execPath, [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--out', out], {
         cwd: other.root,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -259,7 +261,7 @@ it('refuses an output folder that is the project root before it builds or serves
       dev.once('exit', (code) => resolve({ code, stderr: text }));
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('out: is the project root');
+    expect(result.stderr).toContain(`out: ${reason}`);
     expect(await readdir(other.root)).not.toContain('.content-index');
   } finally {
     await other.dispose();

@@ -1,9 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_NAMES } from '../../build/core/problem-types.ts';
+import { build } from '../../build/index.ts';
 import { CHROMIUM, hasChromium, launchChromium, warnIfNoChromium } from '../helpers/chromium.ts';
-import { type PagesDev, startPagesDev } from '../helpers/pages-dev.ts';
+import { type PagesDev, startPagesDev, startProjectPagesDev } from '../helpers/pages-dev.ts';
 import { type SampleProject, sampleProject } from '../helpers/project.ts';
+import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
 
 warnIfNoChromium('the /docs/ browser test');
 
@@ -118,6 +120,78 @@ describe.skipIf(!hasChromium)(`/docs/ in headless Chromium (${CHROMIUM})`, () =>
       // Scrolled to (within a pixel: the browser aligns it to the top), and the :target of the page.
       expect(target, name).toMatchObject({ inView: true, targeted: true });
       expect(target?.text, name).toContain(`#${name}`);
+    }
+  });
+});
+
+describe.skipIf(!hasChromium)('the API reference moved by apiReference, beside the site’s own /docs/', () => {
+  let site: TempSite;
+  let server: PagesDev;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    // A Hugo-like output: the site's own docs section at /docs/, the reference two folders deep.
+    site = await tempSite(
+      {
+        'content/posts/hola.es.md': md({ title: 'Hola', date: '2025-01-01' }),
+        'public/docs/index.html': '<!doctype html><title>Docs</title><h1>Our own documentation</h1>\n',
+      },
+      { ...FIXTURE_CONFIG, apiReference: '/reference/api/' },
+    );
+    await build({ root: site.root, clock: () => new Date('2026-06-01T00:00:00Z') });
+    server = await startProjectPagesDev(site.out, [], site.root);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await site?.dispose();
+  });
+
+  it('serves the site’s page at /docs/ and the reference, whole and without errors, at the new address', async () => {
+    expect(await (await fetch(`${server.url}/docs/`)).text()).toContain('Our own documentation');
+    const context = await browser.newContext();
+    const requests: string[] = [];
+    const errors: string[] = [];
+    context.on('request', (request) => requests.push(request.url()));
+    const page = await context.newPage();
+    page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+    });
+    await page.goto(`${server.url}/reference/api/`);
+    await page.locator('[data-section-id="operation/getContentIndex"]').waitFor({ timeout: 60_000 });
+    await page.waitForLoadState('networkidle');
+    expect(errors).toEqual([]);
+    expect(requests).toContain(`${server.url}/reference/api/redoc.standalone.js`);
+    expect(requests).toContain(`${server.url}/openapi.json`);
+    await context.close();
+  });
+
+  it('every problem type the Function sends lands on its element on the moved page', async () => {
+    const page = await browser.newPage();
+    try {
+      for (const path of ['/api/v1/typo.json', '/api/v9/content.json']) {
+        const body = await (await fetch(`${server.url}${path}`)).json();
+        const type = new URL(body.type);
+        expect(type.origin + type.pathname, path).toBe('https://example.com/reference/api/');
+        await page.goto(`${server.url}${type.pathname}${type.hash}`);
+        await page.locator('[data-section-id="operation/getContentIndex"]').waitFor({ timeout: 60_000 });
+        const target = await page.evaluate((id) => {
+          const element = document.getElementById(id);
+          if (!element) return undefined;
+          const box = element.getBoundingClientRect();
+          return {
+            text: element.textContent,
+            inView: box.top > -1 && box.bottom <= innerHeight,
+            targeted: element.matches(':target'),
+          };
+        }, type.hash.slice(1));
+        expect(target, path).toMatchObject({ inView: true, targeted: true });
+        expect(target?.text, path).toContain(type.hash);
+      }
+    } finally {
+      await page.close();
     }
   });
 });

@@ -1,9 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { build } from '../../build/index.ts';
 import { WITH_V2 } from '../fixtures/v2/serializer.ts';
+import { CHROMIUM, hasChromium, launchChromium, warnIfNoChromium } from '../helpers/chromium.ts';
+import { startPagesDev } from '../helpers/pages-dev.ts';
 import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
+
+warnIfNoChromium('the landing page browser test');
 
 let site: TempSite | undefined;
 afterEach(() => site?.dispose());
@@ -102,4 +106,27 @@ it('refuses a value that is not a boolean, naming the field', async () => {
   const result = await site.cli('build');
   expect(result.code).toBe(1);
   expect(result.stderr).toContain('site.config.ts: landingPage: must be true or false');
+});
+
+describe.skipIf(!hasChromium)(`in headless Chromium (${CHROMIUM}), through wrangler pages dev`, () => {
+  it('loads without a console message of its own: no error, no Content-Security-Policy violation', async () => {
+    site = await tempSite(POST, WITH_LANDING);
+    await build({ root: site.root, clock: () => new Date('2026-01-01T00:00:00Z') });
+    const server = await startPagesDev(site.out, [], site.root);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      const messages: string[] = [];
+      page.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
+      page.on('pageerror', (error) => messages.push(`page error: ${error.message}`));
+      const response = await page.goto(`${server.url}/`);
+      expect(response?.status()).toBe(200);
+      await page.waitForLoadState('networkidle');
+      expect(await page.locator('h1').innerText()).toBe('Fixture');
+      expect(messages).toEqual([]);
+    } finally {
+      await browser.close();
+      await server.stop();
+    }
+  });
 });

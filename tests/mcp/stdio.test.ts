@@ -47,6 +47,36 @@ describe('content-index mcp', () => {
     }
   });
 
+  it.each([
+    [['--drafts'], ['--drafts']],
+    [['--future'], ['--future']],
+    [
+      ['--drafts', '--future', '--content', 'content'],
+      ['--drafts', '--future', '--content'],
+    ],
+  ])('refuses %j without --sources, which would be ignored, and serves nothing', async (args, named) => {
+    const child = spawn(
+      process.execPath,
+      [join(PROJECT_ROOT, 'bin', 'content-index.js'), 'mcp', '--root', sample.root, ...args],
+      { cwd: PROJECT_ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    child.stdin.end(); // a server that started anyway stops at once
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    for (const flag of named) {
+      expect(stderr).toContain(
+        `${flag}: applies only with --sources: without it the last build's data is served as that build made it; nothing is served`,
+      );
+    }
+    expect(stderr).toContain(`hint: pass --sources ${named[0]} to serve the content built in memory with it`);
+    expect(stderr).not.toContain('serving');
+  });
+
   it('fails with a clear message and exit code 1 when there is no built data', async () => {
     const missing = join(sample.out, 'nowhere');
     const child = spawn(

@@ -7,10 +7,12 @@ import type { Language } from '../languages.ts';
 export const DISCOVERY_PATHS = {
   openapi: 'openapi.json',
   aiPlugin: '.well-known/ai-plugin.json',
-  docs: 'docs/',
   /** A Pages Function (the MCP server), not a file the build writes. */
   mcp: 'mcp',
 } as const;
+
+/** Where the API reference page goes unless `apiReference` in the configuration moves it. */
+export const DEFAULT_API_REFERENCE = '/docs/';
 
 /** One llms.txt per language; a file covers the pages under its folder (llms.txt v2). */
 export const LLMS_TXT_PATHS = {

@@ -25,12 +25,14 @@ export const DOCS_CSP = [
 ].join('; ');
 
 /**
- * `docs/index.html`: Redoc renders `/openapi.json`. Every address is relative, so the page also works
+ * `docs/index.html` (or `apiReference`'s folder): Redoc renders `/openapi.json`. Every address is relative, so the page also works
  * on a preview deployment; the links above the reference do not need JavaScript.
  */
 export function docsPage(config: SiteConfig, version: string): string {
   const name = escapeHtml(siteName(config));
-  const up = (path: string) => escapeHtml(`../${path}`);
+  // The page is `apiReference.path` deep (`docs/`: one folder) below the site's root.
+  const toRoot = '../'.repeat(config.apiReference.path.split('/').length - 1);
+  const up = (path: string) => escapeHtml(`${toRoot}${path}`);
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -15,9 +15,12 @@ export const LANDING_PAGE_PATH = 'index.html';
  */
 export const LANDING_PAGE_MARKER = '<meta name="generator" content="content-index">';
 
-/** The page needs no script; inline styles only. */
+/**
+ * The page needs no script; inline styles only. `data:` images for its empty favicon (`data:,`), which
+ * spares the browser a request for /favicon.ico: without it that icon is blocked and logged as an error.
+ */
 const CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'none'";
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
 
 const LANGUAGE_NAMES = { es: 'Spanish', en: 'English', 'pt-br': 'Brazilian Portuguese' } as const;
 
@@ -94,7 +97,7 @@ ${row(MANIFEST_PATH, 'Every version with its publication, deprecation and sunset
 
 <h2>Descriptions</h2>
 <table>
-${row(DISCOVERY_PATHS.docs, 'The API reference, to read')}
+${row(config.apiReference.path, 'The API reference, to read')}
 ${row(DISCOVERY_PATHS.openapi, 'The same as OpenAPI 3.1, for client generators')}
 ${LANGUAGES.map((lang) => row(LLMS_TXT_PATHS[lang], `The content for language models (llms.txt), ${LANGUAGE_NAMES[lang]}`)).join('\n')}
 ${row(DISCOVERY_PATHS.aiPlugin, 'The AI plugin manifest')}

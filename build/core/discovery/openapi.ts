@@ -66,7 +66,7 @@ export function openApiDocument(input: OpenApiInput): object {
   const name = siteName(config);
   const latest = currentVersion(versions);
   const at = (path: string) => addressOf(site, path);
-  const reference = at(DISCOVERY_PATHS.docs);
+  const reference = config.apiReference.url;
 
   // The current version's schemas get the plain names; an older version whose schema differs gets
   // its own, suffixed set (ContentIndexV1…), so both can be described side by side.

@@ -20,7 +20,7 @@ export interface DiscoveryContext {
 }
 
 /**
- * /openapi.json, /.well-known/ai-plugin.json, the llms.txt files, /docs/ and, when the configuration asks
+ * /openapi.json, /.well-known/ai-plugin.json, the llms.txt files, the API reference (/docs/) and, when the configuration asks
  * for it, the landing page at /, from one model and config.
  */
 export function discoveryFiles(model: ContentModel, ctx: DiscoveryContext): OutputFile[] {
@@ -44,7 +44,7 @@ export function discoveryFiles(model: ContentModel, ctx: DiscoveryContext): Outp
       path: LLMS_TXT_PATHS[lang],
       content: llmsTxt(model, lang, { config, version }),
     })),
-    { path: `${DISCOVERY_PATHS.docs}index.html`, content: docsPage(config, version) },
+    { path: `${config.apiReference.path}index.html`, content: docsPage(config, version) },
     ...landing,
   ];
 }

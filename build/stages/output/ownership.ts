@@ -67,6 +67,8 @@ export function conflicts(
   ownership: Ownership,
   paths: Iterable<string>,
   staticSource: ReadonlyMap<string, string>,
+  /** The API reference's folder (`docs/`): a page of the author's there is kept by moving the reference. */
+  apiReference?: string,
 ): Problem[] {
   const problems = new Map<string, Problem>();
   const shown = (path: string) => `${place.shown}/${path}`;
@@ -80,6 +82,22 @@ export function conflicts(
         field: 'landingPage',
         message: 'is a page the build did not write; it was left as it is and nothing was written',
         hint: 'keep your page and remove landingPage from site.config.ts, or move your page elsewhere',
+      });
+    } else if (
+      entry &&
+      apiReference !== undefined &&
+      path.startsWith(apiReference) &&
+      entry.kind !== 'dir' &&
+      !ownership.changed.has(path) &&
+      !staticSource.has(path)
+    ) {
+      // The site's own /docs/ (a Hugo docs section): the page stays, the API reference moves.
+      problems.set(path, {
+        code: 'output_conflict',
+        file: shown(path),
+        field: 'apiReference',
+        message: `is a page of the site's own, and the build writes the API reference at /${apiReference} (${path}); nothing was written`,
+        hint: `keep your page and move the API reference: set apiReference in site.config.ts to a free folder, such as apiReference: '/api-docs/'`,
       });
     } else if (entry) {
       problems.set(path, {
