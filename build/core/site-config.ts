@@ -1,5 +1,6 @@
 import type { AiPluginConfig, AiPluginInput } from './ai-plugin-config.ts';
 import type { ContentType, Language } from './languages.ts';
+import type { UrlStyle } from './route-pattern.ts';
 
 export type RoutePatterns = Record<ContentType, Record<Language, string>>;
 
@@ -20,6 +21,14 @@ export interface ContentLayoutInput {
   languageField?: string;
   /** Folder name of each language for the `folder` rule. Default: the language code. */
   languageFolders?: Partial<Record<Language, string>>;
+  /** Suffix of each language for the `suffix` rule (`name.pt.md`: `{ 'pt-br': 'pt' }`). Default: the code. */
+  languageSuffixes?: Partial<Record<Language, string>>;
+  /**
+   * The language of a file that names none (no suffix, no language folder, no language field). Default
+   * `es`. A Hugo site whose `defaultContentLanguage` is another language sets it, so its unsuffixed
+   * files are read as what Hugo publishes them as.
+   */
+  defaultLanguage?: Language;
 }
 
 export interface ContentLayout {
@@ -28,6 +37,9 @@ export interface ContentLayout {
   language: LanguageRule;
   languageField: string;
   languageFolders: Record<Language, string>;
+  /** Only the languages given a suffix of their own. */
+  languageSuffixes: Partial<Record<Language, string>>;
+  defaultLanguage: Language;
 }
 
 export const DEFAULT_LAYOUT: ContentLayout = {
@@ -40,6 +52,8 @@ export const DEFAULT_LAYOUT: ContentLayout = {
   language: 'suffix',
   languageField: 'lang',
   languageFolders: { es: 'es', en: 'en', 'pt-br': 'pt-br' },
+  languageSuffixes: {},
+  defaultLanguage: 'es',
 };
 
 export interface SectionInput {
@@ -66,8 +80,17 @@ export interface SiteConfigInput {
   /** Address of the human documentation. Default: `<site>/docs/`. */
   documentation?: string;
   sections?: SectionInput[];
-  /** Per type and language, a pattern with `{slug}`, relative to the site address. Missing entries use defaults. */
+  /**
+   * Per type and language, the address of a page: relative to the site address (or absolute), with
+   * tokens such as `{slug}`, `{path}` or `{year}` (docs/configuration.md, Routes). Missing entries use
+   * defaults.
+   */
   routes?: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
+  /**
+   * How routes turn values into addresses: `as-written` (default; values percent-encoded as they are) or
+   * `hugo` (the path made as Hugo makes it: lowercase, spaces to hyphens, and the front matter's `url`).
+   */
+  urls?: { style?: UrlStyle['style']; lowercase?: boolean; removeAccents?: boolean };
   /** Values of `/.well-known/ai-plugin.json`; each has a default derived from the rest of the configuration. */
   aiPlugin?: AiPluginInput;
   /** Where the content is and how its language is told, for existing Hugo or Astro trees. */
@@ -149,6 +172,7 @@ export interface SiteConfig {
   documentation: string;
   sections: ResolvedSection[];
   routes: RoutePatterns;
+  urls: UrlStyle;
   aiPlugin: AiPluginConfig;
   content: ContentLayout;
   /** Relative to the project root; unset: none. */

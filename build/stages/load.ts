@@ -2,7 +2,7 @@ import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import fg from 'fast-glob';
 import type { Problem } from '../core/errors.ts';
 import { createKeyFolder } from '../core/front-matter.ts';
-import { CANONICAL_LANGUAGE, CONTENT_TYPES, type ContentType } from '../core/languages.ts';
+import { CONTENT_TYPES, type ContentType, type Language } from '../core/languages.ts';
 import { globBase, type Location, locate, normalizeLanguage, unknownLanguage } from '../core/layout.ts';
 import type { SourceFile, UnreadableSource } from '../core/model.ts';
 import type { ContentLayout } from '../core/site-config.ts';
@@ -135,7 +135,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
     }
     let lang = task.location.lang;
     if (lang === undefined) {
-      const told = languageFromField(folded.data, layout.languageField);
+      const told = languageFromField(folded.data, layout.languageField, layout.defaultLanguage);
       if (typeof told === 'object') {
         problems.push({ ...told, file: task.path, line: linesOf()[layout.languageField] ?? 1 });
         unreadable.push({ type, name, lang: undefined, translationKey: translationKeyOf(folded.data) });
@@ -147,6 +147,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       path: task.path,
       type,
       name,
+      dir: task.location.dir,
       lang,
       data: folded.data,
       get lines() {
@@ -174,11 +175,11 @@ function translationKeyOf(data: unknown): string | undefined {
   return typeof key === 'string' && key.trim() !== '' ? key : undefined;
 }
 
-/** The `field` rule: a missing key means the canonical language, as a file without a suffix does. */
-function languageFromField(data: unknown, field: string) {
+/** The `field` rule: a missing key means the layout's default language, as a file without a suffix does. */
+function languageFromField(data: unknown, field: string, unmarked: Language) {
   const value =
     typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[field] : undefined;
-  if (value === undefined) return CANONICAL_LANGUAGE;
+  if (value === undefined) return unmarked;
   const lang = typeof value === 'string' ? normalizeLanguage(value) : undefined;
   return lang ?? { ...unknownLanguage(`${JSON.stringify(value)} in ${field}`, String(value)), field };
 }
