@@ -64,7 +64,9 @@ export function expandRoute(pattern: string, values: RouteValues, style: UrlStyl
     failed ??= { ok: false, token, message };
     return '';
   };
-  const filled = pattern.replace(TOKEN, (whole, name: string) => {
+  // A page right inside the content folder has no folders: `/{path}/{slug}/` gives `/slug/`, as in Hugo.
+  const route = values.dir === '' ? pattern.replace(/\/?\{path\}\/?/g, '/') : pattern;
+  const filled = route.replace(TOKEN, (whole, name: string) => {
     const token = name as RouteToken;
     let value: string;
     switch (token) {
@@ -89,8 +91,7 @@ export function expandRoute(pattern: string, values: RouteValues, style: UrlStyl
         if (value === '') return fail(token, 'the page is not inside a folder, so it has no {section}');
         break;
       case 'path':
-        // A page right inside the content folder has no folders: `/{path}/{slug}/` gives `/slug/`.
-        return values.dir === '' ? '\u0000' : hugo ? values.dir : encodePath(values.dir);
+        return hugo ? values.dir : encodePath(values.dir);
       case 'year':
       case 'month':
       case 'day': {
@@ -105,9 +106,7 @@ export function expandRoute(pattern: string, values: RouteValues, style: UrlStyl
     return hugo ? value : encodeURIComponent(value);
   });
   if (failed) return failed;
-  // An empty {path} leaves `//`: one slash, as Hugo writes a page at the top of its content folder.
-  const joined = filled.replace(/\/?\u0000\/?/g, '/');
-  return { ok: true, path: hugo ? hugoPath(joined, style) : joined };
+  return { ok: true, path: hugo ? hugoPath(filled, style) : filled };
 }
 
 function encodePath(dir: string): string {
