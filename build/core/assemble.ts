@@ -199,7 +199,7 @@ function translationKeyOf(file: SourceFile): string | undefined {
 function canonicalFileFor(file: SourceFile, layout: ContentLayout): string {
   switch (layout.language) {
     case 'suffix': {
-      const spanish = `.${layout.languageSuffixes[CANONICAL_LANGUAGE] ?? CANONICAL_LANGUAGE}`;
+      const spanish = `.${layout.languageSuffixes?.[CANONICAL_LANGUAGE] ?? CANONICAL_LANGUAGE}`;
       const [, stem = file.path, extension = ''] = /^(.*?)(\.[A-Za-z]+)$/.exec(file.path) ?? [];
       // A file of the layout's default language carries no suffix: the Spanish one goes before the extension.
       const base = file.lang === layout.defaultLanguage ? stem : stem.replace(/\.[^./]+$/, '');

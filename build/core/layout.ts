@@ -15,7 +15,8 @@ export interface Location {
   lang?: Language;
 }
 
-export type LocationResult = Location | { problem: Omit<Problem, 'file'> };
+/** `skip`: a file of a language the site has and content-index does not publish (`skipLanguages`). */
+export type LocationResult = Location | { problem: Omit<Problem, 'file'> } | { skip: string };
 
 const EXTENSION = /\.(md|markdown|mdx)$/i;
 /** Looks like a language code: two or three letters, optionally a region. */
@@ -78,20 +79,17 @@ function bySuffix(
   const dot = file.lastIndexOf('.');
   if (dot <= 0) return unmarked;
   const suffix = file.slice(dot + 1);
+  if (layout.skipLanguages.includes(suffix.toLowerCase())) return { skip: suffix };
+  if (layout.languageSuffixes) {
+    // The whole list, as Hugo's languages are: another suffix is part of the name. Hugo matches it as written.
+    const listed = LANGUAGES.find((l) => layout.languageSuffixes?.[l] === suffix);
+    return listed ? { type, ...named(file.slice(0, dot), folders, above), lang: listed } : unmarked;
+  }
   // `gpt.4.md` or `notes.draft.md` are names with a dot, not languages.
   if (!LANGUAGE_LIKE.test(suffix)) return unmarked;
-  const lang = languageOfSuffix(suffix, layout);
+  const lang = normalizeLanguage(suffix);
   if (!lang) return { problem: unknownLanguage(`suffix ".${suffix}"`, suffix, layout) };
   return { type, ...named(file.slice(0, dot), folders, above), lang };
-}
-
-/** A language given a suffix of its own (`{ 'pt-br': 'pt' }`) is known by that suffix only. */
-function languageOfSuffix(suffix: string, layout: ContentLayout): Language | undefined {
-  const lower = suffix.toLowerCase();
-  const mapped = LANGUAGES.find((l) => layout.languageSuffixes[l]?.toLowerCase() === lower);
-  if (mapped) return mapped;
-  const lang = normalizeLanguage(suffix);
-  return lang && layout.languageSuffixes[lang] === undefined ? lang : undefined;
 }
 
 function byFolder(
@@ -104,6 +102,7 @@ function byFolder(
   const first = folders[0];
   const unmarked = { type, ...named(file, folders, above), lang: layout.defaultLanguage };
   if (first === undefined) return unmarked;
+  if (layout.skipLanguages.includes(first.toLowerCase())) return { skip: first };
   const lang = LANGUAGES.find((l) => layout.languageFolders[l].toLowerCase() === first.toLowerCase());
   if (lang) return { type, ...named(file, folders.slice(1), above), lang };
   if (LANGUAGE_LIKE.test(first)) return { problem: unknownLanguage(`folder "${first}/"`, first, layout) };
@@ -120,7 +119,7 @@ export function unknownLanguage(what: string, value: string, layout?: ContentLay
   const expected =
     layout?.language === 'folder'
       ? LANGUAGES.map((l) => `${layout.languageFolders[l]}/`).join(', ')
-      : LANGUAGES.map((l) => `.${layout?.languageSuffixes[l] ?? l}`).join(', ');
+      : LANGUAGES.map((l) => `.${layout?.languageSuffixes?.[l] ?? l}`).join(', ');
   return {
     code: 'language_unknown',
     line: 1,

@@ -68,7 +68,8 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
     language: layout.language ?? DEFAULT_LAYOUT.language,
     languageField: layout.languageField ?? DEFAULT_LAYOUT.languageField,
     languageFolders: { ...DEFAULT_LAYOUT.languageFolders, ...layout.languageFolders },
-    languageSuffixes: { ...layout.languageSuffixes },
+    ...(layout.languageSuffixes && { languageSuffixes: { ...layout.languageSuffixes } }),
+    skipLanguages: (layout.skipLanguages ?? []).map((l) => l.toLowerCase()),
     defaultLanguage: layout.defaultLanguage ?? DEFAULT_LAYOUT.defaultLanguage,
   };
   for (const type of CONTENT_TYPES) {

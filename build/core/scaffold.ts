@@ -101,7 +101,7 @@ export function scaffold(request: ScaffoldRequest): { path: string; content: str
 function pathFor(slug: string, lang: Language, layout: ContentLayout): string {
   switch (layout.language) {
     case 'suffix':
-      return `${slug}.${layout.languageSuffixes[lang] ?? lang}.md`;
+      return `${slug}.${layout.languageSuffixes?.[lang] ?? lang}.md`;
     case 'folder':
       return `${layout.languageFolders[lang]}/${slug}.md`;
     case 'field':

@@ -21,8 +21,18 @@ export interface ContentLayoutInput {
   languageField?: string;
   /** Folder name of each language for the `folder` rule. Default: the language code. */
   languageFolders?: Partial<Record<Language, string>>;
-  /** Suffix of each language for the `suffix` rule (`name.pt.md`: `{ 'pt-br': 'pt' }`). Default: the code. */
+  /**
+   * The suffix of each language under the `suffix` rule, as Hugo's language keys are (`name.pt.md`:
+   * `{ es: 'es', en: 'en', 'pt-br': 'pt' }`). When set it is the whole list, as in Hugo: any other suffix
+   * is part of the file name (`charla.api.md` is the page `charla.api`). Default: each language by its
+   * code, and another suffix that looks like a language is an error.
+   */
   languageSuffixes?: Partial<Record<Language, string>>;
+  /**
+   * Suffixes of the site's other languages, which content-index does not publish (a Hugo site's `fr`):
+   * their files are left out.
+   */
+  skipLanguages?: string[];
   /**
    * The language of a file that names none (no suffix, no language folder, no language field). Default
    * `es`. A Hugo site whose `defaultContentLanguage` is another language sets it, so its unsuffixed
@@ -37,8 +47,9 @@ export interface ContentLayout {
   language: LanguageRule;
   languageField: string;
   languageFolders: Record<Language, string>;
-  /** Only the languages given a suffix of their own. */
-  languageSuffixes: Partial<Record<Language, string>>;
+  /** Undefined: every language by its code. */
+  languageSuffixes?: Partial<Record<Language, string>>;
+  skipLanguages: string[];
   defaultLanguage: Language;
 }
 
@@ -52,7 +63,7 @@ export const DEFAULT_LAYOUT: ContentLayout = {
   language: 'suffix',
   languageField: 'lang',
   languageFolders: { es: 'es', en: 'en', 'pt-br': 'pt-br' },
-  languageSuffixes: {},
+  skipLanguages: [],
   defaultLanguage: 'es',
 };
 

@@ -94,6 +94,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
     if (fileName.startsWith('_')) continue; // `_index.md` (Hugo list pages) and partials are not pages
     if (!INDEX_FILE.test(fileName) && insideBundle(posix.dirname(relPath), bundles)) continue;
     const location = locate(relPath, type, base, layout);
+    if ('skip' in location) continue; // a language the site has and does not publish here (skipLanguages)
     if ('problem' in location) problems.push({ ...location.problem, file: shown(relPath) });
     else tasks.push({ path: shown(relPath), absolute: join(contentDir, relPath), location });
   }
