@@ -53,7 +53,13 @@ async function publish(files: Record<string, string>): Promise<{ items: Item[]; 
     for (const url of [item.url, item.url_en, item.url_pt]) {
       if (url === undefined) continue;
       const page = join(root, 'public', decodeURIComponent(new URL(url).pathname), 'index.html');
-      if (!(await access(page).then(() => true, () => false))) missing.push(url);
+      if (
+        !(await access(page).then(
+          () => true,
+          () => false,
+        ))
+      )
+        missing.push(url);
     }
   }
   return { items, missing };
@@ -139,7 +145,12 @@ describe.skipIf(!hasHugo)(`against ${hasHugo ? hugoVersion.stdout.split(' ')[1] 
         'https://example.com/en/blog/2023/hello/',
         'https://example.com/pt/blog/2023/hello/',
       ],
-      ['Atajo', 'https://example.com/es/tips/short-cut/', 'https://example.com/en/tips/short-cut/', undefined],
+      [
+        'Atajo',
+        'https://example.com/es/tips/short-cut/',
+        'https://example.com/en/tips/short-cut/',
+        undefined,
+      ],
     ]);
   });
 

@@ -18,7 +18,10 @@ describe('Hugo configuration, read with real parsers where Hugo reads it', () =>
   });
 
   it('reads TOML strings with their escapes, and keys without regard to case', () => {
-    const s = settings(['hugo.toml', 'BaseURL = "https://a.example"\nTITLE = "It\\"s \\u00e9"\npublishdir = "out/"\n']);
+    const s = settings([
+      'hugo.toml',
+      'BaseURL = "https://a.example"\nTITLE = "It\\"s \\u00e9"\npublishdir = "out/"\n',
+    ]);
     expect(s).toMatchObject({ baseURL: 'https://a.example/', title: 'It"s é', publishDir: 'out' });
   });
 
@@ -28,7 +31,10 @@ describe('Hugo configuration, read with real parsers where Hugo reads it', () =>
   });
 
   it('reads one root file, hugo.* before config.*, as Hugo does', () => {
-    const s = settings(['config.toml', 'title = "config"\ncopyright = "c"\n'], ['hugo.yaml', 'title: hugo\n']);
+    const s = settings(
+      ['config.toml', 'title = "config"\ncopyright = "c"\n'],
+      ['hugo.yaml', 'title: hugo\n'],
+    );
     expect(s.title).toBe('hugo');
     expect(s.files).toEqual(['hugo.yaml']);
   });
@@ -63,12 +69,22 @@ describe('Hugo configuration, read with real parsers where Hugo reads it', () =>
     const result = readHugoConfig([{ path: 'hugo.toml', text: 'title = "a"\nbaseURL = \n' }]);
     expect(result).toMatchObject({
       ok: false,
-      problems: [{ code: 'config_invalid', file: 'hugo.toml', line: 2, message: expect.stringMatching(/^is not valid TOML: /) }],
+      problems: [
+        {
+          code: 'config_invalid',
+          file: 'hugo.toml',
+          line: 2,
+          message: expect.stringMatching(/^is not valid TOML: /),
+        },
+      ],
     });
   });
 });
 
-const plan = (s: HugoSettings, sections: Record<string, string[]> = { content: ['posts', 'tips', 'about'] }) => {
+const plan = (
+  s: HugoSettings,
+  sections: Record<string, string[]> = { content: ['posts', 'tips', 'about'] },
+) => {
   const result = planHugoSite(s, sections);
   if (!result.ok) throw new Error(result.message);
   return result.setup;
@@ -92,7 +108,11 @@ describe('what init derives from a Hugo site', () => {
       },
       languageSuffixes: { es: 'es', en: 'en', 'pt-br': 'pt' },
     });
-    expect(setup.routes.post).toEqual({ es: '/{path}/{slug}/', en: '/en/{path}/{slug}/', 'pt-br': '/pt/{path}/{slug}/' });
+    expect(setup.routes.post).toEqual({
+      es: '/{path}/{slug}/',
+      en: '/en/{path}/{slug}/',
+      'pt-br': '/pt/{path}/{slug}/',
+    });
     expect(setup.urls).toEqual({ style: 'hugo' });
     expect(setup.notes).toContain('language pt: assumed to be Brazilian Portuguese (pt-br)');
   });
@@ -148,7 +168,11 @@ describe('Hugo permalinks as routes', () => {
     [':section/:filename', '/{section}/{filename}/', []],
     ['/:title/', '/{title}/', []],
     ['/:slugorfilename/', '/{slug}/', []],
-    ['/:monthname/:slug/', '/{month}/{slugOrTitle}/', ["Hugo's :monthname has no route token; written as {month}"]],
+    [
+      '/:monthname/:slug/',
+      '/{month}/{slugOrTitle}/',
+      ["Hugo's :monthname has no route token; written as {month}"],
+    ],
     ['/:weekday/:slug/', '/{slugOrTitle}/', ["Hugo's :weekday has no route token and was left out"]],
     ['/archive/:year/', '/archive/{year}/{slug}/', ['names no page']],
   ])('%s → %s', (permalink, route, todos) => {

@@ -24,8 +24,16 @@ describe('the hugo style gives the paths hugo 0.111 writes (each case seen in a 
     ['/{path}/{slug}/', { filename: 'x', slug: 'Mi-Slug Raro' }, '/posts/mi-slug-raro/'],
     ['/{path}/{slug}/', { filename: 'Ab C', dir: 'Blog Posts/Sub Dir' }, '/blog-posts/sub-dir/ab-c/'],
     ['/My Notes/{section}/{filename}/{slug}/', { filename: 'N(1)!', dir: 'notes' }, '/my-notes/notes/n1/n1/'],
-    ['/t/{filename}/{title}/', { filename: 't2', title: 'Título Dos!' }, `/t/t2/${encodeURIComponent('título-dos')}/`],
-    ['/{year}/{month}/{day}/{slugOrTitle}/', { title: 'Con Fecha', day: '2024-03-05' }, '/2024/03/05/con-fecha/'],
+    [
+      '/t/{filename}/{title}/',
+      { filename: 't2', title: 'Título Dos!' },
+      `/t/t2/${encodeURIComponent('título-dos')}/`,
+    ],
+    [
+      '/{year}/{month}/{day}/{slugOrTitle}/',
+      { title: 'Con Fecha', day: '2024-03-05' },
+      '/2024/03/05/con-fecha/',
+    ],
     ['/{year}/{slugOrTitle}/', { title: 'Con Fecha', slug: 'Otro', day: '2024-03-05' }, '/2024/otro/'],
   ])('%s with %j → %s', (pattern, values, expected) => {
     expect(path(pattern, values)).toBe(expected);
