@@ -142,7 +142,7 @@ export function planHugoSite(settings: HugoSettings, sections: Record<string, st
   const types: Partial<Record<ContentType, string[]>> = {};
   for (const [section, type] of Object.entries(mapped)) {
     const prefix = languageFolders ? `{${Object.values(languageFolders).map(escapeGlob).join(',')}}/` : '';
-    (types[type] ??= []).push(`${prefix}${escapeGlob(section)}/${EXTENSIONS}`);
+    types[type] = [...(types[type] ?? []), `${prefix}${escapeGlob(section)}/${EXTENSIONS}`];
   }
   if (Object.keys(types).length > 0) {
     content.types = Object.fromEntries(
@@ -179,8 +179,8 @@ export function planHugoSite(settings: HugoSettings, sections: Record<string, st
       const ugly =
         settings.uglyURLs === true || (typeof settings.uglyURLs === 'object' && settings.uglyURLs[first]);
       const path = permalink === undefined ? '/{path}/{slug}/' : fromPermalink(permalink, todo);
-      (routes[type] ??= {})[lang] = `${prefix}${ugly ? path.replace(/\/$/, '.html') : path}`;
-      if (todo.length > 0) (todos[type] ??= {})[lang] = todo.join('; ');
+      routes[type] = { ...routes[type], [lang]: `${prefix}${ugly ? path.replace(/\/$/, '.html') : path}` };
+      if (todo.length > 0) todos[type] = { ...todos[type], [lang]: todo.join('; ') };
     }
   }
   for (const [type, byLang] of Object.entries(todos)) {
