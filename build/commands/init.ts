@@ -10,6 +10,7 @@ import {
   type ProjectFacts,
   planInit,
 } from '../core/init-plan.ts';
+import { withDocsPaths } from '../stages/docs-path.ts';
 import { detectGenerator, readHugoSite } from '../stages/site-generator.ts';
 import { COMPATIBILITY_DATE } from '../stages/wrangler.ts';
 import { reportFailure } from './_shared.ts';
@@ -82,9 +83,11 @@ function report(plan: InitPlan, context: CliContext): void {
   }
   if (plan.notes.length > 0) {
     context.print(
-      ['', 'About this Hugo site (site.config.ts says the same):', ...plan.notes.map((n) => `  - ${n}`)].join(
-        '\n',
-      ),
+      [
+        '',
+        'About this Hugo site (site.config.ts says the same):',
+        ...plan.notes.map((n) => `  - ${withDocsPaths(n, process.cwd())}`),
+      ].join('\n'),
     );
   }
   if (plan.actions.every((a) => a.kind === 'skip')) {
