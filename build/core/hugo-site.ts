@@ -56,7 +56,12 @@ export function planHugoSite(settings: HugoSettings, sections: Record<string, st
   // Languages: the ones content-index publishes, each under the key Hugo gives it; the rest left out.
   const published = new Map<Language, HugoLanguage>();
   const skipped: string[] = [];
-  for (const language of settings.languages) {
+  const defaultKey = settings.defaultContentLanguage;
+  // The default language first: with `es` and `es-mx`, the one unsuffixed files are in is the site's es.
+  const ordered = [...settings.languages].sort(
+    (a, b) => Number(b.key === defaultKey) - Number(a.key === defaultKey),
+  );
+  for (const language of ordered) {
     const lang = languageOfKey(language.key);
     if (language.disabled) {
       skipped.push(language.key);
@@ -75,7 +80,6 @@ export function planHugoSite(settings: HugoSettings, sections: Record<string, st
       if (language.key === 'pt') notes.push('language pt: assumed to be Brazilian Portuguese (pt-br)');
     }
   }
-  const defaultKey = settings.defaultContentLanguage;
   const defaultLanguage = languageOfKey(defaultKey);
   if (!defaultLanguage || published.get(defaultLanguage)?.key !== defaultKey) {
     return {

@@ -155,7 +155,7 @@ describe('what init derives from a Hugo site', () => {
     const setup: HugoSetup = plan(s, { 'content/es': ['posts'], 'content/en': ['posts'] });
     expect(setup.content).toEqual({
       dir: 'content',
-      types: { post: '{en,es}/posts/**/*.{md,markdown,mdx}' },
+      types: { post: '{es,en}/posts/**/*.{md,markdown,mdx}' },
       language: 'folder',
       languageFolders: { es: 'es', en: 'en' },
     });
