@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { formatProblems } from './core/errors.ts';
 import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registry.ts';
+import { withDocsPaths } from './stages/docs-path.ts';
 import { checkSnapshots, writeSnapshot } from './stages/schema-snapshots.ts';
 
 export interface SchemaCommandIo {
@@ -30,7 +31,7 @@ export function registerSchemaCommands(
     .action(async () => {
       const problems = await checkSnapshots(serializers, Object.keys(serializers));
       if (problems.length > 0) {
-        io.printErr(formatProblems(problems));
+        io.printErr(withDocsPaths(formatProblems(problems)));
         io.setExitCode(1);
         return;
       }

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { build as esbuild } from 'esbuild';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -65,7 +65,8 @@ beforeAll(async () => {
 
   site = join(work, 'hugo-site');
   const files: Record<string, string> = {
-    'hugo.toml': "baseURL = 'https://blog.example.org/'\ntitle = 'Mi blog'\n",
+    'hugo.toml':
+      "baseURL = 'https://blog.example.org/'\ntitle = 'Mi blog'\ndefaultContentLanguage = 'es'\n[languages.es]\n[languages.en]\n",
     'content/posts/hola.es.md': md({ title: 'Hola mundo', date: '2025-02-01', tags: ['ia'] }),
     'content/posts/hola.en.md': md({ title: 'Hello world', date: '2025-02-01' }),
     'content/tips/atajo.es.md': md({ title: 'Un atajo', date: '2025-03-01' }),
@@ -118,15 +119,38 @@ it('packs prebuilt JavaScript, type declarations and what it serves, and no Type
       'dist/schemas/snapshots/v1.schema.json',
       'dist/vendor/redoc/redoc.standalone.js',
       'dist/vendor/redoc/LICENSE-redoc.txt',
+      // The reference the README, the messages and the files init writes point at.
+      'docs/configuration.md',
+      'docs/existing-site.md',
+      'docs/mcp.md',
     ]),
   );
   expect(paths.filter((p) => /\.[cm]?ts$/.test(p) && !p.endsWith('.d.ts'))).toEqual([]);
   expect(
-    paths.filter((p) => !/^(bin\/content-index\.js|dist\/.+|package\.json|README\.md|LICENSE)$/.test(p)),
+    paths.filter(
+      (p) =>
+        !/^(bin\/content-index\.js|dist\/.+|docs\/[a-z-]+\.md|package\.json|README\.md|ARCHITECTURE\.md|LICENSE)$/.test(
+          p,
+        ),
+    ),
   ).toEqual([]);
   console.info(
     `package: ${packed.filename} ${(packed.size / 1024).toFixed(0)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${paths.length} files`,
   );
+});
+
+it('every relative link of the shipped README and docs leads to a file the package ships', async () => {
+  const shipped = new Set(packed.files.map((f) => f.path));
+  const broken: string[] = [];
+  for (const page of [...shipped].filter((p) => /^(README|docs\/[a-z-]+)\.md$/.test(p))) {
+    const text = await readFile(join(site, 'node_modules/content-index', page), 'utf8');
+    for (const [, target = ''] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^([a-z]+:|#|\/)/i.test(target)) continue;
+      const path = posix.normalize(posix.join(posix.dirname(page), target.split('#')[0] as string));
+      if (!shipped.has(path)) broken.push(`${page}: ${target}`);
+    }
+  }
+  expect(broken).toEqual([]);
 });
 
 it('installs from the tarball without the tools only this repository needs', async () => {
@@ -145,6 +169,21 @@ it('init sets the site up, and a second run changes nothing', async () => {
   expect(first.stdout).toContain('content-index init: a Hugo site, output folder public/');
   expect(first.stdout).toContain('  created  functions/mcp/[[path]].ts');
   expect(await readFile(join(site, 'site.config.ts'), 'utf8')).toContain("site: 'https://blog.example.org/'");
+
+  // What the installed copy writes and prints points at its own docs, which are there.
+  const written = `${await readFile(join(site, 'site.config.ts'), 'utf8')}${await readFile(join(site, 'headers.config.ts'), 'utf8')}`;
+  const missingConfig = await cli('check', '--config', 'nope.ts');
+  expect(missingConfig.stderr).toContain('see node_modules/content-index/docs/configuration.md');
+  const pointers = [
+    ...`${written}${missingConfig.stderr}`.matchAll(/node_modules\/content-index\/docs\/[a-z-]+\.md/g),
+  ];
+  expect(pointers.length).toBeGreaterThanOrEqual(4);
+  for (const [pointer] of pointers) await stat(join(site, pointer));
+  // The deploy runs the site generator first, as the build does.
+  expect(JSON.parse(await readFile(join(site, 'package.json'), 'utf8')).scripts).toMatchObject({
+    build: 'hugo',
+    deploy: 'hugo && content-index deploy',
+  });
 
   const files = () => snapshotDir(site, { skip: ['node_modules'] });
   const before = await files();

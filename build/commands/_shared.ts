@@ -6,6 +6,7 @@ import { formatAnnotation } from '../core/annotations.ts';
 import { formatProblems, isContentIndexError, type Problem } from '../core/errors.ts';
 import type { BuildOptions } from '../index.ts';
 import { count } from '../report.ts';
+import { withDocsPaths } from '../stages/docs-path.ts';
 
 export interface BuildFlags {
   content?: string;
@@ -61,7 +62,7 @@ export function inGitHubActions(context: CliContext): boolean {
 /** Prints warnings; under GitHub Actions also as annotations. */
 export function printWarnings(warnings: readonly Problem[], context: CliContext): void {
   if (warnings.length === 0) return;
-  context.printErr(`warning:\n${formatProblems(warnings)}`);
+  context.printErr(`warning:\n${withDocsPaths(formatProblems(warnings))}`);
   if (inGitHubActions(context)) for (const w of warnings) context.print(formatAnnotation(w, 'warning'));
 }
 
@@ -75,7 +76,7 @@ export function reportFailure(
   options: { debug: boolean; wrote: boolean; outcome?: string },
 ): number {
   if (isContentIndexError(error)) {
-    context.printErr(formatProblems(error.problems));
+    context.printErr(withDocsPaths(formatProblems(error.problems)));
     if (inGitHubActions(context)) for (const p of error.problems) context.print(formatAnnotation(p, 'error'));
     context.printErr(
       `\n✗ ${count(error.problems.length, 'problem')}${options.wrote ? '; the output folder was not changed' : ''}${options.outcome ? `; ${options.outcome}` : ''}.`,

@@ -1,11 +1,12 @@
-import { readFile } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { deployLimits, formatSize, PLAN_NAME } from '../core/deploy-limits.ts';
 import { ContentIndexError } from '../core/errors.ts';
+import { GENERATOR_COMMAND } from '../core/init-plan.ts';
 import { printable } from '../core/printable.ts';
-import { type BuildOptions, build, type LiveSite } from '../index.ts';
+import { type BuildOptions, type BuildResult, build, type LiveSite } from '../index.ts';
 import { count } from '../report.ts';
 import {
   type D1Location,
@@ -14,6 +15,7 @@ import {
   readD1Manifest,
   switchGeneration,
 } from '../stages/d1-import.ts';
+import { detectGenerator } from '../stages/site-generator.ts';
 import { verifyOutput } from '../stages/verify-output.ts';
 import { compiledWorkerGzipBytes } from '../stages/worker-size.ts';
 import { spawnWrangler } from '../stages/wrangler.ts';
@@ -30,6 +32,7 @@ interface DeployFlags extends BuildFlags {
   skipLiveCheck?: boolean;
   allowDroppedField?: string[];
   allowUnpublishedInProduction?: boolean;
+  apiOnly?: boolean;
 }
 
 export const DEPLOY_CREDENTIALS = ['CLOUDFLARE_API_TOKEN', 'CLOUDFLARE_ACCOUNT_ID'] as const;
@@ -51,6 +54,10 @@ export function registerDeployCommand(program: Command, context: CliContext): vo
     .option(
       '--allow-unpublished-in-production',
       'let --drafts/--future reach the production site (without --branch they are refused)',
+    )
+    .option(
+      '--api-only',
+      "deploy an output folder that holds none of the site's pages (a Hugo or Astro project's are required otherwise)",
     );
   withAllowDroppedField(command).action(async (flags: DeployFlags) => {
     try {
@@ -119,6 +126,7 @@ async function buildAndUpload(
   const result = await build(options);
   if (options.live) context.print(livePassed(options.live));
   context.print(`✓ built ${count(result.model.entries.length, 'item')} into ${printable(result.outDir)}`);
+  if (!flags.apiOnly) await requireSitePages(root, result);
   await verifyOutput(result.outDir, new Date());
   context.print('✓ output verified');
   const env = { ...process.env, ...context.env };
@@ -220,6 +228,35 @@ function unpublishedInProduction(flags: DeployFlags, context: CliContext): void 
       field: asked.join(' '),
       message: `would publish ${what} on the production site (no --branch); nothing was built or deployed`,
       hint: 'deploy a preview with --branch <name> (its own address, not the site), or pass --allow-unpublished-in-production if the production site is meant to show them',
+    },
+  ]);
+}
+
+/**
+ * A project with a site generator deploys its pages with the API: an output folder where the build's
+ * files are the only HTML (a fresh checkout, the generator not run: the folder is git-ignored) would
+ * replace the live site with the API alone. Any page the build did not write counts, so a site without
+ * a home page (Hugo's `disableKinds`) still passes.
+ */
+async function requireSitePages(root: string, result: BuildResult): Promise<void> {
+  const { generator, evidence } = await detectGenerator(root);
+  if (generator === 'none') return;
+  const own = new Set(result.files.map((f) => f.path));
+  const entries = await readdir(result.outDir, { recursive: true, withFileTypes: true });
+  const page = entries.some((entry) => {
+    if (!entry.isFile() || !/\.html?$/i.test(entry.name)) return false;
+    const path = relative(result.outDir, join(entry.parentPath, entry.name)).split(sep).join('/');
+    return !own.has(path);
+  });
+  if (page) return;
+  const command = GENERATOR_COMMAND[generator] as string;
+  const shown = relative(root, result.outDir) || result.outDir;
+  throw new ContentIndexError([
+    {
+      code: 'output_refused',
+      file: shown,
+      message: `holds none of the site's pages (no HTML file content-index did not write), and this is ${generator === 'hugo' ? 'a Hugo' : 'an Astro'} site (${evidence}); nothing was deployed`,
+      hint: `run ${command} first: \`${command} && content-index deploy${shown === 'public' ? '' : ` --out ${shown}`}\` (the deploy script init writes); to publish the API alone, pass --api-only`,
     },
   ]);
 }

@@ -10,6 +10,7 @@ import { DEFAULT_LAYOUT, type SiteConfig } from '../core/site-config.ts';
 import { type BuildResult, build } from '../index.ts';
 import { count } from '../report.ts';
 import { importGeneration, readD1Manifest, switchGeneration } from '../stages/d1-import.ts';
+import { withDocsPaths } from '../stages/docs-path.ts';
 import { importConfigModule } from '../stages/load-config.ts';
 import { refusedOutput, trackedFilesProblem } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
@@ -106,7 +107,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       await importLocally(last);
     } catch (error) {
       if (isContentIndexError(error)) {
-        context.printErr(formatProblems(error.problems));
+        context.printErr(withDocsPaths(formatProblems(error.problems)));
         context.printErr(
           `✗ ${reason}: ${count(error.problems.length, 'problem')}; still serving the last good build`,
         );

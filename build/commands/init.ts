@@ -4,13 +4,14 @@ import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import {
-  ASTRO_CONFIG_FILES,
-  type Generator,
-  HUGO_CONFIG_FILES,
+  GENERATOR_COMMAND,
   INIT_PATHS,
   type InitPlan,
+  type ProjectFacts,
   planInit,
 } from '../core/init-plan.ts';
+import { withDocsPaths } from '../stages/docs-path.ts';
+import { detectGenerator, readHugoSite } from '../stages/site-generator.ts';
 import { COMPATIBILITY_DATE } from '../stages/wrangler.ts';
 import { reportFailure } from './_shared.ts';
 
@@ -39,21 +40,18 @@ export function registerInitCommand(program: Command, context: CliContext): void
     });
 }
 
-async function projectFacts(root: string, flags: InitFlags) {
+async function projectFacts(root: string, flags: InitFlags): Promise<ProjectFacts> {
   const exists = new Set(INIT_PATHS.filter((path) => existsSync(join(root, path))));
   const read = (path: string) => (exists.has(path) ? readFile(join(root, path), 'utf8') : undefined);
-  const hugoFile = HUGO_CONFIG_FILES.find((f) => exists.has(f));
-  const astro = ASTRO_CONFIG_FILES.some((f) => exists.has(f));
-  // A config.toml alone is not proof of Hugo; with a content/ folder beside it, it is Hugo's layout.
-  const hugo = hugoFile !== undefined && (hugoFile.startsWith('hugo.') || exists.has('content'));
-  const generator: Generator = hugo ? 'hugo' : astro ? 'astro' : 'none';
+  const detected = await detectGenerator(root);
+  const hugo = detected.generator === 'hugo' ? await readHugoSite(root, detected.hugoFiles) : undefined;
   return {
     exists,
     folderName: basename(root),
     packageJson: await read('package.json'),
     gitignore: await read('.gitignore'),
-    hugoConfig: hugo && hugoFile ? await read(hugoFile) : undefined,
-    generator,
+    ...(hugo && { hugo }),
+    generator: detected.generator,
     today: new Date().toISOString().slice(0, 10),
     compatibilityDate: COMPATIBILITY_DATE,
     ...(flags.site !== undefined && { site: flags.site }),
@@ -83,10 +81,20 @@ function report(plan: InitPlan, context: CliContext): void {
       context.print(`  skipped  ${action.path}: ${action.why}`);
     }
   }
+  if (plan.notes.length > 0) {
+    context.print(
+      [
+        '',
+        'About this Hugo site (site.config.ts says the same):',
+        ...plan.notes.map((n) => `  - ${withDocsPaths(n, process.cwd())}`),
+      ].join('\n'),
+    );
+  }
   if (plan.actions.every((a) => a.kind === 'skip')) {
     context.print('Nothing to do: everything init writes is already there.');
     return;
   }
+  const generator = GENERATOR_COMMAND[plan.generator];
   context.print(
     [
       '',
@@ -94,7 +102,9 @@ function report(plan: InitPlan, context: CliContext): void {
       ...(plan.placeholderSite
         ? ['  - set `site` in site.config.ts to the address your site is published at']
         : []),
-      `  - npx content-index build        writes the API into ${plan.out}/ (after your site generator)`,
+      generator
+        ? `  - npm run build                  runs ${generator}, then content-index build, which adds the API to ${plan.out}/`
+        : `  - npx content-index build        writes the API into ${plan.out}/`,
       `  - npx wrangler pages dev ${plan.out}   serves it: open /api/content.json, /docs/ and /mcp`,
     ].join('\n'),
   );

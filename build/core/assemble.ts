@@ -11,6 +11,7 @@ import type {
   UnreadableSource,
 } from './model.ts';
 import { printable } from './printable.ts';
+import { addressSegment, expandRoute } from './route-pattern.ts';
 import { type ContentLayout, type SiteConfig, siteUrl } from './site-config.ts';
 import { slugProblem } from './slug.ts';
 
@@ -45,15 +46,17 @@ export function assemble(
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
   const checked = new Map<SourceFile, FrontMatter>();
+  const days = new Map<SourceFile, string>();
   for (const file of files) {
-    const result = validateFrontMatter(file);
+    const result = validateFrontMatter(file, config.urls);
     warnings.push(...result.warnings);
     if (!result.ok) {
       problems.push(...result.problems);
       continue;
     }
     // A file without a slug of its own publishes under its name, which follows the same rule.
-    const why = result.data.slug === undefined ? slugProblem(file.name) : undefined;
+    const why =
+      result.data.slug === undefined ? slugProblem(addressSegment(file.name, config.urls)) : undefined;
     if (why) {
       problems.push({
         code: 'field_invalid',
@@ -66,6 +69,7 @@ export function assemble(
       continue;
     }
     checked.set(file, result.data);
+    if (result.day !== undefined) days.set(file, result.day);
   }
 
   // Group on translationKey when present (Hugo's rule), otherwise on the file name, within a type.
@@ -149,9 +153,17 @@ export function assemble(
     // An invalid Spanish file has already been reported; a left-out one takes its translations with it.
     if (!canonical || !checked.has(canonicalFile)) continue;
     const translations = {} as ContentEntry['translations'];
+    let addressed = true;
     for (const [lang, { file, data }] of included) {
-      translations[lang] = translationOf(file, data, config);
+      const translation = translationOf(file, data, days.get(file), config);
+      if ('problem' in translation) {
+        problems.push(translation.problem);
+        addressed = false;
+      } else {
+        translations[lang] = translation;
+      }
     }
+    if (!addressed) continue;
     const entry: ContentEntry = { id, type: canonical.file.type, translations };
     if (canonical.data.date) entry.date = canonical.data.date;
     if (canonical.data.image !== undefined) {
@@ -193,8 +205,13 @@ function translationKeyOf(file: SourceFile): string | undefined {
 /** Where the missing Spanish file would go, in the site's own layout. */
 function canonicalFileFor(file: SourceFile, layout: ContentLayout): string {
   switch (layout.language) {
-    case 'suffix':
-      return file.path.replace(new RegExp(`\\.${file.lang}(\\.[a-z]+)$`), `.${CANONICAL_LANGUAGE}$1`);
+    case 'suffix': {
+      const spanish = `.${layout.languageSuffixes?.[CANONICAL_LANGUAGE] ?? CANONICAL_LANGUAGE}`;
+      const [, stem = file.path, extension = ''] = /^(.*?)(\.[A-Za-z]+)$/.exec(file.path) ?? [];
+      // A file of the layout's default language carries no suffix: the Spanish one goes before the extension.
+      const base = file.lang === layout.defaultLanguage ? stem : stem.replace(/\.[^./]+$/, '');
+      return `${base}${spanish}${extension}`;
+    }
     case 'folder': {
       const from = `/${layout.languageFolders[file.lang]}/`;
       const at = file.path.lastIndexOf(from);
@@ -214,20 +231,102 @@ function exclusion(data: FrontMatter, options: AssembleOptions, now: string): Le
   return undefined;
 }
 
-function translationOf(file: SourceFile, data: FrontMatter, config: SiteConfig): Translation {
+function translationOf(
+  file: SourceFile,
+  data: FrontMatter,
+  day: string | undefined,
+  config: SiteConfig,
+): Translation | { problem: Problem } {
   const slug = data.slug ?? file.name;
-  const pattern = config.routes[file.type][file.lang];
+  const address = addressOf(file, data, day, config);
+  if (typeof address !== 'string') return address;
   const translation: Translation = {
     lang: file.lang,
     title: data.title,
     slug,
-    url: siteUrl(config.site, pattern.replaceAll('{slug}', encodeURIComponent(slug))),
+    url: address,
     tags: data.tags ?? [],
     file: file.path,
   };
   if (data.description !== undefined) translation.description = data.description;
   if (data.date) translation.date = data.date;
   return translation;
+}
+
+/** The page's address: its route filled in, or (Hugo's rule) the `url` its front matter sets. */
+function addressOf(
+  file: SourceFile,
+  data: FrontMatter,
+  day: string | undefined,
+  config: SiteConfig,
+): string | { problem: Problem } {
+  const pattern = config.routes[file.type][file.lang];
+  if (config.urls.style === 'hugo') {
+    const url = frontMatterUrl(data);
+    if (typeof url === 'string' && url.startsWith('/')) {
+      // Hugo takes it as written, from the site's root: no language prefix, no lowercasing.
+      const path = /\.[a-z0-9]+$/i.test(url) || url.endsWith('/') ? url : `${url}/`;
+      return siteUrl(config.site, path.split('/').map(encodeSegment).join('/'));
+    }
+    if (url !== undefined) {
+      return {
+        problem: {
+          code: 'field_invalid',
+          file: file.path,
+          line: file.lines.url ?? 1,
+          field: 'url',
+          message: `${JSON.stringify(url)}: content-index reads a url written from the site's root only`,
+          hint: 'start it with / and the language folder Hugo puts it under, e.g. url: /en/about/',
+        },
+      };
+    }
+  }
+  const filled = expandRoute(
+    pattern,
+    {
+      ...(data.slug !== undefined && { slug: data.slug }),
+      filename: file.name,
+      title: data.title,
+      dir: file.dir,
+      ...(day !== undefined && { day }),
+    },
+    config.urls,
+  );
+  if (filled.ok) return siteUrl(config.site, filled.path);
+  return {
+    problem: {
+      code: 'field_invalid',
+      file: file.path,
+      line: filled.token === 'title' || filled.token === 'slugOrTitle' ? (file.lines.title ?? 1) : 1,
+      field: ['year', 'month', 'day'].includes(filled.token) ? 'date' : filled.token,
+      message: `${filled.message}; the ${file.type} route for ${file.lang} is ${pattern}`,
+      hint:
+        filled.token === 'section'
+          ? 'move the file into a folder, or change the route in site.config.ts'
+          : ['year', 'month', 'day'].includes(filled.token)
+            ? 'give it a date, or change the route in site.config.ts'
+            : 'give it a slug, or change the route in site.config.ts',
+    },
+  };
+}
+
+/** Hugo reads front-matter keys without regard to case (`URL`, `url`). */
+function frontMatterUrl(data: FrontMatter): unknown {
+  const key = Object.keys(data).find((k) => k.toLowerCase() === 'url');
+  return key === undefined ? undefined : (data as unknown as Record<string, unknown>)[key];
+}
+
+/** Percent-encode what an address cannot carry as it is, keeping what already is an escape. */
+function encodeSegment(segment: string): string {
+  return encodeURIComponent(decodeSafely(segment));
+}
+
+function decodeSafely(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 type ImageResult = { ok: true; url: string } | { ok: false; problem: Omit<Problem, 'file' | 'line'> };

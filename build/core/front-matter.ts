@@ -5,6 +5,7 @@ import { readDate } from './dates.ts';
 import type { Problem } from './errors.ts';
 import type { ContentType } from './languages.ts';
 import type { SourceFile } from './model.ts';
+import { AS_WRITTEN, addressSegment, type UrlStyle } from './route-pattern.ts';
 import { isPlaceholder } from './scaffold.ts';
 import { SLUG_HINT, slugProblem } from './slug.ts';
 
@@ -114,10 +115,16 @@ export function createKeyFolder(extra: readonly string[] = []): (data: unknown) 
 }
 
 export type FrontMatterResult =
-  | { ok: true; data: FrontMatter; warnings: Problem[] }
+  | {
+      ok: true;
+      data: FrontMatter;
+      warnings: Problem[];
+      /** The date's calendar day as written (in its own offset, not UTC): YYYY-MM-DD, for `{year}` routes. */
+      day?: string;
+    }
   | { ok: false; problems: Problem[]; warnings: Problem[] };
 
-export function validateFrontMatter(file: SourceFile): FrontMatterResult {
+export function validateFrontMatter(file: SourceFile, urls: UrlStyle = AS_WRITTEN): FrontMatterResult {
   const data = file.data;
   const validate = getValidators()[file.type];
   const lineOf = (key: string) => file.lines[key];
@@ -145,14 +152,15 @@ export function validateFrontMatter(file: SourceFile): FrontMatterResult {
   }
   const fields = data as Partial<Record<keyof FrontMatter, unknown>>;
   if (typeof fields.slug === 'string' && fields.slug !== '') {
-    const why = slugProblem(fields.slug);
+    const made = addressSegment(fields.slug, urls);
+    const why = slugProblem(made);
     if (why)
       problems.push({
         code: 'field_invalid',
         file: file.path,
         line: lineOfOrStart('slug'),
         field: 'slug',
-        message: `must be one URL path segment: ${why}`,
+        message: `must be one URL path segment${made === fields.slug ? '' : ` once made an address (${JSON.stringify(made)})`}: ${why}`,
         hint: SLUG_HINT,
       });
   }
@@ -162,11 +170,15 @@ export function validateFrontMatter(file: SourceFile): FrontMatterResult {
   if (problems.length > 0) return { ok: false, problems, warnings: remaining };
   const checked = { ...(data as FrontMatter) };
   // Every published date has one form, whatever form the author wrote.
+  let day: string | undefined;
   if (checked.date !== undefined) {
     const date = readDate(checked.date);
-    if (date.ok) checked.date = date.published;
+    if (date.ok) {
+      day = checked.date.slice(0, 10);
+      checked.date = date.published;
+    }
   }
-  return { ok: true, data: checked, warnings: remaining };
+  return { ok: true, data: checked, warnings: remaining, ...(day !== undefined && { day }) };
 }
 
 /** C0 controls but the tab, DEL and C1 controls: in published text they would be published as is. */

@@ -1,3 +1,8 @@
+import { ContentIndexError } from './errors.ts';
+import type { HugoSettings } from './hugo-config.ts';
+import { type HugoSetup, planHugoSite } from './hugo-site.ts';
+import { CONTENT_TYPES, LANGUAGES } from './languages.ts';
+
 /**
  * What `content-index init` writes into an existing site, decided from what is already there. Pure: the
  * command reads the facts and applies the plan. Nothing that exists is ever replaced: a file that is
@@ -7,6 +12,16 @@
 
 export type Generator = 'hugo' | 'astro' | 'none';
 
+/** The command each generator builds its pages with, which runs before content-index's. */
+export const GENERATOR_COMMAND: Record<Generator, string | undefined> = {
+  hugo: 'hugo',
+  astro: 'astro build',
+  none: undefined,
+};
+
+/** Where an installed copy's reference is, from the site's root: the package ships docs/. */
+export const PACKAGE_DOCS = 'node_modules/content-index/docs';
+
 export interface ProjectFacts {
   /** Paths (relative, POSIX) of the files below that exist. */
   exists: ReadonlySet<string>;
@@ -15,8 +30,8 @@ export interface ProjectFacts {
   /** package.json as text, when present. */
   packageJson?: string;
   gitignore?: string;
-  /** The Hugo configuration file's text, when there is one. */
-  hugoConfig?: string;
+  /** A Hugo site's configuration, read by hugo-config.ts, and the top folders of its content folders. */
+  hugo?: { settings: HugoSettings; sections: Record<string, string[]> };
   generator: Generator;
   /** YYYY-MM-DD: the publication date of the site's first API version. */
   today: string;
@@ -38,6 +53,8 @@ export interface InitPlan {
   /** True when the site address could not be found and a placeholder was written. */
   placeholderSite: boolean;
   actions: InitAction[];
+  /** What init assumed about a Hugo site, or could not reproduce (printed; empty when site.config.ts exists). */
+  notes: string[];
 }
 
 /**
@@ -60,16 +77,6 @@ export const onRequest = createMcpFunction(data);
 `,
 } as const;
 
-export const HUGO_CONFIG_FILES = [
-  'hugo.toml',
-  'hugo.yaml',
-  'hugo.yml',
-  'hugo.json',
-  'config.toml',
-  'config.yaml',
-  'config.yml',
-  'config.json',
-];
 export const ASTRO_CONFIG_FILES = [
   'astro.config.mjs',
   'astro.config.ts',
@@ -87,15 +94,14 @@ export const INIT_PATHS = [
   ...WRANGLER_FILES,
   'package.json',
   '.gitignore',
-  'content',
-  ...HUGO_CONFIG_FILES,
-  ...ASTRO_CONFIG_FILES,
 ];
 
 export function planInit(facts: ProjectFacts): InitPlan {
-  const hugo = facts.hugoConfig ? readHugoConfig(facts.hugoConfig) : {};
-  const out = facts.out ?? (facts.generator === 'astro' ? 'dist' : (hugo.publishDir ?? 'public'));
-  const site = facts.site ?? hugo.baseURL ?? PLACEHOLDER_SITE;
+  // Routes and layout are worked out only while there is a site.config.ts to write them into.
+  const hugo = facts.hugo && !facts.exists.has('site.config.ts') ? hugoSetup(facts.hugo) : undefined;
+  const out =
+    facts.out ?? (facts.generator === 'astro' ? 'dist' : (facts.hugo?.settings.publishDir ?? 'public'));
+  const site = facts.site ?? hugo?.site ?? facts.hugo?.settings.baseURL ?? PLACEHOLDER_SITE;
   const actions: InitAction[] = [];
   const create = (path: string, content: string, note?: string) => {
     if (facts.exists.has(path)) actions.push({ kind: 'skip', path, why: 'exists' });
@@ -104,7 +110,7 @@ export function planInit(facts: ProjectFacts): InitPlan {
 
   create(
     'site.config.ts',
-    siteConfig({ site, name: hugo.title, generator: facts.generator }),
+    siteConfig({ site, generator: facts.generator, hugo }),
     site === PLACEHOLDER_SITE ? 'set `site` to your site’s address' : undefined,
   );
   create('headers.config.ts', headersConfig(facts.today));
@@ -121,51 +127,103 @@ export function planInit(facts: ProjectFacts): InitPlan {
     site,
     placeholderSite: site === PLACEHOLDER_SITE,
     actions,
+    notes: hugo?.notes ?? [],
   };
 }
 
-/** `baseURL`, `title` and `publishDir` of a Hugo configuration (TOML, YAML or JSON), top level only. */
-export function readHugoConfig(text: string): { baseURL?: string; title?: string; publishDir?: string } {
-  // Keys in TOML tables ([params], [menu]) are not the site's: read only up to the first table.
-  const top = text.split(/^\s*\[/m)[0] ?? '';
-  const value = (key: string) => {
-    const match = new RegExp(
-      `(?:^|[{,])\\s*"?${key}"?\\s*[=:]\\s*(?:"([^"]*)"|'([^']*)'|([^\\s,#]+))`,
-      'im',
-    ).exec(top);
-    const found = match?.[1] ?? match?.[2] ?? match?.[3];
-    return found === undefined || found === '' ? undefined : found;
-  };
-  const result: { baseURL?: string; title?: string; publishDir?: string } = {};
-  const base = value('baseURL');
-  if (base && /^https?:\/\//i.test(base)) result.baseURL = base.endsWith('/') ? base : `${base}/`;
-  const title = value('title');
-  if (title) result.title = title;
-  const publishDir = value('publishDir');
-  if (publishDir) result.publishDir = publishDir.replace(/\/+$/, '');
-  return result;
+function hugoSetup(hugo: NonNullable<ProjectFacts['hugo']>): HugoSetup {
+  const result = planHugoSite(hugo.settings, hugo.sections);
+  if (result.ok) return result.setup;
+  throw new ContentIndexError([
+    {
+      code: 'config_invalid',
+      file: hugo.settings.files[0] ?? 'hugo.toml',
+      field: 'defaultContentLanguage',
+      message: `${result.message}; init wrote nothing`,
+      hint: result.hint,
+    },
+  ]);
 }
 
-function siteConfig(options: { site: string; name: string | undefined; generator: Generator }): string {
+function siteConfig(options: { site: string; generator: Generator; hugo: HugoSetup | undefined }): string {
+  const { hugo } = options;
   const lines = [
     "import { defineSite } from 'content-index';",
     '',
-    '// What content-index publishes about this site; every option is in docs/configuration.md of the',
-    '// content-index package. `content` says where the Markdown files are (docs/existing-site.md).',
+    '// What content-index publishes about this site. Every option is in',
+    `// ${PACKAGE_DOCS}/configuration.md; \`content\` (where the Markdown files are) in`,
+    `// ${PACKAGE_DOCS}/existing-site.md.`,
+  ];
+  if (hugo) lines.push(...hugoComment(hugo));
+  lines.push(
     'export default defineSite({',
     `  site: ${quote(options.site)},`,
     '  // Where relative `image:` values of the front matter resolve.',
     `  images: ${quote(options.site)},`,
-  ];
-  if (options.name) lines.push(`  name: ${quote(options.name)},`);
+  );
+  if (hugo?.name !== undefined) lines.push(`  name: ${literal(hugo.name, '  ')},`);
   if (options.generator === 'astro') {
     lines.push(
       '  // An Astro content collection: adjust the globs to your collections.',
       "  content: { dir: 'src/content', types: { post: 'blog/**/*.{md,mdx}' }, language: 'folder' },",
     );
   }
+  if (hugo) {
+    if (Object.keys(hugo.content).length > 0) lines.push(`  content: ${literal(hugo.content, '  ')},`);
+    const routes: string[] = [];
+    for (const type of CONTENT_TYPES) {
+      const byLang = hugo.routes[type];
+      if (!byLang) continue;
+      routes.push(`    ${type}: {`);
+      for (const lang of LANGUAGES) {
+        const route = byLang[lang];
+        if (route === undefined) continue;
+        const todo = hugo.todos[type]?.[lang];
+        if (todo) routes.push(`      // TODO: ${todo}`);
+        routes.push(`      ${key(lang)}: ${quote(route)},`);
+      }
+      routes.push('    },');
+    }
+    if (routes.length > 0) lines.push('  routes: {', ...routes, '  },');
+    lines.push(
+      '  // Addresses made as Hugo makes them: lowercase, spaces as hyphens, a page’s own `url` front matter.',
+      `  urls: ${literal(hugo.urls, '  ')},`,
+    );
+  }
   lines.push('});', '');
   return lines.join('\n');
+}
+
+/** What was read and assumed, above the configuration it explains. */
+function hugoComment(hugo: HugoSetup): string[] {
+  const mapped = Object.entries(hugo.mapped).map(([section, type]) => `${section} → ${type}`);
+  return [
+    '//',
+    '// Written by `content-index init` from the Hugo configuration and the sections of the content folder:',
+    `//   ${mapped.length > 0 ? mapped.join(', ') : 'no section is a post, project or tip'} (sections named like posts, projects or tips;`,
+    '//   content.types says which folders are which type: edit it to publish others)',
+    ...(hugo.unmapped.length > 0
+      ? [`//   left out: ${hugo.unmapped.join(', ')} (no type matches them)`]
+      : []),
+    '// The routes are the addresses Hugo gives those pages (its permalinks, languages and URL rules): keep',
+    '// them in step with the Hugo configuration.',
+  ];
+}
+
+/** A TypeScript literal of plain data, one line when short. */
+function literal(value: unknown, indent: string): string {
+  if (typeof value === 'string') return quote(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return `[${value.map((v) => literal(v, indent)).join(', ')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  const inline = `{ ${entries.map(([k, v]) => `${key(k)}: ${literal(v, indent)}`).join(', ')} }`;
+  if (indent.length + inline.length <= 100) return inline;
+  const inner = `${indent}  `;
+  return `{\n${entries.map(([k, v]) => `${inner}${key(k)}: ${literal(v, inner)},`).join('\n')}\n${indent}}`;
+}
+
+function key(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : quote(name);
 }
 
 /** A single-quoted TypeScript string. */
@@ -176,8 +234,8 @@ function quote(text: string): string {
 function headersConfig(today: string): string {
   return `import { defineHeaders } from 'content-index';
 
-// The API versions and their lifecycle (docs/versions.md of the content-index package). When a new
-// version ships, v1 gets a sunset at least 12 months after it and is served unchanged until then.
+// The API versions and their lifecycle (${PACKAGE_DOCS}/versions.md). When a new version ships, v1
+// gets a sunset at least 12 months after it and is served unchanged until then.
 export default defineHeaders({
   versions: {
     v1: { published: '${today}' },
@@ -213,12 +271,14 @@ function projectName(facts: ProjectFacts): string {
 
 function packageScripts(facts: ProjectFacts, out: string): InitAction {
   const flag = out === 'public' ? '' : ` --out ${out}`;
-  const before =
-    facts.generator === 'hugo' ? 'hugo && ' : facts.generator === 'astro' ? 'astro build && ' : '';
+  const generator = GENERATOR_COMMAND[facts.generator];
+  // The generator runs first in every script that publishes or serves the output folder: a fresh
+  // checkout has no output folder (it is git-ignored), and a deploy of the API alone drops the site.
+  const before = generator ? `${generator} && ` : '';
   const wanted: Record<string, string> = {
     build: `${before}content-index build${flag}`,
-    dev: `content-index dev${flag}`,
-    deploy: `content-index deploy${flag}`,
+    dev: `${before}content-index dev${flag}`,
+    deploy: `${before}content-index deploy${flag}`,
   };
   let manifest: Record<string, unknown> = {};
   let indent = '  ';
@@ -233,11 +293,14 @@ function packageScripts(facts: ProjectFacts, out: string): InitAction {
   const scripts = { ...((manifest.scripts as Record<string, string> | undefined) ?? {}) };
   const added = Object.keys(wanted).filter((name) => scripts[name] === undefined);
   const taken = Object.keys(wanted).filter((name) => scripts[name] !== undefined);
+  const advice = taken.flatMap((name) =>
+    scriptAdvice(name, scripts[name] as string, wanted[name] as string, generator, flag),
+  );
   if (added.length === 0) {
     return {
       kind: 'skip',
       path: 'package.json',
-      why: `scripts ${taken.join(', ')} exist; run \`content-index build${flag}\` after your site generator in your build script`,
+      why: `scripts ${taken.join(', ')} exist${advice.length > 0 ? `; ${advice.join('; ')}` : ''}`,
     };
   }
   for (const name of added) scripts[name] = wanted[name] as string;
@@ -245,11 +308,36 @@ function packageScripts(facts: ProjectFacts, out: string): InitAction {
   const text = `${JSON.stringify({ ...next, scripts }, null, indent)}\n`;
   const skipped =
     taken.length > 0
-      ? ` (${taken.join(', ')} kept as ${taken.length === 1 ? 'it is' : 'they are'}${taken.includes('build') ? `: add \`&& content-index build${flag}\` to build` : ''})`
+      ? ` (${taken.join(', ')} kept as ${taken.length === 1 ? 'it is' : 'they are'}${advice.length > 0 ? `: ${advice.join('; ')}` : ''})`
       : '';
   return facts.packageJson === undefined
     ? { kind: 'create', path: 'package.json', content: text }
     : { kind: 'update', path: 'package.json', content: text, what: `scripts ${added.join(', ')}${skipped}` };
+}
+
+/**
+ * What an existing script still needs, if anything: one that already runs the command (after the
+ * generator, where there is one) needs nothing, so a second `init` has nothing to say about it.
+ */
+function scriptAdvice(
+  name: string,
+  current: string,
+  wanted: string,
+  generator: string | undefined,
+  flag: string,
+): string[] {
+  if (name === 'dev') return [];
+  const runs = new RegExp(`\\bcontent-index\\s+${name}\\b`).test(current);
+  if (!runs) {
+    return [
+      name === 'build' ? `add \`&& content-index build${flag}\` to build` : `make ${name} run \`${wanted}\``,
+    ];
+  }
+  const first = generator?.split(' ')[0];
+  if (first && !new RegExp(`(^|[\\s;&|(])(npx\\s+)?${first}\\b`).test(current)) {
+    return [`${name} runs content-index without ${generator} first: make it \`${wanted}\``];
+  }
+  return [];
 }
 
 /**
@@ -266,7 +354,7 @@ function gitignore(text: string | undefined, out: string): InitAction | undefine
     '.wrangler/',
     'node_modules/',
     ...(outIgnored ? [] : [`/${out}`]),
-    // Transient names beside the output folder while a build switches it (see docs/configuration.md).
+    // Transient names beside the output folder while a build switches it (configuration.md, output folder).
     '.*.content-index*',
   ].filter((line) => !present.has(normalise(line)) || line === `/${out}`);
   if (wanted.length === 0) return undefined;

@@ -7,6 +7,8 @@ export interface SourceFile {
   type: ContentType;
   /** File name without language and extension; for a page bundle, the folder name. */
   name: string;
+  /** Folders from the content folder to the page (layout.ts `Location.dir`), for `{path}` and `{section}`. */
+  dir: string;
   lang: Language;
   /** Parsed front matter, before validation. */
   data: unknown;

@@ -5,6 +5,7 @@ import { resolveAiPlugin } from './ai-plugin-config.ts';
 import { DEFAULT_API_REFERENCE } from './discovery/addresses.ts';
 import { ContentIndexError, type Problem } from './errors.ts';
 import { CONTENT_TYPES, LANGUAGES, type Language } from './languages.ts';
+import { AS_WRITTEN } from './route-pattern.ts';
 import {
   type ContentLayout,
   DEFAULT_D1,
@@ -68,6 +69,9 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
     language: layout.language ?? DEFAULT_LAYOUT.language,
     languageField: layout.languageField ?? DEFAULT_LAYOUT.languageField,
     languageFolders: { ...DEFAULT_LAYOUT.languageFolders, ...layout.languageFolders },
+    ...(layout.languageSuffixes && { languageSuffixes: { ...layout.languageSuffixes } }),
+    skipLanguages: (layout.skipLanguages ?? []).map((l) => l.toLowerCase()),
+    defaultLanguage: layout.defaultLanguage ?? DEFAULT_LAYOUT.defaultLanguage,
   };
   for (const type of CONTENT_TYPES) {
     const globs = layout.types?.[type];
@@ -85,6 +89,11 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
     apiReference,
     sections: (config.sections ?? []).map((s) => ({ name: s.name, url: siteUrl(site, s.url) })),
     routes,
+    urls: {
+      style: config.urls?.style ?? AS_WRITTEN.style,
+      lowercase: config.urls?.lowercase ?? config.urls?.style === 'hugo',
+      removeAccents: config.urls?.removeAccents ?? false,
+    },
     aiPlugin: resolveAiPlugin(
       config.aiPlugin,
       {

@@ -70,7 +70,13 @@ export function scaffold(request: ScaffoldRequest): { path: string; content: str
   }
   // The Spanish file is canonical: always written, so the new item builds.
   const langs = LANGUAGES.filter((l) => l === CANONICAL_LANGUAGE || request.langs.includes(l));
-  const dir = [layout.dir, globBase(layout.types[type][0] ?? '')].filter(Boolean).join('/');
+  const glob = layout.types[type][0] ?? '';
+  const [first = '', ...rest] = glob.split('/');
+  // `{es,en}/posts/**` (Hugo's content folder per language): the language folder comes first.
+  const languageFirst =
+    layout.language === 'folder' && globBase(glob) === '' && /^(\{[^/]*\}|\*)$/.test(first);
+  const dir = [layout.dir, languageFirst ? '' : globBase(glob)].filter(Boolean).join('/');
+  const below = languageFirst ? globBase(rest.join('/')) : '';
   return langs.map((lang) => {
     const lines = [
       '---',
@@ -85,14 +91,17 @@ export function scaffold(request: ScaffoldRequest): { path: string; content: str
       lines.push(`${layout.languageField}: ${lang}`, `translationKey: ${slug}`);
     if (type === 'project') lines.push('technologies: []');
     lines.push('tags: []', '---', '', '');
-    return { path: `${dir}/${pathFor(slug, lang, layout)}`, content: lines.join('\n') };
+    const path = languageFirst
+      ? [dir, layout.languageFolders[lang], below, `${slug}.md`].filter(Boolean).join('/')
+      : `${dir}/${pathFor(slug, lang, layout)}`;
+    return { path, content: lines.join('\n') };
   });
 }
 
 function pathFor(slug: string, lang: Language, layout: ContentLayout): string {
   switch (layout.language) {
     case 'suffix':
-      return `${slug}.${lang}.md`;
+      return `${slug}.${layout.languageSuffixes?.[lang] ?? lang}.md`;
     case 'folder':
       return `${layout.languageFolders[lang]}/${slug}.md`;
     case 'field':

@@ -1,5 +1,6 @@
 import type { AiPluginConfig, AiPluginInput } from './ai-plugin-config.ts';
 import type { ContentType, Language } from './languages.ts';
+import type { UrlStyle } from './route-pattern.ts';
 
 export type RoutePatterns = Record<ContentType, Record<Language, string>>;
 
@@ -20,6 +21,24 @@ export interface ContentLayoutInput {
   languageField?: string;
   /** Folder name of each language for the `folder` rule. Default: the language code. */
   languageFolders?: Partial<Record<Language, string>>;
+  /**
+   * The suffix of each language under the `suffix` rule, as Hugo's language keys are (`name.pt.md`:
+   * `{ es: 'es', en: 'en', 'pt-br': 'pt' }`). When set it is the whole list, as in Hugo: any other suffix
+   * is part of the file name (`charla.api.md` is the page `charla.api`). Default: each language by its
+   * code, and another suffix that looks like a language is an error.
+   */
+  languageSuffixes?: Partial<Record<Language, string>>;
+  /**
+   * Suffixes of the site's other languages, which content-index does not publish (a Hugo site's `fr`):
+   * their files are left out.
+   */
+  skipLanguages?: string[];
+  /**
+   * The language of a file that names none (no suffix, no language folder, no language field). Default
+   * `es`. A Hugo site whose `defaultContentLanguage` is another language sets it, so its unsuffixed
+   * files are read as what Hugo publishes them as.
+   */
+  defaultLanguage?: Language;
 }
 
 export interface ContentLayout {
@@ -28,6 +47,10 @@ export interface ContentLayout {
   language: LanguageRule;
   languageField: string;
   languageFolders: Record<Language, string>;
+  /** Undefined: every language by its code. */
+  languageSuffixes?: Partial<Record<Language, string>>;
+  skipLanguages: string[];
+  defaultLanguage: Language;
 }
 
 export const DEFAULT_LAYOUT: ContentLayout = {
@@ -40,6 +63,8 @@ export const DEFAULT_LAYOUT: ContentLayout = {
   language: 'suffix',
   languageField: 'lang',
   languageFolders: { es: 'es', en: 'en', 'pt-br': 'pt-br' },
+  skipLanguages: [],
+  defaultLanguage: 'es',
 };
 
 export interface SectionInput {
@@ -72,8 +97,17 @@ export interface SiteConfigInput {
    */
   apiReference?: string;
   sections?: SectionInput[];
-  /** Per type and language, a pattern with `{slug}`, relative to the site address. Missing entries use defaults. */
+  /**
+   * Per type and language, the address of a page: relative to the site address (or absolute), with
+   * tokens such as `{slug}`, `{path}` or `{year}` (docs/configuration.md, Routes). Missing entries use
+   * defaults.
+   */
   routes?: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
+  /**
+   * How routes turn values into addresses: `as-written` (default; values percent-encoded as they are) or
+   * `hugo` (the path made as Hugo makes it: lowercase, spaces to hyphens, and the front matter's `url`).
+   */
+  urls?: { style?: UrlStyle['style']; lowercase?: boolean; removeAccents?: boolean };
   /** Values of `/.well-known/ai-plugin.json`; each has a default derived from the rest of the configuration. */
   aiPlugin?: AiPluginInput;
   /** Where the content is and how its language is told, for existing Hugo or Astro trees. */
@@ -157,6 +191,7 @@ export interface SiteConfig {
   apiReference: { path: string; url: string };
   sections: ResolvedSection[];
   routes: RoutePatterns;
+  urls: UrlStyle;
   aiPlugin: AiPluginConfig;
   content: ContentLayout;
   /** Relative to the project root; unset: none. */

@@ -3,7 +3,7 @@ import fg from 'fast-glob';
 import picomatch from 'picomatch';
 import type { Problem } from '../core/errors.ts';
 import { createKeyFolder } from '../core/front-matter.ts';
-import { CANONICAL_LANGUAGE, CONTENT_TYPES, type ContentType } from '../core/languages.ts';
+import { CONTENT_TYPES, type ContentType, type Language } from '../core/languages.ts';
 import { globBase, type Location, locate, normalizeLanguage, unknownLanguage } from '../core/layout.ts';
 import type { FollowedLink, SourceFile, UnreadableSource } from '../core/model.ts';
 import type { ContentLayout } from '../core/site-config.ts';
@@ -105,6 +105,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
     if (fileName.startsWith('_')) continue; // `_index.md` (Hugo list pages) and partials are not pages
     if (!INDEX_FILE.test(fileName) && insideBundle(posix.dirname(relPath), bundles)) continue;
     const location = locate(relPath, type, base, layout);
+    if ('skip' in location) continue; // a language the site has and does not publish here (skipLanguages)
     if ('problem' in location) problems.push({ ...location.problem, file: shown(relPath) });
     else tasks.push({ path: shown(relPath), absolute: join(contentDir, relPath), location });
   }
@@ -161,7 +162,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
     }
     let lang = task.location.lang;
     if (lang === undefined) {
-      const told = languageFromField(folded.data, layout.languageField);
+      const told = languageFromField(folded.data, layout.languageField, layout.defaultLanguage);
       if (typeof told === 'object') {
         problems.push({ ...told, file: task.path, line: linesOf()[layout.languageField] ?? 1 });
         unreadable.push({ type, name, lang: undefined, translationKey: translationKeyOf(folded.data) });
@@ -173,6 +174,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       path: task.path,
       type,
       name,
+      dir: task.location.dir,
       lang,
       data: folded.data,
       get lines() {
@@ -200,11 +202,11 @@ function translationKeyOf(data: unknown): string | undefined {
   return typeof key === 'string' && key.trim() !== '' ? key : undefined;
 }
 
-/** The `field` rule: a missing key means the canonical language, as a file without a suffix does. */
-function languageFromField(data: unknown, field: string) {
+/** The `field` rule: a missing key means the layout's default language, as a file without a suffix does. */
+function languageFromField(data: unknown, field: string, unmarked: Language) {
   const value =
     typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[field] : undefined;
-  if (value === undefined) return CANONICAL_LANGUAGE;
+  if (value === undefined) return unmarked;
   const lang = typeof value === 'string' ? normalizeLanguage(value) : undefined;
   return lang ?? { ...unknownLanguage(`${JSON.stringify(value)} in ${field}`, String(value)), field };
 }

@@ -150,3 +150,47 @@ it('refuses a file matched by the globs of two types', async () => {
     'content/notes/x.es.md: content.types: matches the globs of both post and tip',
   );
 });
+
+describe("a Hugo site's languages: the language of unmarked files, its suffixes, languages left out", () => {
+  const hugo = {
+    ...FIXTURE_CONFIG,
+    content: {
+      languageSuffixes: { es: 'es', en: 'en', 'pt-br': 'pt' },
+      skipLanguages: ['fr'],
+      defaultLanguage: 'en',
+    },
+  };
+
+  it('reads an unsuffixed file as the default language, name.pt.md as pt-br, and leaves fr out', async () => {
+    site = await tempSite(
+      {
+        'content/posts/hello.md': md({ title: 'Hello' }),
+        'content/posts/hello.es.md': md({ title: 'Hola' }),
+        'content/posts/hello.pt.md': md({ title: 'Olá' }),
+        'content/posts/hello.fr.md': md({ title: 'Bonjour' }),
+        // Not a language of the site: part of the name, as in Hugo (the page `charla.api`).
+        'content/tips/charla.api.es.md': md({ title: 'Charla' }),
+      },
+      hugo,
+    );
+    const built = await index(site);
+    expect(urls(built)).toEqual([
+      [
+        'post',
+        'https://example.com/blog/hello/',
+        'https://example.com/en/blog/hello/',
+        'https://example.com/pt-br/blog/hello/',
+      ],
+      ['tip', 'https://example.com/consejos/charla.api/', null, null],
+    ]);
+    expect(built.content.find((c) => c.type === 'post')?.title).toBe('Hola');
+  });
+
+  it('never publishes a default-language file as Spanish: alone, it is a translation without its Spanish file', async () => {
+    site = await tempSite({ 'content/posts/only-english.md': md({ title: 'Only English' }) }, hugo);
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('this en translation has no Spanish (canonical) file');
+    expect(result.stderr).toContain('hint: add content/posts/only-english.es.md');
+  });
+});

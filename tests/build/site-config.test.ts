@@ -84,3 +84,25 @@ describe('the API licence', () => {
     );
   });
 });
+
+describe('routes and urls', () => {
+  it('takes the route tokens and the hugo style; hugo lowercases unless told not to', () => {
+    const config = resolve({
+      routes: { tip: { en: '/en/{section}/{year}/{month}/{day}/{slugOrTitle}/', es: '/{path}/{filename}/' } },
+      urls: { style: 'hugo' },
+    });
+    expect(config.routes.tip.en).toBe('/en/{section}/{year}/{month}/{day}/{slugOrTitle}/');
+    expect(config.urls).toEqual({ style: 'hugo', lowercase: true, removeAccents: false });
+    expect(resolve({}).urls).toEqual({ style: 'as-written', lowercase: false, removeAccents: false });
+    expect(resolve({ urls: { style: 'hugo', lowercase: false } }).urls.lowercase).toBe(false);
+  });
+
+  it('refuses a route with an unknown token, or none that names a page', () => {
+    expect(failure({ routes: { post: { es: '/blog/{sluggy}/' } } })).toContain(
+      'routes.post.es: has a { or } that is not one of the tokens {slug}, {filename}, {title}, {slugOrTitle}, {section}, {path}, {year}, {month}, {day}',
+    );
+    expect(failure({ routes: { post: { es: '/blog/{year}/' } } })).toContain(
+      'routes.post.es: must contain {slug}, {filename}, {title} or {slugOrTitle}',
+    );
+  });
+});

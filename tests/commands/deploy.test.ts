@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { access, rm } from 'node:fs/promises';
+import { access, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,13 +13,17 @@ beforeAll(async () => {
 afterAll(() => site.dispose());
 
 async function deploy(env: Record<string, string>, ...flags: string[]) {
+  return deployIn(site.root, env, ...flags);
+}
+
+async function deployIn(cwd: string, env: Record<string, string>, ...flags: string[]) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDFLARE_')));
   try {
     const r = await run(
       process.execPath,
       [join(PROJECT_ROOT, 'bin/content-index.js'), 'deploy', '--project-name', 'test', ...flags],
       {
-        cwd: site.root,
+        cwd,
         env: { ...clean, ...env, NO_COLOR: '1' },
       },
     );
@@ -105,4 +109,36 @@ it('with credentials: builds, verifies the output, then hands over to wrangler p
   expect(`${result.stdout}${result.stderr}`).toMatch(/api\.cloudflare\.com|Cloudflare's API/);
   expect(result.code).not.toBe(0);
   await access(join(site.root, 'public/api/v1/content.json'));
+});
+
+it("refuses to deploy a Hugo site's output that has none of its pages, and says to run hugo first", async () => {
+  // A fresh clone: the output folder is git-ignored, so without `hugo` it holds the API alone.
+  const hugo = await tempSite({
+    'hugo.toml': "baseURL = 'https://example.com/'\ndefaultContentLanguage = 'es'\n",
+    'content/posts/hola.es.md': md({ title: 'Hola' }),
+  });
+  const credentials = { CLOUDFLARE_API_TOKEN: 'token', CLOUDFLARE_ACCOUNT_ID: 'account' };
+  try {
+    const refused = await deployIn(hugo.root, credentials, '--skip-live-check');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "public: holds none of the site's pages (no HTML file content-index did not write), and this is a Hugo site (hugo.toml); nothing was deployed",
+    );
+    expect(refused.stderr).toContain('run hugo first: `hugo && content-index deploy`');
+    expect(`${refused.stdout}${refused.stderr}`).not.toMatch(/api\.cloudflare\.com|Cloudflare's API/);
+
+    // With the site's pages there (what hugo writes), the deploy goes on to wrangler.
+    await mkdir(join(hugo.root, 'public/posts/hola'), { recursive: true });
+    await writeFile(join(hugo.root, 'public/posts/hola/index.html'), '<h1>Hola</h1>\n');
+    const deployed = await deployIn(hugo.root, credentials, '--skip-live-check');
+    expect(deployed.stdout).toContain('✓ output verified');
+    expect(`${deployed.stdout}${deployed.stderr}`).toMatch(/api\.cloudflare\.com|Cloudflare's API/);
+
+    // --api-only says the output is meant to hold the API alone.
+    await rm(join(hugo.root, 'public/posts'), { recursive: true });
+    const apiOnly = await deployIn(hugo.root, credentials, '--skip-live-check', '--api-only');
+    expect(apiOnly.stdout).toContain('✓ output verified');
+  } finally {
+    await hugo.dispose();
+  }
 });

@@ -2,7 +2,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { FUNCTION_FILES, readHugoConfig } from '../../build/core/init-plan.ts';
+import { FUNCTION_FILES } from '../../build/core/init-plan.ts';
 import { md, PROJECT_ROOT, runCli, snapshotDir } from '../helpers/site.ts';
 
 let root: string | undefined;
@@ -23,10 +23,10 @@ async function project(files: Record<string, string>): Promise<string> {
 const read = (path: string) => readFile(join(root as string, path), 'utf8');
 const init = (...args: string[]) => runCli(root as string, {}, ['init', ...args]);
 
-/** A Hugo site as `hugo new site` and a first post leave it, with a package.json of its own. */
+/** A Hugo site as `hugo new site` and a first post leave it, in Spanish, with a package.json of its own. */
 const HUGO_SITE = {
   'hugo.toml':
-    "baseURL = 'https://blog.example.org/'\nlanguageCode = 'es'\ntitle = 'Mi blog'\n[params]\n  title = 'not the site'\n",
+    "baseURL = 'https://blog.example.org/'\nlanguageCode = 'es'\ndefaultContentLanguage = 'es'\ntitle = 'Mi blog'\n[params]\n  title = 'not the site'\n",
   'content/posts/hola.es.md': md({ title: 'Hola', date: '2025-02-01' }),
   'layouts/_default/single.html': '{{ .Content }}\n',
   'functions/_middleware.ts': 'export const onRequest = (c: { next(): Promise<Response> }) => c.next();\n',
@@ -59,8 +59,8 @@ it('sets up a Hugo site: configuration from hugo.toml, the Functions, wrangler.t
   const manifest = await read('package.json');
   expect(JSON.parse(manifest).scripts).toEqual({
     build: 'hugo --minify',
-    dev: 'content-index dev',
-    deploy: 'content-index deploy',
+    dev: 'hugo && content-index dev',
+    deploy: 'hugo && content-index deploy',
   });
   expect(manifest).toContain('\n\t"scripts": {\n\t\t"build"');
   expect(result.stdout).toContain('build kept as it is: add `&& content-index build` to build');
@@ -82,7 +82,8 @@ it('sets up a Hugo site: configuration from hugo.toml, the Functions, wrangler.t
   expect(build.code).toBe(0);
   const index = JSON.parse(await read('public/api/v1/content.json'));
   expect(index.site).toBe('https://blog.example.org/');
-  expect(index.content.map((i: { url: string }) => i.url)).toEqual(['https://blog.example.org/blog/hola/']);
+  // Where Hugo writes it: its section, its name (tests/commands/init-hugo.test.ts checks against hugo).
+  expect(index.content.map((i: { url: string }) => i.url)).toEqual(['https://blog.example.org/posts/hola/']);
 });
 
 it('changes nothing when run a second time, and says it skipped every file', async () => {
@@ -172,20 +173,73 @@ it('finds nothing to do in this repository, the sample site: its Functions are t
   }
 });
 
-it("reads Hugo's top-level baseURL, title and publishDir in TOML, YAML and JSON", () => {
-  expect(readHugoConfig('baseURL = "https://a.example"\ntitle = "A"\npublishDir = "out/"\n')).toEqual({
-    baseURL: 'https://a.example/',
-    title: 'A',
-    publishDir: 'out',
+it('runs the site generator before the tool in every script it writes, deploy included', async () => {
+  await project({ 'hugo.toml': "title = 'x'\n", 'content/posts/a.md': md({ title: 'A' }) });
+  expect((await init()).code).toBe(0);
+  expect(JSON.parse(await read('package.json')).scripts).toEqual({
+    build: 'hugo && content-index build',
+    dev: 'hugo && content-index dev',
+    deploy: 'hugo && content-index deploy',
   });
-  expect(readHugoConfig('baseURL: https://b.example/\ntitle: "B"\n')).toEqual({
-    baseURL: 'https://b.example/',
-    title: 'B',
+});
+
+it('a second run does not ask for what the first one did, but says what an older script lacks', async () => {
+  await project({ 'hugo.toml': "defaultContentLanguage = 'es'\n", 'content/posts/a.md': md({ title: 'A' }) });
+  expect((await init()).code).toBe(0);
+  const second = await init();
+  expect(second.stdout).toContain('  skipped  package.json: scripts build, dev, deploy exist\n');
+  expect(second.stdout).not.toMatch(/run `content-index|add `|make /);
+
+  // A deploy script from before deploy ran the generator (or one written by hand) is pointed out.
+  const manifest = JSON.parse(await read('package.json'));
+  manifest.scripts.deploy = 'content-index deploy';
+  await writeFile(join(root as string, 'package.json'), JSON.stringify(manifest));
+  expect((await init()).stdout).toContain(
+    'deploy runs content-index without hugo first: make it `hugo && content-index deploy`',
+  );
+});
+
+it("reads Hugo's configuration folder (config/_default) with a YAML parser, and the keys Hugo reads only", async () => {
+  await project({
+    'config/_default/hugo.yaml':
+      'params: {title: Parametro, publishDir: nope}\nlanguages:\n  es:\n    baseURL: https://es.example/\ntitle: Sitio YAML\nbaseURL: https://sitio.example\ndefaultContentLanguage: es\n',
+    'content/posts/hola.md': md({ title: 'Hola' }),
   });
-  expect(readHugoConfig('{ "baseURL": "https://c.example/", "title": "C" }')).toEqual({
-    baseURL: 'https://c.example/',
-    title: 'C',
+  const result = await init();
+  expect(result.stdout).toContain('content-index init: a Hugo site, output folder public/');
+  const config = await read('site.config.ts');
+  expect(config).toContain("name: 'Sitio YAML',");
+  // The Spanish language's own address wins for the site, as Hugo serves Spanish there.
+  expect(config).toContain("site: 'https://es.example/',");
+  expect(await read('wrangler.toml')).toContain('pages_build_output_dir = "public"');
+});
+
+it('stops at a Hugo configuration that does not parse, with its line, and writes nothing', async () => {
+  await project({ 'hugo.toml': "title = 'a'\nbaseURL = \n", 'content/posts/a.md': md({ title: 'A' }) });
+  const result = await init();
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain('hugo.toml:2: is not valid TOML');
+  await expect(read('site.config.ts')).rejects.toThrow();
+});
+
+it('an English-default Hugo site: unsuffixed files are English, so nothing is published as Spanish', async () => {
+  // `hugo new site` writes languageCode, which Hugo does not use for files: they are English (its default).
+  await project({
+    'hugo.toml': "baseURL = 'https://blog.example.org/'\nlanguageCode = 'es-es'\ntitle = 'Mi blog'\n",
+    'content/posts/mi-primer-post.md': md({ title: 'Mi primer post' }),
+    'content/tips/consejo-uno.md': md({ title: 'Consejo uno' }),
+    'content/about.md': md({ title: 'Sobre' }),
   });
-  // Not an address (Hugo's default "/"), and keys inside tables, are not the site's.
-  expect(readHugoConfig('baseURL = "/"\n[params]\ntitle = "x"\n')).toEqual({});
+  const result = await init();
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('files without a language suffix are en');
+  expect(result.stdout).toContain("if they are Spanish, set defaultContentLanguage = 'es' in hugo.toml");
+  expect(await read('site.config.ts')).toContain("defaultLanguage: 'en'");
+
+  const build = await runCli(root as string, {}, ['build']);
+  expect(build.code).toBe(1);
+  expect(build.stderr).toContain(
+    'content/posts/mi-primer-post.md:1: translationKey: this en translation has no Spanish (canonical) file',
+  );
+  expect(build.stderr).toContain('add content/posts/mi-primer-post.es.md');
 });

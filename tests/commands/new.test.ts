@@ -134,3 +134,34 @@ describe('content-index new', () => {
     expect(result.stderr).not.toContain('content/tips/atajo.es.md:2: title');
   });
 });
+
+describe('content-index new in the layouts init writes for a Hugo site', () => {
+  it('uses the site’s own suffixes (name.pt.md), and the files build', async () => {
+    site = await tempSite(
+      {},
+      { ...FIXTURE_CONFIG, content: { languageSuffixes: { es: 'es', en: 'en', 'pt-br': 'pt' } } },
+    );
+    const result = await site.cli('new', 'post', 'hola', '--lang', 'en,pt-br');
+    expect(result.stdout).toContain('created content/posts/hola.pt.md');
+    const built = await site.cli('build', '--drafts', '--json');
+    expect(JSON.parse(built.stdout).translations['pt-br']).toEqual({ items: 1, percent: 100 });
+  });
+
+  it('puts each language in its own content folder, under the section', async () => {
+    site = await tempSite(
+      {},
+      {
+        ...FIXTURE_CONFIG,
+        content: {
+          types: { post: '{es,en}/posts/**/*.{md,markdown,mdx}' },
+          language: 'folder',
+        },
+      },
+    );
+    const result = await site.cli('new', 'post', 'hola', '--lang', 'en');
+    expect(result.stdout).toContain('created content/es/posts/hola.md');
+    expect(result.stdout).toContain('created content/en/posts/hola.md');
+    const built = await site.cli('build', '--drafts', '--json');
+    expect(JSON.parse(built.stdout).translations.en).toEqual({ items: 1, percent: 100 });
+  });
+});
