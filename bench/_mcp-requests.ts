@@ -1,4 +1,4 @@
-import { PROTOCOL_VERSIONS } from '../build/core/mcp/server.ts';
+import { CURRENT_PROTOCOL_VERSION } from '../build/core/mcp/server.ts';
 import type { SearchContentArgs } from '../build/core/mcp/tools.ts';
 
 /**
@@ -6,7 +6,7 @@ import type { SearchContentArgs } from '../build/core/mcp/tools.ts';
  * from `@modelcontextprotocol/client`: the per-request `_meta` envelope and the standard headers), over
  * a set of queries shaped like real ones against the synthetic sites of `generate-site.ts`.
  */
-export const PROTOCOL_VERSION = PROTOCOL_VERSIONS[0];
+export const PROTOCOL_VERSION = CURRENT_PROTOCOL_VERSION;
 
 /**
  * Accents given and left out, prefixes, typos, several words, common words, filters, and words that

@@ -1,5 +1,11 @@
 import type { Problem } from './errors.ts';
-import { CANONICAL_LANGUAGE, type ContentType, isLanguage, LANGUAGES, type Language } from './languages.ts';
+import {
+  CANONICAL_LANGUAGE,
+  type ContentType,
+  LANGUAGES,
+  type Language,
+  normalizeLanguage,
+} from './languages.ts';
 import type { ContentLayout } from './site-config.ts';
 
 /** Where a file sits says what it is. `lang` is undefined under the `field` rule until its front matter is read. */
@@ -68,12 +74,6 @@ function byFolder(file: string, folders: string[], type: ContentType, layout: Co
   if (lang) return { type, name: nameOf(file, folders.slice(1)), lang };
   if (LANGUAGE_LIKE.test(first)) return { problem: unknownLanguage(`folder "${first}/"`, first, layout) };
   return { type, name: nameOf(file, folders), lang: CANONICAL_LANGUAGE };
-}
-
-/** `EN`, `pt-BR` and `pt_br` are what authors write; the index speaks `en` and `pt-br`. */
-export function normalizeLanguage(value: string): Language | undefined {
-  const code = value.toLowerCase().replace('_', '-');
-  return isLanguage(code) ? code : undefined;
 }
 
 export function unknownLanguage(what: string, value: string, layout?: ContentLayout): Omit<Problem, 'file'> {
