@@ -22,7 +22,7 @@ export const REQUEST_LIMITS = {
   batch: 10,
   items: 200,
   resultBytes: 512 * 1024,
-  searchWork: 60_000,
+  searchWork: 40_000,
 } as const;
 
 export type RequestLimits = { [K in keyof typeof REQUEST_LIMITS]: number };
