@@ -143,9 +143,11 @@ function batchCall(id: number, args: object) {
 
 /**
  * The requests whose CPU the budget (build/core/mcp/budget.ts) bounds: the one of issue 12 (one batch
- * of 100 ten-word searches with `limit: 100`, about 25 KB), the largest batch accepted with the same
- * searches, one such search alone (2026-07-28), and the heaviest request the budget lets through
- * whole (two searches for a word in every item, 100 hits each: every item it allows).
+ * of 100 ten-word searches with `limit: 100`, about 22 KB here), the largest batch accepted with the
+ * same searches, one such search alone (2026-07-28), and the heaviest the budget lets through: a batch
+ * of 10 whose first two searches (two words in every item, then one) score about 31,000 matches and
+ * return 100 items each, all the items a request may have, so the eight ten-word searches after them are
+ * refused before they run.
  */
 export function worstRequests(): WorstRequest[] {
   const issue = Array.from({ length: 100 }, (_, i) => batchCall(i, { query: tenWords(i), limit: 100 }));
@@ -170,9 +172,13 @@ export function worstRequests(): WorstRequest[] {
     },
     {
       name: 'accepted',
-      label: `2 × "${WORST_CASE_QUERY.query}", limit 100 (all the items a request may ask for)`,
+      label: `"${WORST_CASE_QUERY.query} modelo" and "${WORST_CASE_QUERY.query}", limit 100, then 8 of them (the heaviest let through)`,
       headers: BATCH_HEADERS,
-      body: JSON.stringify([0, 1].map((id) => batchCall(id, { ...WORST_CASE_QUERY, limit: 100 }))),
+      body: JSON.stringify([
+        batchCall(0, { query: `${WORST_CASE_QUERY.query} modelo`, limit: 100 }),
+        batchCall(1, { ...WORST_CASE_QUERY, limit: 100 }),
+        ...issue.slice(2, 10),
+      ]),
     },
   ];
 }

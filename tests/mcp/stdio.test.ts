@@ -81,10 +81,15 @@ describe('content-index mcp', () => {
         if (child.exitCode !== null) break;
       }
     };
+    // A server that died never drains its stdin: the write then ends with the process.
+    child.stdin.on('error', () => undefined);
     const send = (message: string) =>
-      new Promise<void>((resolve) =>
-        child.stdin.write(`${message}\n`) ? resolve() : child.stdin.once('drain', resolve),
-      );
+      Promise.race([
+        new Promise<void>((resolve) =>
+          child.stdin.write(`${message}\n`) ? resolve() : child.stdin.once('drain', resolve),
+        ),
+        exited.then(() => undefined),
+      ]);
     const search = (id: number | string, query: string) =>
       JSON.stringify({
         jsonrpc: '2.0',

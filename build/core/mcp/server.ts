@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import packageJson from '../../../package.json' with { type: 'json' };
-import { RequestBudget } from './budget.ts';
+import { REQUEST_LIMITS, RequestBudget, type RequestLimits } from './budget.ts';
 import type { McpInfo } from './mcp-data.ts';
 import { publishedSchema, standardSchema } from './standard-schema.ts';
 import { tokenize } from './text.ts';
@@ -138,7 +138,7 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
     factory,
     async warmUp({ data }) {
       await factory({} as Parameters<McpServerFactory>[0]);
-      for (const [name, args] of warmUpCalls(mcp, data)) {
+      for (const [name, args, limits] of warmUpCalls(mcp, data)) {
         const prepared = tools.find((t) => t.tool.name === name);
         if (!prepared) continue;
         const message = {
@@ -163,7 +163,7 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
         const input = await prepared.input['~standard'].validate(args);
         if ('issues' in input && input.issues) continue;
         try {
-          const budget = new RequestBudget();
+          const budget = new RequestBudget({ ...REQUEST_LIMITS, ...limits });
           const result = await prepared.tool.run(
             mcp,
             (input as { value: Record<string, unknown> }).value,
@@ -177,7 +177,7 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
           });
           JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } });
         } catch {
-          // A warm-up call that fails (an argument error) has still run its code.
+          // A warm-up call that fails (an argument error, a budget's refusal) has still run its code.
         }
       }
     },
@@ -192,10 +192,14 @@ const WARM_UP_META = {
 
 /**
  * Calls shaped like real ones, on words of the site itself (the newest item's title): a whole word, a
- * prefix, a typo, two words of which one matches nothing, filters; listings with filters and a page.
+ * prefix, a typo, two words of which one matches nothing, filters; listings with filters and a page;
+ * and the budget's refusals (a search past its work, a listing past its items), with small limits.
  */
-function warmUpCalls(mcp: LoadedMcp, data: boolean): [string, Record<string, unknown>][] {
-  const calls: [string, Record<string, unknown>][] = [['content_stats', {}]];
+function warmUpCalls(
+  mcp: LoadedMcp,
+  data: boolean,
+): [string, Record<string, unknown>, Partial<RequestLimits>?][] {
+  const calls: [string, Record<string, unknown>, Partial<RequestLimits>?][] = [['content_stats', {}]];
   if (!data) return calls;
   const words = tokenize(mcp.info.stats.newest?.title ?? '').sort((a, b) => b.length - a.length);
   const word = words[0] ?? 'content';
@@ -209,6 +213,8 @@ function warmUpCalls(mcp: LoadedMcp, data: boolean): [string, Record<string, unk
     ['search_content', { query: typo, lang: 'en' }],
     ['search_content', { query: `${word} ${words[1] ?? ''} zzqxj`, type: 'post', limit: 5 }],
     ['search_content', { query: 'de la' }],
+    ['search_content', { query: word }, { searchWork: 1 }],
+    ['list_content', {}, { items: 1 }],
   );
   return calls;
 }
