@@ -36,10 +36,10 @@ export const MCP_PATH = '/mcp';
 /**
  * The largest request body the endpoint reads: 256 KiB. The biggest message a client has reason to send
  * here is a batch of tool calls with 200-character queries: even 100 of them (ten times what the budget
- * runs, budget.ts) are well under 64 KiB. The
- * SDK's own default, 4 MiB, takes tens of milliseconds of CPU to parse: more than a free-plan request's
- * whole budget. A larger declared Content-Length is refused unread (413); a streamed body is read only
- * up to the limit.
+ * runs, budget.ts) are well under 64 KiB. The SDK's own default, 4 MiB, takes tens of milliseconds of
+ * CPU to parse: more than a free-plan request's whole budget. A larger declared Content-Length is
+ * refused unread (413); a streamed body is read only up to the limit. The stdio command holds a line to
+ * the same limit.
  */
 export const MAX_REQUEST_BYTES = 256 * 1024;
 const CARD_PATH = '/mcp/server-card';
