@@ -1,4 +1,4 @@
-import { PROTOCOL_VERSIONS } from '../build/core/mcp/server.ts';
+import { CURRENT_PROTOCOL_VERSION } from '../build/core/mcp/server.ts';
 import type { SearchContentArgs } from '../build/core/mcp/tools.ts';
 
 /**
@@ -6,7 +6,7 @@ import type { SearchContentArgs } from '../build/core/mcp/tools.ts';
  * from `@modelcontextprotocol/client`: the per-request `_meta` envelope and the standard headers), over
  * a set of queries shaped like real ones against the synthetic sites of `generate-site.ts`.
  */
-export const PROTOCOL_VERSION = PROTOCOL_VERSIONS[0];
+export const PROTOCOL_VERSION = CURRENT_PROTOCOL_VERSION;
 
 /**
  * Accents given and left out, prefixes, typos, several words, common words, filters, and words that
@@ -87,4 +87,98 @@ export function searchRequest(endpoint: string, id: number, args: SearchContentA
   // Node's fetch leaves Host to the connection; the handler checks it, as workerd's request carries it.
   request.headers.set('Host', new URL(endpoint).host);
   return request;
+}
+
+/** A request of the "worst request" measurements: what it is, and exactly what is sent. */
+export interface WorstRequest {
+  name: 'issue' | 'batch' | 'single' | 'accepted';
+  label: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What a 2025-03-26 client sends (no protocol header): the one revision with JSON-RPC batches. */
+const BATCH_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+/**
+ * Words of the synthetic sites that are in every item (the titles' "Guía", "guide", the opening words
+ * every description shares) and in a tenth of them (the topics): ten-word queries of these are the
+ * costliest a search can be there.
+ */
+const COSTLY_WORDS = [
+  'guía',
+  'modelo',
+  'aprende',
+  'representación',
+  'datos',
+  'gradientes',
+  'capas',
+  'guide',
+  'model',
+  'learns',
+  'representation',
+  'gradients',
+  'layers',
+  'representação',
+  'camadas',
+  'aprendizaje',
+  'automático',
+  'neuronales',
+  'programación',
+  'transformers',
+  'embeddings',
+  'recuperación',
+  'optimización',
+  'evaluación',
+  'procesamiento',
+];
+
+function tenWords(i: number): string {
+  return Array.from({ length: 10 }, (_, k) => COSTLY_WORDS[(i + k * 3) % COSTLY_WORDS.length]).join(' ');
+}
+
+function batchCall(id: number, args: object) {
+  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_content', arguments: args } };
+}
+
+/**
+ * The requests whose CPU the budget (build/core/mcp/budget.ts) bounds: the one of issue 12 (one batch
+ * of 100 ten-word searches with `limit: 100`, about 22 KB here), the largest batch accepted with the
+ * same searches, one such search alone (2026-07-28), and the heaviest the budget lets through: a batch
+ * of 10 whose first two searches (two words in every item, then one) score about 31,000 matches and
+ * return 100 items each, all the items a request may have, so the eight ten-word searches after them are
+ * refused before they run.
+ */
+export function worstRequests(): WorstRequest[] {
+  const issue = Array.from({ length: 100 }, (_, i) => batchCall(i, { query: tenWords(i), limit: 100 }));
+  return [
+    {
+      name: 'issue',
+      label: '100 ten-word searches, limit 100, one batch',
+      headers: BATCH_HEADERS,
+      body: JSON.stringify(issue),
+    },
+    {
+      name: 'batch',
+      label: 'the same, 10 of them (the largest batch)',
+      headers: BATCH_HEADERS,
+      body: JSON.stringify(issue.slice(0, 10)),
+    },
+    {
+      name: 'single',
+      label: 'one of them alone (2026-07-28)',
+      headers: toolCallHeaders('search_content'),
+      body: toolCallBody(0, 'search_content', { query: tenWords(0), limit: 100 }),
+    },
+    {
+      name: 'accepted',
+      label: `"${WORST_CASE_QUERY.query} modelo" and "${WORST_CASE_QUERY.query}", limit 100, then 8 of them (the heaviest let through)`,
+      headers: BATCH_HEADERS,
+      body: JSON.stringify([
+        batchCall(0, { query: `${WORST_CASE_QUERY.query} modelo`, limit: 100 }),
+        batchCall(1, { ...WORST_CASE_QUERY, limit: 100 }),
+        ...issue.slice(2, 10),
+      ]),
+    },
+  ];
 }

@@ -1,7 +1,10 @@
 /**
  * One MCP measurement in a fresh process: fresh module state and a cold JIT, what a new isolate has.
- * bench/mcp.ts runs it as `node bench/_mcp-sample.mjs <cold|warm> <worker.js> <requests.json> [calls]
- * [<wrangler.toml> <state>]` and reads its figures, as JSON, from stdout.
+ * bench/mcp.ts runs it as `node bench/_mcp-sample.mjs <cold|warm|worst> <worker.js> <requests.json>
+ * [calls] [<wrangler.toml> <state>]` and reads its figures, as JSON, from stdout. `worst`: after the
+ * warm-up, each of the plan's worst requests `calls` times (CPU, status, size, calls refused); with D1,
+ * against D1's answers recorded from the local D1 once and then replayed, so that only the Function's
+ * CPU is counted.
  *
  * `worker.js` is a site's Functions as wrangler compiles them for Cloudflare (bench/_built-site.ts), so
  * the code measured is the deployed code: the Pages router, functions/mcp/[[path]].ts, the core it
@@ -22,12 +25,15 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
 const [mode, workerFile, requestsFile, calls = '2000', wranglerToml, d1State] = process.argv.slice(2);
-if ((mode !== 'cold' && mode !== 'warm') || !workerFile || !requestsFile) {
+if ((mode !== 'cold' && mode !== 'warm' && mode !== 'worst') || !workerFile || !requestsFile) {
   throw new Error(
-    'usage: _mcp-sample.mjs <cold|warm> <worker.js> <requests.json> [calls] [<wrangler.toml> <state>]',
+    'usage: _mcp-sample.mjs <cold|warm|worst> <worker.js> <requests.json> [calls] [<wrangler.toml> <state>]',
   );
 }
-/** @type {{ url: string, headers: Record<string, string>, bodies: string[], worst: string }} */
+/**
+ * @type {{ url: string, headers: Record<string, string>, bodies: string[], worst: string,
+ *   worstRequests: { name: string, headers: Record<string, string>, body: string }[] }}
+ */
 const plan = JSON.parse(await readFile(requestsFile, 'utf8'));
 
 // As on the platform: zod never compiles parsers with new Function there.
@@ -43,6 +49,8 @@ const env = {
 };
 /** @type {{ dispose(): Promise<void> } | undefined} */
 let proxy;
+/** D1 answers recorded, then replayed (worst-request mode). */
+const d1Answers = { recording: false, replaying: false, recorded: new Map() };
 /** CPU spent inside the D1 binding's calls (the proxy's serialisation and transport): reported apart. */
 let bindingCpuMs = 0;
 if (wranglerToml && d1State) {
@@ -61,22 +69,57 @@ if (wranglerToml && d1State) {
       bindingCpuMs += threadCpuMs() - started;
     }
   };
-  /** @param {any} statement */
-  const measured = (statement) => ({
-    /** @param {unknown[]} values */
-    bind: (...values) => measured(inBinding(() => statement.bind(...values))),
+  /**
+   * Worst-request mode records each statement's answer from the local D1, then replays it: the
+   * Function's own CPU is then measured with no binding in the way (concurrent calls of a batch would
+   * otherwise count each other's time inside the proxy).
+   * @param {any} statement
+   * @param {string} sql
+   * @param {unknown[]} values
+   */
+  const measured = (statement, sql, values) => ({
+    /** @param {unknown[]} bound */
+    bind: (...bound) =>
+      measured(
+        inBinding(() => statement.bind(...bound)),
+        sql,
+        bound,
+      ),
     all: async () => {
       const started = threadCpuMs();
       try {
-        return await statement.all();
+        const result = await statement.all();
+        if (d1Answers.recording) d1Answers.recorded.set(JSON.stringify([sql, values]), result);
+        return result;
       } finally {
         bindingCpuMs += threadCpuMs() - started;
       }
     },
   });
+  /**
+   * @param {string} sql
+   * @param {unknown[]} values
+   * @returns {any}
+   */
+  const replayed = (sql, values) => ({
+    /** @param {unknown[]} bound */
+    bind: (...bound) => replayed(sql, bound),
+    all: async () => {
+      const result = d1Answers.recorded.get(JSON.stringify([sql, values]));
+      if (!result) throw new Error(`no recorded D1 answer for ${sql.slice(0, 200)}`);
+      return result;
+    },
+  });
   const db = /** @type {any} */ (platform.env).CONTENT_INDEX_DB;
   env.CONTENT_INDEX_DB = {
-    prepare: (/** @type {string} */ sql) => measured(inBinding(() => db.prepare(sql))),
+    prepare: (/** @type {string} */ sql) =>
+      d1Answers.replaying
+        ? replayed(sql, [])
+        : measured(
+            inBinding(() => db.prepare(sql)),
+            sql,
+            [],
+          ),
   };
   proxy = platform;
   // The proxy's own first round trip is not the Function's: made here, untimed.
@@ -172,7 +215,43 @@ async function timed(next) {
 
 const first = await timed(request(0));
 
-if (mode === 'cold') {
+if (mode === 'worst') {
+  for (let i = 1; i <= 200; i++) await timed(request(i));
+  /** @type {Record<string, { cpuMs: number[], status: number, bytes: number, answers: number, refused: number }>} */
+  const figures = {};
+  for (const worst of plan.worstRequests) {
+    const runs = [];
+    let last = { status: 0, body: '' };
+    if (proxy) {
+      // Once against the local D1, answers recorded; the timed runs replay them.
+      d1Answers.recording = true;
+      const next = new Request(plan.url, { method: 'POST', headers: worst.headers, body: worst.body });
+      next.headers.set('Host', new URL(plan.url).host);
+      await (await worker.fetch(next, env, ctx)).text();
+      d1Answers.recording = false;
+      d1Answers.replaying = true;
+    }
+    for (let i = 0; i < Number(calls); i++) {
+      const next = new Request(plan.url, { method: 'POST', headers: worst.headers, body: worst.body });
+      next.headers.set('Host', new URL(plan.url).host);
+      bindingCpuMs = 0;
+      const cpu = threadCpuMs();
+      const response = await worker.fetch(next, env, ctx);
+      const body = await response.text();
+      runs.push(threadCpuMs() - cpu - bindingCpuMs);
+      last = { status: response.status, body };
+    }
+    d1Answers.replaying = false;
+    figures[worst.name] = {
+      cpuMs: runs,
+      status: last.status,
+      bytes: new TextEncoder().encode(last.body).length,
+      answers: (last.body.match(/"jsonrpc":"2\.0"/g) ?? []).length,
+      refused: (last.body.match(/Request budget: /g) ?? []).length,
+    };
+  }
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+} else if (mode === 'cold') {
   process.stdout.write(
     `${JSON.stringify({
       startupMs,

@@ -17,6 +17,12 @@
  * - warm `search_content` through `wrangler pages dev`: wall per call, over HTTP, p50 and p99;
  * - first call of a fresh process, main-thread CPU, with the binding wrangler's getPlatformProxy gives.
  *
+ * Worst requests (the per-request budget, build/core/mcp/budget.ts), on the embedded backend at the
+ * largest round size it accepts (6,000 items) and on D1 at each D1 size: the request of issue 12 (one
+ * batch of 100 ten-word searches with limit 100), the largest batch accepted of the same, one such
+ * search alone, and the heaviest request accepted whole; the Function's CPU per request (on D1 without
+ * the binding's), median of 15 in one warm process, with the status and what was refused.
+ *
  * `BENCH_MCP_PROFILE=DIR` writes a `node --cpu-prof` profile of every sample into DIR.
  */
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -27,7 +33,14 @@ import { gzipSync } from 'node:zlib';
 import { conformanceTools } from '../tests/helpers/node22.ts';
 import { startProjectPagesDev } from '../tests/helpers/pages-dev.ts';
 import { builtSyntheticSite, D1_SITE_WRANGLER, functionsWorker, ROOT, run } from './_built-site.ts';
-import { SEARCH_QUERIES, toolCallBody, toolCallHeaders, WORST_CASE_QUERY } from './_mcp-requests.ts';
+import {
+  SEARCH_QUERIES,
+  toolCallBody,
+  toolCallHeaders,
+  WORST_CASE_QUERY,
+  type WorstRequest,
+  worstRequests,
+} from './_mcp-requests.ts';
 
 export interface EmbeddedFigures {
   items: number;
@@ -61,11 +74,31 @@ export interface D1Figures {
   baseline: { wallP50: number; wallP99: number };
 }
 
+export interface WorstFigures {
+  backend: 'embedded' | 'd1';
+  items: number;
+  requests: {
+    name: WorstRequest['name'];
+    label: string;
+    bodyBytes: number;
+    status: number;
+    /** The answer's size, the JSON-RPC answers in it, and how many of them are the budget's refusals. */
+    answerBytes: number;
+    answers: number;
+    refused: number;
+    /** The Function's CPU per request (ms): median, the highest, every run. */
+    cpuMs: number;
+    cpuMaxMs: number;
+    runs: number[];
+  }[];
+}
+
 export interface McpFigures {
   /** The Node the samples ran on. */
   node?: string;
   embedded: EmbeddedFigures[];
   d1: D1Figures[];
+  worst?: WorstFigures[];
 }
 
 export interface McpOptions {
@@ -73,13 +106,22 @@ export interface McpOptions {
   d1: readonly number[];
   coldRuns: number;
   warmCalls: number;
+  /** The embedded site the worst requests are measured on (none: not measured there). */
+  worstEmbedded?: number;
+  /** Each worst request this many times. */
+  worstRuns: number;
 }
+
+/** The largest round size the synthetic sites fit the embedded ceiling at (a 7.7 MiB module of 8). */
+export const LARGEST_EMBEDDED = 6000;
 
 export const DEFAULT_MCP_OPTIONS: McpOptions = {
   embedded: [1000, 5000],
   d1: [10000, 50000],
   coldRuns: 7,
   warmCalls: 2000,
+  worstEmbedded: LARGEST_EMBEDDED,
+  worstRuns: 15,
 };
 
 /** The synthetic sites' hosts are example.com; loopback is what `wrangler pages dev` is reached on. */
@@ -97,14 +139,55 @@ export async function mcpBench(
       headers: toolCallHeaders('search_content'),
       bodies: SEARCH_QUERIES.map((args, i) => toolCallBody(i + 1, 'search_content', args)),
       worst: toolCallBody(0, 'search_content', WORST_CASE_QUERY),
+      worstRequests: worstRequests(),
     }),
   );
   const embedded: EmbeddedFigures[] = [];
   for (const items of options.embedded) embedded.push(await measureEmbedded(workdir, items, plan, options));
+  const worst: WorstFigures[] = [];
+  if (options.worstEmbedded !== undefined) {
+    const site = join(workdir, `mcp-embedded-${options.worstEmbedded}`);
+    if (!options.embedded.includes(options.worstEmbedded))
+      await builtSyntheticSite(site, options.worstEmbedded);
+    const worker = await functionsWorker(site, join(site, 'worker'));
+    worst.push(await measureWorst('embedded', options.worstEmbedded, [worker, plan], options));
+  }
   const d1: D1Figures[] = [];
-  for (const items of options.d1) d1.push(await measureD1(workdir, items, plan, options));
+  for (const items of options.d1) d1.push(await measureD1(workdir, items, plan, options, worst));
   const version = (await run(await nodeForSamples(), ['--version'], ROOT)).trim();
-  return { node: version, embedded, d1 };
+  return { node: version, embedded, d1, worst };
+}
+
+/** The worst requests in one warm process (bench/_mcp-sample.mjs `worst`). */
+async function measureWorst(
+  backend: WorstFigures['backend'],
+  items: number,
+  [worker, plan, ...d1Args]: string[],
+  options: McpOptions,
+): Promise<WorstFigures> {
+  const sent = new Map(worstRequests().map((r) => [r.name, r]));
+  const got = JSON.parse(
+    await sample(['worst', worker as string, plan as string, String(options.worstRuns), ...d1Args]),
+  ) as Record<string, { cpuMs: number[]; status: number; bytes: number; answers: number; refused: number }>;
+  return {
+    backend,
+    items,
+    requests: Object.entries(got).map(([name, figures]) => {
+      const request = sent.get(name as WorstRequest['name']) as WorstRequest;
+      return {
+        name: request.name,
+        label: request.label,
+        bodyBytes: Buffer.byteLength(request.body),
+        status: figures.status,
+        answerBytes: figures.bytes,
+        answers: figures.answers,
+        refused: figures.refused,
+        cpuMs: median(figures.cpuMs),
+        cpuMaxMs: Math.max(...figures.cpuMs),
+        runs: figures.cpuMs.map((ms) => Math.round(ms * 10) / 10),
+      };
+    }),
+  };
 }
 
 async function measureEmbedded(
@@ -141,6 +224,7 @@ async function measureD1(
   items: number,
   plan: string,
   options: McpOptions,
+  worst: WorstFigures[],
 ): Promise<D1Figures> {
   const site = join(workdir, `mcp-d1-${items}`);
   const started = performance.now();
@@ -163,6 +247,7 @@ async function measureD1(
   const d1Args = ['100', join(site, 'wrangler.toml'), state];
   for (let i = 0; i < options.coldRuns; i++)
     colds.push(JSON.parse(await sample(['cold', worker, plan, ...d1Args])));
+  worst.push(await measureWorst('d1', items, [worker, plan, ...d1Args.slice(1)], options));
   const server = await startProjectPagesDev(join(site, 'public'), [], site, { persistTo: state });
   let wall: number[];
   let stats: number[];
@@ -309,6 +394,24 @@ export function mcpRows(figures: McpFigures): string[][] {
       ],
     );
   }
+  const w = figures.worst ?? [];
+  if (w.length > 0) {
+    rows.push([
+      'MCP worst requests: Function CPU ms, median (max) / status / refused of answers',
+      ...w.map((f) => `${f.backend} ${f.items}`),
+    ]);
+    for (const request of w[0]?.requests ?? []) {
+      rows.push([
+        `  ${request.label} (${(request.bodyBytes / 1024).toFixed(1)} KiB; target ≤ 50)`,
+        ...w.map((f) => {
+          const r = f.requests.find((x) => x.name === request.name);
+          return r
+            ? `${r.cpuMs.toFixed(1)} (${r.cpuMaxMs.toFixed(1)}) / ${r.status} / ${r.refused} of ${r.answers}`
+            : '';
+        }),
+      ]);
+    }
+  }
   return rows;
 }
 
@@ -324,6 +427,15 @@ export function mcpVerdicts(figures: McpFigures): string[] {
   for (const m of figures.d1) {
     lines.push(
       `MCP D1 ${m.items} items: first call ${(m.first.cpuMs - m.firstBindingCpuMs).toFixed(1)} ms CPU in the Function (≤ 10: ${verdict(m.first.cpuMs - m.firstBindingCpuMs <= 10)}), warm p99 ${m.warm.wallP99.toFixed(2)} ms wall (≤ 10: ${verdict(m.warm.wallP99 <= 10)}), import ${(m.importMs / 1000).toFixed(1)} s`,
+    );
+  }
+  for (const f of figures.worst ?? []) {
+    const worst = f.requests.reduce(
+      (a, b) => (b.cpuMs > a.cpuMs ? b : a),
+      f.requests[0] ?? { cpuMs: 0, label: '' },
+    );
+    lines.push(
+      `MCP worst request, ${f.backend} ${f.items} items: ${worst.cpuMs.toFixed(1)} ms CPU, median (${worst.label}; ≤ 50: ${verdict(worst.cpuMs <= 50)})`,
     );
   }
   return lines;
@@ -377,7 +489,7 @@ function median(values: number[]): number {
 }
 
 // `npx tsx bench/mcp.ts`: the MCP figures alone. BENCH_MCP_EMBEDDED / BENCH_MCP_D1: sizes (comma
-// separated, empty for none); BENCH_MCP_RUNS: cold samples.
+// separated, empty for none); BENCH_MCP_RUNS: cold samples; BENCH_MCP_WORST: see below.
 if (process.argv[1] === import.meta.filename) {
   const sizes = (name: string, fallback: readonly number[]) => {
     const value = process.env[name];
@@ -388,7 +500,11 @@ if (process.argv[1] === import.meta.filename) {
     d1: sizes('BENCH_MCP_D1', DEFAULT_MCP_OPTIONS.d1),
     coldRuns: Number(process.env.BENCH_MCP_RUNS ?? DEFAULT_MCP_OPTIONS.coldRuns),
     warmCalls: DEFAULT_MCP_OPTIONS.warmCalls,
+    worstRuns: DEFAULT_MCP_OPTIONS.worstRuns,
   };
+  // BENCH_MCP_WORST: the embedded size the worst requests are measured at (empty: not measured there).
+  const worstEmbedded = sizes('BENCH_MCP_WORST', [LARGEST_EMBEDDED])[0];
+  if (worstEmbedded !== undefined) options.worstEmbedded = worstEmbedded;
   const workdir = await mkdtemp(join(tmpdir(), 'content-index-bench-mcp-'));
   try {
     const figures = await mcpBench(workdir, options);

@@ -193,9 +193,13 @@ async function main(): Promise<void> {
   ];
   printTable(rows);
   if (mcp) {
-    // Its own sizes: the embedded backend at 1k and 5k, D1 at 10k and 50k.
+    // Its own sizes: the embedded backend at 1k and 5k, D1 at 10k and 50k; the worst requests at 6k and on D1.
     console.log('');
-    for (const block of [mcpRows({ ...mcp, d1: [] }), mcpRows({ ...mcp, embedded: [] })]) {
+    for (const block of [
+      mcpRows({ ...mcp, d1: [], worst: [] }),
+      mcpRows({ ...mcp, embedded: [], worst: [] }),
+      mcpRows({ ...mcp, embedded: [], d1: [] }),
+    ]) {
       if (block.length > 0) printTable(block);
     }
   }

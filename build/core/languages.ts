@@ -14,6 +14,16 @@ export function isLanguage(value: string): value is Language {
   return (LANGUAGES as readonly string[]).includes(value);
 }
 
+/**
+ * `EN`, `pt-BR` and `pt_br` are what authors write (and agents send); the index speaks `en` and `pt-br`.
+ * The build reads languages in file names, folders and front matter this way, and the MCP tools their
+ * `lang` argument.
+ */
+export function normalizeLanguage(value: string): Language | undefined {
+  const code = value.toLowerCase().replace('_', '-');
+  return isLanguage(code) ? code : undefined;
+}
+
 export const CONTENT_TYPES = ['post', 'project', 'tip'] as const;
 export type ContentType = (typeof CONTENT_TYPES)[number];
 

@@ -1,5 +1,11 @@
 import type { Problem } from './errors.ts';
-import { type ContentType, isLanguage, LANGUAGES, type Language } from './languages.ts';
+import {
+  CANONICAL_LANGUAGE,
+  type ContentType,
+  LANGUAGES,
+  type Language,
+  normalizeLanguage,
+} from './languages.ts';
 import type { ContentLayout } from './site-config.ts';
 
 /** Where a file sits says what it is. `lang` is undefined under the `field` rule until its front matter is read. */
@@ -108,12 +114,6 @@ function byFolder(
   if (lang) return { type, ...named(file, folders.slice(1), above), lang };
   if (LANGUAGE_LIKE.test(first)) return { problem: unknownLanguage(`folder "${first}/"`, first, layout) };
   return unmarked;
-}
-
-/** `EN`, `pt-BR` and `pt_br` are what authors write; the index speaks `en` and `pt-br`. */
-export function normalizeLanguage(value: string): Language | undefined {
-  const code = value.toLowerCase().replace('_', '-');
-  return isLanguage(code) ? code : undefined;
 }
 
 export function unknownLanguage(what: string, value: string, layout?: ContentLayout): Omit<Problem, 'file'> {

@@ -6,9 +6,11 @@ import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/s
 import { ContentIndexError } from '../core/errors.ts';
 import type { LoadedMcp } from '../core/mcp/backend.ts';
 import { createEmbeddedBackend, embeddedData } from '../core/mcp/embedded.ts';
+import { MAX_REQUEST_BYTES } from '../core/mcp/http.ts';
 import { createServerFactory } from '../core/mcp/server.ts';
 import { MCP_MODULE_PATH, parseMcpModule } from '../core/mcp/worker-module.ts';
 import { type BuildOptions, build, type Logger } from '../index.ts';
+import { LineLimit } from './stdio-lines.ts';
 
 export interface McpStdioOptions {
   /** The project whose last build is served. Default: the current folder. */
@@ -26,8 +28,17 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   const { mcp, from } = options.sources
     ? await fromSources(options, options.sources)
     : await fromLastBuild(options);
+  // Lines over the limit are answered here and never reach the transport, which would close on them.
+  const lines = options.stdin.pipe(
+    new LineLimit(MAX_REQUEST_BYTES, (id) => {
+      options.logger.warn(
+        `content-index mcp: refused a message of more than ${MAX_REQUEST_BYTES} bytes (id ${JSON.stringify(id)})`,
+      );
+      options.stdout.write(`${JSON.stringify(oversizedError(id))}\n`);
+    }),
+  );
   const handle = serveStdio(createServerFactory(mcp), {
-    transport: new StdioServerTransport(options.stdin, options.stdout),
+    transport: new StdioServerTransport(lines, options.stdout),
     onerror: (error) => options.logger.warn(`content-index mcp: ${error.message}`),
   });
   options.logger.info(
@@ -38,6 +49,18 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
     options.stdin.once('close', done);
   });
   await handle.close();
+}
+
+/** The answer to a message over the limit: the protocol's invalid-request error, with its id when it was read. */
+export function oversizedError(id: string | number | null) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: -32600,
+      message: `Invalid Request: a message must not exceed ${MAX_REQUEST_BYTES} bytes (one line of JSON); this one was not read. Send smaller messages.`,
+    },
+  };
 }
 
 /**

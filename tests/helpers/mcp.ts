@@ -5,6 +5,9 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as V1_12Client } from '@modelcontextprotocol/sdk-1-12/client/index.js';
+import { StreamableHTTPClientTransport as V1_12Transport } from '@modelcontextprotocol/sdk-1-12/client/streamableHttp.js';
+import type { Transport as V1_12TransportType } from '@modelcontextprotocol/sdk-1-12/shared/transport.js';
 import type { LoadedMcp } from '../../build/core/mcp/backend.ts';
 import { createEmbeddedBackend } from '../../build/core/mcp/embedded.ts';
 import type { McpEntry } from '../../build/core/mcp/mcp-data.ts';
@@ -70,6 +73,37 @@ export async function connectV1Http(endpoint: string): Promise<Connection> {
   await client.connect(transport);
   return {
     protocolVersion: transport.protocolVersion,
+    listTools: async () => (await client.listTools()).tools as ListedTool[],
+    callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult,
+    close: () => client.close(),
+  };
+}
+
+/**
+ * `@modelcontextprotocol/sdk` 1.12 `Client`: a client of revision 2025-03-26, which refuses a server that
+ * answers its `initialize` in any revision it does not know. It does not tell the revision it
+ * negotiated, so the `initialize` answer is read on its way in.
+ */
+export async function connectV1_12Http(endpoint: string): Promise<Connection> {
+  const client = new V1_12Client({ name: 'content-index-tests-1.12', version: '1.0.0' });
+  const transport = new V1_12Transport(new URL(endpoint));
+  let protocolVersion: string | undefined;
+  const watched = new Proxy(transport, {
+    set(target, property, value) {
+      if (property === 'onmessage' && typeof value === 'function') {
+        target.onmessage = (message, ...rest) => {
+          const result = (message as { result?: { protocolVersion?: unknown } }).result;
+          if (typeof result?.protocolVersion === 'string') protocolVersion = result.protocolVersion;
+          (value as NonNullable<V1_12TransportType['onmessage']>)(message, ...rest);
+        };
+        return true;
+      }
+      return Reflect.set(target, property, value);
+    },
+  });
+  await client.connect(watched);
+  return {
+    protocolVersion,
     listTools: async () => (await client.listTools()).tools as ListedTool[],
     callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult,
     close: () => client.close(),

@@ -68,6 +68,7 @@ describe('the embedded data', () => {
     });
     const failed = await serve(new Request('https://example.com/mcp', { headers: { host: 'example.com' } }));
     expect(failed.status).toBe(503);
+    expect(failed.headers.get('x-content-type-options')).toBe('nosniff');
     const client = await connect(serve);
     for (const query of ['rust', 'python', 'rag'])
       expect((await search(client, query)).length).toBeGreaterThan(0);
@@ -83,7 +84,8 @@ describe('the embedded data', () => {
       env: {},
     });
     expect(response.status).toBe(503);
-    const message = `${MCP_MODULE_PATH} has another format (expected 3): it was written by another version of content-index; rebuild the site with content-index build`;
+    const message = `${MCP_MODULE_PATH} has another format (expected 4): it was written by another version of content-index; rebuild the site with content-index build`;
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await response.json()).toEqual({ error: 'mcp_unavailable', message });
     expect(logged).toEqual([`content-index mcp: ${message}`, `content-index mcp: ${message}`]);
   });
@@ -102,6 +104,7 @@ describe('the embedded data', () => {
       env: {},
     });
     expect(response.status).toBe(503);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect((await response.json()).message).toBe(
       'The D1 binding CONTENT_INDEX_DB (database content-index) is missing from this deployment: add it to wrangler.toml as [[d1_databases]] binding = "CONTENT_INDEX_DB", database_name = "content-index", and deploy again.',
     );

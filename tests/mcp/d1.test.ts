@@ -9,6 +9,7 @@ import {
   type BuiltSample,
   buildSample,
   type Connection,
+  connectV1_12Http,
   connectV1Http,
   connectV2Http,
   loadProjectMcp,
@@ -65,6 +66,13 @@ toolSuite(
   '2025-11-25',
   { ranking: 'set' },
 );
+toolSuite(
+  'D1 backend: @modelcontextprotocol/sdk 1.12 Client (revision 2025-03-26)',
+  () => connectV1_12Http(endpoint),
+  () => d1.index,
+  '2025-03-26',
+  { ranking: 'set' },
+);
 
 describe('D1 backend against the embedded one', () => {
   let client: Connection;
@@ -77,7 +85,7 @@ describe('D1 backend against the embedded one', () => {
 
   it('the import said what it did', () => {
     expect(imported).toMatch(
-      /✓ D1 content-index \(local\): imported g[0-9a-f]{12} \(20 items\) in [\d.]+ s\n/,
+      /✓ D1 content-index \(local\): imported g[0-9a-f]{12} \(22 items\) in [\d.]+ s\n/,
     );
     expect(imported).toMatch(/✓ D1 content-index \(local\): g[0-9a-f]{12} is live\n/);
   });
@@ -92,6 +100,8 @@ describe('D1 backend against the embedded one', () => {
       { technology: 'PYTHON', limit: 1 },
       { technology: 'rust', type: 'project', lang: 'en' },
       { technology: 'cobol' },
+      { technology: 'c++', lang: 'EN' },
+      { lang: 'PT_br', limit: 3 },
     ];
     for (const args of cases) {
       let page = await call('list_content', args);
@@ -129,6 +139,12 @@ describe('D1 backend against the embedded one', () => {
       { query: 'vectores similitud coseno' },
       { query: 'ml' },
       { query: 'int8 int4' },
+      { query: 'C++' },
+      { query: 'c#' },
+      { query: '.NET onnx' },
+      { query: 'Node.js', lang: 'EN' },
+      { query: 'c' },
+      { query: 'onnx', lang: 'pt-BR' },
     ];
     for (const args of queries) {
       const byUrl = (items: { url: string }[]) =>

@@ -1,10 +1,12 @@
 import { request as httpRequest } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUEST_LIMITS } from '../../build/core/mcp/budget.ts';
 import { MAX_REQUEST_BYTES } from '../../build/core/mcp/http.ts';
 import {
   type BuiltSample,
   buildSample,
+  connectV1_12Http,
   connectV1Http,
   connectV2Http,
   INITIALIZE,
@@ -41,6 +43,12 @@ toolSuite(
   () => sample.index,
   '2025-11-25',
 );
+toolSuite(
+  '@modelcontextprotocol/sdk 1.12 Client (revision 2025-03-26)',
+  () => connectV1_12Http(endpoint),
+  () => sample.index,
+  '2025-03-26',
+);
 
 /** The JSON-RPC message in a response body, whether it came as JSON or as one SSE event. */
 function message(body: string): {
@@ -71,7 +79,7 @@ describe('GET /mcp', () => {
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       endpoint,
       transport: { type: 'streamable-http', methods: ['POST'], sse: false },
-      protocol_versions: ['2026-07-28', '2025-11-25', '2025-06-18'],
+      protocol_versions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'],
       server_card: `${endpoint}/server-card`,
       content_index: 'https://example.com/api/content.json',
       generated: sample.index.generated,
@@ -147,16 +155,40 @@ describe('protocol revisions', () => {
     await client.close();
   });
 
-  it('serves a 2025-06-18 client in its own revision', async () => {
+  const initializeAs = async (protocolVersion: string) => {
     const body = JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'old', version: '1' } },
     });
     const response = await raw(endpoint, { method: 'POST', headers: JSON_RPC_HEADERS, body });
     expect(response.status).toBe(200);
-    expect(message(response.body).result?.protocolVersion).toBe('2025-06-18');
+    return message(response.body).result as {
+      protocolVersion: string;
+      capabilities: Record<string, unknown>;
+    };
+  };
+
+  it('answers an initialize in the revision the client asks for, each one it lists', async () => {
+    const listed = JSON.parse((await raw(endpoint)).body).protocol_versions as string[];
+    expect(listed).toContain('2025-03-26');
+    for (const version of listed.slice(1)) {
+      expect((await initializeAs(version)).protocolVersion, version).toBe(version);
+    }
+    // A revision it does not know: the newest 2025-era one, for the client to accept or not.
+    expect((await initializeAs('2024-01-01')).protocolVersion).toBe('2025-11-25');
+  });
+
+  it('does not advertise tools.listChanged: a stateless server can never send the notification', async () => {
+    for (const version of ['2025-03-26', '2025-11-25']) {
+      const { capabilities } = await initializeAs(version);
+      expect(capabilities.tools, version).toEqual({ listChanged: false });
+    }
+    const client = new Client({ name: 'caps', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
+    expect(client.getServerCapabilities()?.tools?.listChanged).not.toBe(true);
+    await client.close();
   });
 });
 
@@ -404,7 +436,10 @@ describe('malformed HTTP to /mcp', () => {
     expectJson(
       await post(body),
       400,
-      rpcError(-32600, 'Invalid Request: Batch must not exceed 100 messages'),
+      rpcError(
+        -32600,
+        `Invalid Request: Batch must not exceed ${REQUEST_LIMITS.batch} messages (this one has 1000); none was run. Send them in several requests.`,
+      ),
     );
   });
 
@@ -461,5 +496,133 @@ describe('malformed HTTP to /mcp', () => {
     // wrangler logs each request as `POST /mcp 413 Payload Too Large (3ms)`.
     expect(server.output()).toMatch(/POST \/mcp 413 /);
     expect(server.output()).not.toMatch(/\/mcp\S* 5\d\d |Uncaught/);
+  });
+});
+
+describe('X-Content-Type-Options', () => {
+  it('is nosniff on every answer of /mcp and /mcp/server-card, refusals and errors included', async () => {
+    const port = new URL(server.url).port;
+    const batch = JSON.stringify(
+      Array.from({ length: REQUEST_LIMITS.batch + 1 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'ping' })),
+    );
+    const cases: [string, number, string, Parameters<typeof raw>[1]][] = [
+      ['description', 200, endpoint, {}],
+      ['server card', 200, `${endpoint}/server-card`, {}],
+      ['initialize', 200, endpoint, { method: 'POST', headers: JSON_RPC_HEADERS, body: INITIALIZE }],
+      [
+        'preflight',
+        204,
+        endpoint,
+        { method: 'OPTIONS', headers: { 'Access-Control-Request-Method': 'POST' } },
+      ],
+      ['event stream', 405, endpoint, { headers: { Accept: 'text/event-stream' } }],
+      ['DELETE', 405, endpoint, { method: 'DELETE' }],
+      ['POST to the card', 405, `${endpoint}/server-card`, { method: 'POST', body: '{}' }],
+      ['unknown path', 404, `${server.url}/mcp/nothing`, {}],
+      ['other host', 403, endpoint, { headers: { Host: 'evil.example.com' } }],
+      [
+        'other origin',
+        403,
+        endpoint,
+        {
+          method: 'POST',
+          headers: { ...JSON_RPC_HEADERS, Host: `localhost:${port}`, Origin: 'https://evil.example.com' },
+          body: INITIALIZE,
+        },
+      ],
+      ['invalid JSON', 400, endpoint, { method: 'POST', headers: JSON_RPC_HEADERS, body: '{"jsonrpc":' }],
+      ['batch too long', 400, endpoint, { method: 'POST', headers: JSON_RPC_HEADERS, body: batch }],
+      [
+        'wrong content type',
+        415,
+        endpoint,
+        { method: 'POST', headers: { ...JSON_RPC_HEADERS, 'Content-Type': 'text/plain' }, body: INITIALIZE },
+      ],
+      [
+        'too large',
+        413,
+        endpoint,
+        { method: 'POST', headers: JSON_RPC_HEADERS, body: `{"pad":"${'x'.repeat(MAX_REQUEST_BYTES)}"}` },
+      ],
+    ];
+    for (const [name, status, url, options] of cases) {
+      const response = await raw(url, options);
+      expect(response.status, `${name}: ${response.body.slice(0, 200)}`).toBe(status);
+      expect(response.headers['x-content-type-options'], name).toBe('nosniff');
+    }
+  });
+});
+
+describe('the per-request budget', () => {
+  const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
+  /** A 2025-03-26 batch (the one revision with batches): its answers, in id order. */
+  const answers = async (calls: unknown[]) => {
+    const response = await post(JSON.stringify(calls));
+    expect(response.status, response.body.slice(0, 300)).toBe(200);
+    return response.body
+      .split('\n')
+      .filter((line) => line.startsWith('data: ') && line.length > 6)
+      .map(
+        (line) =>
+          JSON.parse(line.slice(6)) as {
+            id: number;
+            result?: { isError?: boolean; content: { text: string }[]; structuredContent?: unknown };
+          },
+      )
+      .sort((a, b) => a.id - b.id);
+  };
+
+  it("refuses the issue's request (100 ten-word searches, limit 100) as a whole, before any runs", async () => {
+    const words = 'modelos datos python rust redes neuronales embeddings transformers inferencia rendimiento';
+    const calls = Array.from({ length: 100 }, (_, i) =>
+      toolCall(i, 'search_content', { query: `${words} ${i}`, limit: 100 }),
+    );
+    const body = JSON.stringify(calls);
+    expect(body.length).toBeGreaterThan(15_000);
+    expectJson(
+      await post(body),
+      400,
+      rpcError(
+        -32600,
+        `Invalid Request: Batch must not exceed ${REQUEST_LIMITS.batch} messages (this one has 100); none was run. Send them in several requests.`,
+      ),
+    );
+    // At the limit, a batch runs.
+    const ten = await answers(
+      Array.from({ length: REQUEST_LIMITS.batch }, (_, i) => toolCall(i, 'list_content', { limit: 1 })),
+    );
+    expect(ten.map((a) => a.result?.isError ?? false)).toEqual(Array(REQUEST_LIMITS.batch).fill(false));
+  });
+
+  it('refuses the calls of one request past 200 items in all, before they run', async () => {
+    expect(REQUEST_LIMITS.items).toBe(200);
+    const got = await answers([
+      toolCall(1, 'search_content', { query: 'python', limit: 100 }),
+      toolCall(2, 'list_content', { limit: 90 }),
+      toolCall(3, 'search_content', { query: 'rust', limit: 20 }),
+      toolCall(4, 'list_content', {}),
+    ]);
+    expect(got.map((a) => [a.id, a.result?.isError ?? false])).toEqual([
+      [1, false],
+      [2, false],
+      [3, true],
+      [4, true],
+    ]);
+    expect(got[2]?.result?.content[0]?.text).toBe(
+      "Request budget: search_content: this request has already asked for 190 items, and one request may ask for at most 200 (the sum of its calls' limit). Send this call in another request, or lower limit to 10 or less.",
+    );
+    // list_content's default limit (20) counts too.
+    expect(got[3]?.result?.content[0]?.text).toBe(
+      "Request budget: list_content: this request has already asked for 190 items, and one request may ask for at most 200 (the sum of its calls' limit). Send this call in another request, or lower limit to 10 or less.",
+    );
+    // The next request has a budget of its own.
+    expect(
+      (await answers([toolCall(5, 'list_content', { limit: 100 })]))[0]?.result?.isError,
+    ).toBeUndefined();
   });
 });

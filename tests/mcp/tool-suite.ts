@@ -151,7 +151,7 @@ export function toolSuite(
       it('returns 20 items by default', async () => {
         const page = await list({});
         expect(page.items).toEqual(index.content.slice(0, 20));
-        expect(page.next_cursor).toBe(index.content.length > 20 ? expect.any(String) : null);
+        expect(page.next_cursor).toEqual(index.content.length > 20 ? expect.any(String) : null);
       });
 
       it('filters by type', async () => {
@@ -190,6 +190,34 @@ export function toolSuite(
         );
         expect(lower.total).toBeGreaterThan(1);
         expect((await list({ technology: 'cobol' })).items).toEqual([]);
+      });
+
+      it('takes lang in any case (pt-BR, PT-br, pt_br, EN) and answers with the canonical code', async () => {
+        const canonical = await list({ lang: 'pt-br', limit: 100 });
+        expect(canonical.items.length).toBeGreaterThan(0);
+        for (const lang of ['pt-BR', 'PT-br', 'pt_br', 'PT_BR']) {
+          expect(await list({ lang, limit: 100 }), lang).toEqual(canonical);
+        }
+        expect(await list({ lang: 'EN', type: 'post', limit: 100 })).toEqual(
+          await list({ lang: 'en', type: 'post', limit: 100 }),
+        );
+        // A cursor does not depend on how the language was written.
+        const first = await list({ lang: 'pt-BR', limit: 2 });
+        const next = await list({ lang: 'pt-br', limit: 2, cursor: first.next_cursor });
+        expect(next.items).toEqual(canonical.items.slice(2, 4));
+      });
+
+      it('publishes a lang schema that accepts every case, so strict clients send pt-BR too', () => {
+        for (const tool of tools.filter((t) => t.name !== 'content_stats')) {
+          const lang = (tool.inputSchema.properties as Record<string, { $ref?: string }>).lang;
+          const defs = tool.inputSchema.$defs as Record<string, { pattern?: string; enum?: unknown }>;
+          const schema = { ...defs[lang?.$ref?.replace('#/$defs/', '') ?? ''], ...lang };
+          expect(schema.enum, tool.name).toBeUndefined();
+          const pattern = new RegExp(schema.pattern ?? '(?!)');
+          for (const ok of ['es', 'EN', 'pt-br', 'pt-BR', 'Pt_Br']) expect(pattern.test(ok), ok).toBe(true);
+          for (const bad of ['pt', 'ptbr', 'pt-pt', 'en-us', ' es', 'fr'])
+            expect(pattern.test(bad), bad).toBe(false);
+        }
       });
 
       it('combines filters and pages through them', async () => {
@@ -340,6 +368,29 @@ export function toolSuite(
         for (const item of found.items) expect(tips.items.map((i) => i.url)).toContain(item.url);
       });
 
+      it('searches technology names written with symbols: C++, C#, .NET, Node.js', async () => {
+        const urls = async (query: string, args: Record<string, unknown> = {}) =>
+          (await search({ query, limit: 100, ...args })).items.map((i) => i.url).sort();
+        const cpp = index.content.filter((i) => i.technologies?.includes('C++')).map((i) => i.url);
+        const csharp = index.content.filter((i) => i.title.includes('C#')).map((i) => i.url);
+        expect(cpp).toHaveLength(1);
+        expect(csharp).toHaveLength(1);
+        // Before, both were the word "c": C++ found the C# tip and C# the C++ project.
+        expect(await urls('C++')).toEqual(cpp);
+        expect(await urls('c++')).toEqual(cpp);
+        expect(await urls('C#')).toEqual(csharp);
+        expect(await urls('.NET')).toEqual(csharp);
+        expect(await urls('dotnet')).toEqual(csharp);
+        expect(await urls('C# .NET', { lang: 'PT-BR' })).toEqual(csharp);
+        expect(await urls('Node.js')).toEqual(cpp);
+        // "C++17" in a description is found by C++ (a prefix) and by itself.
+        expect(await urls('C++17')).toEqual(cpp);
+        // Nor is either the letter c any more.
+        expect(await urls('c')).toEqual([]);
+        const hit = (await search({ query: 'C++' })).items[0];
+        expect(hit?.matched_fields).toEqual(['title', 'description', 'technologies']);
+      });
+
       it('gives partial matches when no item has every word', async () => {
         const result = await search({ query: 'rust xyzzyq' });
         expect(result.match).toBe('any');
@@ -406,7 +457,7 @@ export function toolSuite(
         [
           'list_content',
           { lang: 'pt' },
-          'Input validation error: Invalid arguments for tool list_content: lang: must be one of es, en, pt-br. Only items that exist in this language (es, en or pt-br); each item then carries its title and address in it.',
+          'Input validation error: Invalid arguments for tool list_content: lang: must be one of es, en, pt-br, in any case. Only items that exist in this language: es, en or pt-br, in any case (pt-BR too); each item then carries its title and address in it.',
         ],
         [
           'list_content',

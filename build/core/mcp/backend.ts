@@ -40,6 +40,11 @@ export interface SearchRequest {
   type?: ContentType;
   lang?: Language;
   limit: number;
+  /**
+   * The most word matches the search may score (budget.ts `searchWork`): past it, the embedded backend
+   * stops with SearchWorkExceeded. D1 matches in the database and ignores it.
+   */
+  maxWork?: number;
 }
 
 export interface Found {
@@ -47,6 +52,8 @@ export interface Found {
   mode: 'all' | 'any';
   total: number;
   hits: FoundEntry[];
+  /** Word matches the Function scored (0 on D1, where the database does it). */
+  work: number;
 }
 
 export interface FoundEntry {

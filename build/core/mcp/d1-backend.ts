@@ -144,7 +144,7 @@ export function createD1Backend(db: D1DatabaseLike, data: D1Data): McpBackend {
     async search(request: SearchRequest): Promise<Found> {
       const rows = await query<HitRow>(searchSql(t, request), []);
       const first = rows[0];
-      if (!first) return { mode: 'any', total: 0, hits: [] };
+      if (!first) return { mode: 'any', total: 0, hits: [], work: 0 };
       // bm25 is negative, lower is better; FTS5 gives a word in most items a near-zero weight, so the
       // raw figure can round to 0. Scores are said relative to the best hit instead: 1 for it, down
       // to 0.001 at least, in the same order.
@@ -154,6 +154,7 @@ export function createD1Backend(db: D1DatabaseLike, data: D1Data): McpBackend {
         mode: first.mode,
         total: first.total,
         hits: rows.map((row) => foundEntry(row, request, score(row.rank))),
+        work: 0,
       };
     },
   };
@@ -181,7 +182,7 @@ export function rehearsalBackend(data: D1Data): McpBackend {
     async search(request) {
       searchSql(t, request);
       const row: HitRow = { pos: 0, rank: -1, mode: 'all', total: 1, item, date: null, tags: '[]', texts };
-      return { mode: 'all', total: 1, hits: [foundEntry(row, request, 1)] };
+      return { mode: 'all', total: 1, hits: [foundEntry(row, request, 1)], work: 0 };
     },
   };
 }

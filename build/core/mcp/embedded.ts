@@ -100,11 +100,13 @@ export function createEmbeddedBackend(data: EmbeddedData): McpBackend {
         limit: query.limit,
         ...(query.lang !== undefined && { lang: query.lang }),
         ...(accept && { accept }),
+        ...(query.maxWork !== undefined && { maxWork: query.maxWork }),
         languages: (i) => languagesOfBits(Number(languages[i])),
       });
       return {
         mode: found.mode,
         total: found.total,
+        work: found.work,
         hits: found.hits.map(
           (hit): FoundEntry => ({
             entry: entry(hit.entry),

@@ -1,13 +1,16 @@
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
+  isJsonContentType,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   type McpHttpHandler,
   originValidationResponse,
+  readRequestBody,
   validateHostHeader,
 } from '@modelcontextprotocol/server';
 import type { LoadedMcp } from './backend.ts';
+import { REQUEST_LIMITS } from './budget.ts';
 import { describeServer, SERVER_CARD_MEDIA_TYPE, serverCard } from './describe.ts';
 import { prepareServer } from './server.ts';
 
@@ -32,10 +35,11 @@ export const MCP_PATH = '/mcp';
 
 /**
  * The largest request body the endpoint reads: 256 KiB. The biggest message a client has reason to send
- * here is a batch of 100 (the SDK's most) tool calls with 200-character queries, well under 64 KiB. The
- * SDK's own default, 4 MiB, takes tens of milliseconds of CPU to parse: more than a free-plan request's
- * whole budget. A larger declared Content-Length is refused unread (413); a streamed body is read only
- * up to the limit.
+ * here is a batch of tool calls with 200-character queries: even 100 of them (ten times what the budget
+ * runs, budget.ts) are well under 64 KiB. The SDK's own default, 4 MiB, takes tens of milliseconds of
+ * CPU to parse: more than a free-plan request's whole budget. A larger declared Content-Length is
+ * refused unread (413); a streamed body is read only up to the limit. The stdio command holds a line to
+ * the same limit.
  */
 export const MAX_REQUEST_BYTES = 256 * 1024;
 const CARD_PATH = '/mcp/server-card';
@@ -57,7 +61,7 @@ export function createMcpFetch(
   options: McpHttpOptions,
 ): (request: Request, env?: Record<string, unknown>) => Promise<Response> {
   const setUp = (mcp: LoadedMcp): Ready => {
-    const server = prepareServer(mcp);
+    const server = prepareServer(mcp, { budget: 'request' });
     if (options.warmUp && typeof options.mcp !== 'function') {
       const { done } = options.warmUp;
       server.warmUp(options.warmUp).then(done, (error: unknown) => {
@@ -104,8 +108,8 @@ export function createMcpFetch(
     }
     // A refusal carries no CORS headers: the page that caused it has no business reading it.
     const refused = checkHostAndOrigin(request, state.mcp.info.site.hosts);
-    if (refused) return refused;
-    return withCors(await route(request, state));
+    if (refused) return withHeaders(refused, SECURITY_HEADERS);
+    return withHeaders(await route(request, state), { ...CORS_HEADERS, ...SECURITY_HEADERS });
   };
 }
 
@@ -147,7 +151,52 @@ async function route(request: Request, { mcp, handler }: Ready): Promise<Respons
   if ((request.method === 'GET' || request.method === 'HEAD') && !wantsStream) {
     return json(describeServer(mcp.info, endpoint), 200, { 'Cache-Control': 'public, max-age=300' });
   }
+  if (request.method === 'POST' && isJsonContentType(request.headers.get('content-type'))) {
+    return post(request, handler);
+  }
   return handler.fetch(request);
+}
+
+/**
+ * A JSON POST: its body read here (within the size limit) so that a batch can be refused as a whole
+ * before any of it runs (budget.ts `batch`; the SDK's own limit is 100), then handed to the SDK parsed,
+ * which spares it reading and parsing the body again. A body that is not JSON goes to the SDK as it
+ * came, for the SDK's own parse error.
+ */
+async function post(request: Request, handler: McpHttpHandler): Promise<Response> {
+  let text: string;
+  try {
+    const body = await readRequestBody(request, MAX_REQUEST_BYTES);
+    if (body.tooLarge) {
+      return rpcError(
+        413,
+        -32000,
+        `Payload Too Large: Request body must not exceed ${MAX_REQUEST_BYTES} bytes`,
+      );
+    }
+    text = body.text;
+  } catch {
+    return rpcError(400, -32700, 'Parse error: the request body could not be read');
+  }
+  let parsedBody: unknown;
+  try {
+    parsedBody = JSON.parse(text);
+  } catch {
+    return handler.fetch(new Request(request.url, { method: 'POST', headers: request.headers, body: text }));
+  }
+  const { batch } = REQUEST_LIMITS;
+  if (Array.isArray(parsedBody) && parsedBody.length > batch) {
+    return rpcError(
+      400,
+      -32600,
+      `Invalid Request: Batch must not exceed ${batch} messages (this one has ${parsedBody.length}); none was run. Send them in several requests.`,
+    );
+  }
+  return handler.fetch(request, { parsedBody });
+}
+
+function rpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }
 
 function preflight(request: Request): Response {
@@ -164,10 +213,17 @@ function preflight(request: Request): Response {
   });
 }
 
-function withCors(response: Response): Response {
+const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
+};
+
+/** On every answer, refusals and errors included: a browser must never guess another type for it. */
+export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff' };
+
+function withHeaders(response: Response, extra: Record<string, string>): Response {
   const headers = new Headers(response.headers);
-  headers.set('Access-Control-Allow-Origin', '*');
-  headers.set('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate');
+  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
@@ -183,6 +239,6 @@ export function unavailable(message: string): Response {
 function json(body: unknown, status: number, headers: Record<string, string> = {}): Response {
   return new Response(`${JSON.stringify(body, null, 2)}\n`, {
     status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...SECURITY_HEADERS, ...headers },
   });
 }

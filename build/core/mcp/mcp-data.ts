@@ -9,8 +9,10 @@ import { type ContentStats, contentStats } from './stats.ts';
 /**
  * Bumped when the shape of what the build hands the Function changes, so a Function never misreads data
  * from another release. 3: the data is a module bundled into the Function (embedded) or tables in D1.
+ * 4: technology names are indexed as words (`C++` → `cplusplus`, text.ts), so format-3 indexes would not
+ * find what queries now ask for.
  */
-export const MCP_DATA_FORMAT = 3;
+export const MCP_DATA_FORMAT = 4;
 
 export interface TranslationInfo {
   title: string;

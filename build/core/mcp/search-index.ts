@@ -1,5 +1,6 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
 import { LANGUAGES, type Language } from '../languages.ts';
+import { SearchWorkExceeded } from './budget.ts';
 import { MIN_FUZZY_LENGTH, MIN_PREFIX_LENGTH, processTerm, tokenize } from './text.ts';
 
 /**
@@ -82,6 +83,12 @@ export interface SearchQuery {
   lang?: Language;
   /** How many hits to return (the best ones). */
   limit: number;
+  /**
+   * The most word matches (an item's field holding a query word, a prefix's continuation or a one-typo
+   * variant) the search may score; past it, it stops with {@link SearchWorkExceeded}. Unbounded when
+   * not given.
+   */
+  maxWork?: number;
 }
 
 export interface SearchOptions extends SearchQuery {
@@ -98,6 +105,8 @@ export interface SearchResults {
   total: number;
   /** The best `limit` entries, highest score first (ties: index order). */
   hits: SearchHit[];
+  /** Word matches scored (see {@link SearchQuery.maxWork}). */
+  work: number;
 }
 
 export interface SearchHit {
@@ -124,27 +133,39 @@ export function loadSearchIndex(prepared: AsPlainObject): SearchIndex {
   return {
     search(options) {
       const { accept, lang, limit } = options;
+      const maxWork = options.maxWork ?? Number.POSITIVE_INFINITY;
       // Terms are processed already; processing them again leaves them as they are.
       const query = options.terms.join(' ');
-      // A rejected entry is skipped before MiniSearch builds a result for it (a boost of 0), which is
-      // cheaper than its `filter`, applied only once every match is scored.
-      const boostDocument = accept && ((id: unknown) => (accept(id as number) ? 1 : 0));
-      const run = (combineWith: 'AND' | 'OR') =>
-        index.search(query, {
-          combineWith,
-          fields: searchedFields(lang),
-          boost: FIELD_BOOST,
-          prefix: (term) => term.length >= MIN_PREFIX_LENGTH,
-          fuzzy: (term) => (term.length >= MIN_FUZZY_LENGTH ? 1 : false),
-          ...(boostDocument && { boostDocument }),
-        });
+      // MiniSearch calls this for every match it scores, before building a result for it: it counts
+      // the work (and stops the search past its budget), and gives a rejected entry (the type and
+      // language filters) a boost of 0, which skips it sooner than `filter`, applied only once every
+      // match is scored.
+      let work = 0;
+      const boostDocument = (id: unknown) => {
+        if (++work > maxWork) throw new SearchWorkExceeded(maxWork);
+        return accept === undefined || accept(id as number) ? 1 : 0;
+      };
+      // One OR query scores every match once. An entry with every word has the same score in it as in
+      // an AND query (the sum of its terms' scores times their number), so the AND answer is the OR
+      // results that matched every word: MiniSearch's own AND would score every match again when it
+      // finds nothing and the partial matches are wanted.
+      const results = index.search(query, {
+        combineWith: 'OR',
+        fields: searchedFields(lang),
+        boost: FIELD_BOOST,
+        prefix: (term) => term.length >= MIN_PREFIX_LENGTH,
+        fuzzy: (term) => (term.length >= MIN_FUZZY_LENGTH ? 1 : false),
+        boostDocument,
+      });
       // Every word must match when possible; otherwise the best partial matches beat an empty answer.
-      const all = run('AND');
-      const [mode, results] = all.length > 0 ? (['all', all] as const) : (['any', run('OR')] as const);
+      const words = new Set(options.terms).size;
+      const all = results.filter((r) => r.queryTerms.length === words);
+      const [mode, chosen] = all.length > 0 ? (['all', all] as const) : (['any', results] as const);
       return {
         mode,
-        total: results.length,
-        hits: best(results, limit).map((r) =>
+        total: chosen.length,
+        work,
+        hits: best(chosen, limit).map((r) =>
           chooseHit(r.id as number, r.score, Object.values(r.match).flat(), options.languages(r.id), lang),
         ),
       };

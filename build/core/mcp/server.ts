@@ -4,17 +4,29 @@ import {
   McpServer,
   type McpServerFactory,
   parseJSONRPCMessage,
+  SUPPORTED_PROTOCOL_VERSIONS,
   specTypeSchemas,
 } from '@modelcontextprotocol/server';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import packageJson from '../../../package.json' with { type: 'json' };
+import { REQUEST_LIMITS, RequestBudget, type RequestLimits } from './budget.ts';
 import type { McpInfo } from './mcp-data.ts';
 import { publishedSchema, standardSchema } from './standard-schema.ts';
 import { tokenize } from './text.ts';
 import { type LoadedMcp, TOOL_ANNOTATIONS, TOOLS } from './tools.ts';
 
-/** The current revision first, then the 2025 revisions served through the SDK's stateless fallback. */
-export const PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18'] as const;
+/**
+ * The current revision first, then every earlier revision the SDK implements (its
+ * `SUPPORTED_PROTOCOL_VERSIONS`: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05…), served through its
+ * stateless fallback. An `initialize` is answered in the revision the client asks for when it is one of
+ * these (a client of 2025-03-26, such as the TypeScript SDK 1.12, refuses any other answer), and in the
+ * newest of them otherwise. Tools, the only feature served, mean the same in all of them.
+ */
+export const CURRENT_PROTOCOL_VERSION = '2026-07-28';
+export const PROTOCOL_VERSIONS: readonly string[] = [
+  CURRENT_PROTOCOL_VERSION,
+  ...SUPPORTED_PROTOCOL_VERSIONS,
+];
 
 export const SERVER_VERSION: string = packageJson.version;
 
@@ -48,8 +60,17 @@ const LIST_CACHE = { ttlMs: 300_000, cacheScope: 'public' } as const;
  * One factory for every era and transport: `createMcpHandler` calls it per HTTP request and `serveStdio`
  * per connection. The schemas are prepared once here, not per request.
  */
-export function createServerFactory(mcp: LoadedMcp): McpServerFactory {
-  return prepareServer(mcp).factory;
+export function createServerFactory(mcp: LoadedMcp, options: ServerOptions = {}): McpServerFactory {
+  return prepareServer(mcp, options).factory;
+}
+
+export interface ServerOptions {
+  /**
+   * What a budget (budget.ts) covers: `request`, every call of one server instance, which is what
+   * `createMcpHandler` makes per HTTP request; `call` (default), each call alone, for stdio, whose one
+   * server instance lives as long as the connection.
+   */
+  budget?: 'request' | 'call';
 }
 
 export interface PreparedServer {
@@ -70,7 +91,8 @@ export interface PreparedServer {
  * argument and result validation. With `data: false` (the D1 backend) no tool that reads data runs:
  * D1 is I/O, which the global scope may not do.
  */
-export function prepareServer(mcp: LoadedMcp): PreparedServer {
+export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): PreparedServer {
+  const perRequest = options.budget === 'request';
   const validator = new CfWorkerJsonSchemaValidator();
   const identity = serverIdentity(mcp.info);
   const tools = TOOLS.map((tool) => ({
@@ -80,8 +102,11 @@ export function prepareServer(mcp: LoadedMcp): PreparedServer {
     output: publishedSchema<Record<string, unknown>>(tool.outputSchema),
   }));
   const factory: McpServerFactory = () => {
+    const requestBudget = perRequest ? new RequestBudget() : undefined;
     const server = new McpServer(identity, {
-      capabilities: { tools: {} },
+      // The tool list changes only with a redeploy, and a stateless server has no stream to say so on:
+      // left unset, the SDK would advertise listChanged: true.
+      capabilities: { tools: { listChanged: false } },
       instructions: INSTRUCTIONS,
       supportedProtocolVersions: [...PROTOCOL_VERSIONS],
       jsonSchemaValidator: validator,
@@ -99,8 +124,11 @@ export function prepareServer(mcp: LoadedMcp): PreparedServer {
           annotations: TOOL_ANNOTATIONS,
         },
         async (args: Record<string, unknown>): Promise<CallToolResult> => {
-          const result = await tool.run(mcp, args);
-          return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+          const budget = requestBudget ?? new RequestBudget();
+          const result = await tool.run(mcp, args, budget);
+          const text = JSON.stringify(result);
+          budget.chargeResult(tool.name, text);
+          return { content: [{ type: 'text', text }], structuredContent: result };
         },
       );
     }
@@ -110,7 +138,7 @@ export function prepareServer(mcp: LoadedMcp): PreparedServer {
     factory,
     async warmUp({ data }) {
       await factory({} as Parameters<McpServerFactory>[0]);
-      for (const [name, args] of warmUpCalls(mcp, data)) {
+      for (const [name, args, limits] of warmUpCalls(mcp, data)) {
         const prepared = tools.find((t) => t.tool.name === name);
         if (!prepared) continue;
         const message = {
@@ -119,7 +147,7 @@ export function prepareServer(mcp: LoadedMcp): PreparedServer {
           method: 'tools/call',
           params: { name, arguments: args, _meta: WARM_UP_META },
         };
-        for (const protocolVersionHeader of [PROTOCOL_VERSIONS[0], undefined]) {
+        for (const protocolVersionHeader of [CURRENT_PROTOCOL_VERSION, undefined]) {
           classifyInboundRequest({
             httpMethod: 'POST',
             body: message,
@@ -135,15 +163,21 @@ export function prepareServer(mcp: LoadedMcp): PreparedServer {
         const input = await prepared.input['~standard'].validate(args);
         if ('issues' in input && input.issues) continue;
         try {
-          const result = await prepared.tool.run(mcp, (input as { value: Record<string, unknown> }).value);
+          const budget = new RequestBudget({ ...REQUEST_LIMITS, ...limits });
+          const result = await prepared.tool.run(
+            mcp,
+            (input as { value: Record<string, unknown> }).value,
+            budget,
+          );
           const text = JSON.stringify(result);
+          budget.chargeResult(name, text);
           await specTypeSchemas.CallToolResult['~standard'].validate({
             content: [{ type: 'text', text }],
             structuredContent: result,
           });
           JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } });
         } catch {
-          // A warm-up call that fails (an argument error) has still run its code.
+          // A warm-up call that fails (an argument error, a budget's refusal) has still run its code.
         }
       }
     },
@@ -151,17 +185,21 @@ export function prepareServer(mcp: LoadedMcp): PreparedServer {
 }
 
 const WARM_UP_META = {
-  'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSIONS[0],
+  'io.modelcontextprotocol/protocolVersion': CURRENT_PROTOCOL_VERSION,
   'io.modelcontextprotocol/clientInfo': { name: 'content-index-warm-up', version: SERVER_VERSION },
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
 /**
  * Calls shaped like real ones, on words of the site itself (the newest item's title): a whole word, a
- * prefix, a typo, two words of which one matches nothing, filters; listings with filters and a page.
+ * prefix, a typo, two words of which one matches nothing, filters; listings with filters and a page;
+ * and the budget's refusals (a search past its work, a listing past its items), with small limits.
  */
-function warmUpCalls(mcp: LoadedMcp, data: boolean): [string, Record<string, unknown>][] {
-  const calls: [string, Record<string, unknown>][] = [['content_stats', {}]];
+function warmUpCalls(
+  mcp: LoadedMcp,
+  data: boolean,
+): [string, Record<string, unknown>, Partial<RequestLimits>?][] {
+  const calls: [string, Record<string, unknown>, Partial<RequestLimits>?][] = [['content_stats', {}]];
   if (!data) return calls;
   const words = tokenize(mcp.info.stats.newest?.title ?? '').sort((a, b) => b.length - a.length);
   const word = words[0] ?? 'content';
@@ -175,6 +213,8 @@ function warmUpCalls(mcp: LoadedMcp, data: boolean): [string, Record<string, unk
     ['search_content', { query: typo, lang: 'en' }],
     ['search_content', { query: `${word} ${words[1] ?? ''} zzqxj`, type: 'post', limit: 5 }],
     ['search_content', { query: 'de la' }],
+    ['search_content', { query: word }, { searchWork: 1 }],
+    ['list_content', {}, { items: 1 }],
   );
   return calls;
 }

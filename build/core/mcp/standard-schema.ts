@@ -55,8 +55,14 @@ export function publishedSchema<T>(schema: JsonSchema): StandardSchemaWithJSON<T
  * argument's own description as the hint.
  */
 export function explain(raw: string, schema: JsonSchema): Issue[] {
-  const properties = (schema.properties ?? {}) as Record<string, { description?: string }>;
+  const properties = (schema.properties ?? {}) as Record<string, PropertySchema>;
   const describe = (name: string) => properties[name]?.description;
+  const resolve = (name: string): PropertySchema | undefined => {
+    const property = properties[name];
+    const ref = property?.$ref?.replace('#/$defs/', '');
+    const defs = (schema.$defs ?? {}) as Record<string, PropertySchema>;
+    return ref === undefined ? property : { ...defs[ref], ...property };
+  };
   const entries = [...raw.matchAll(/(?:^|; )#((?:\/[^:;]*)*): (.*?)(?=; #|$)/g)].map((m) => ({
     path: (m[1] ?? '').split('/').slice(1),
     text: (m[2] ?? '').replace(/\.$/, ''),
@@ -75,7 +81,10 @@ export function explain(raw: string, schema: JsonSchema): Issue[] {
     } else if (path.length > 0 && !WRAPPERS.some((wrapper) => wrapper.test(text))) {
       issues.push({
         path,
-        message: withHint(reword(text), path.length === 1 ? describe(path[0] ?? '') : undefined),
+        message: withHint(
+          reword(text, path.length === 1 ? resolve(path[0] ?? '') : undefined),
+          path.length === 1 ? describe(path[0] ?? '') : undefined,
+        ),
       });
     }
   }
@@ -85,7 +94,17 @@ export function explain(raw: string, schema: JsonSchema): Issue[] {
 // Lines that only say "something inside failed"; the line after them says what.
 const WRAPPERS = [/^Property ".+" does not match/, /^A subschema had errors$/, /^False boolean schema$/];
 
-function reword(text: string): string {
+interface PropertySchema {
+  $ref?: string;
+  description?: string;
+  examples?: unknown[];
+}
+
+function reword(text: string, property: PropertySchema | undefined): string {
+  // The one pattern with examples is the language argument: the codes, accepted in any case.
+  if (/^String does not match pattern/.test(text) && property?.examples) {
+    return `must be one of ${property.examples.join(', ')}, in any case`;
+  }
   const oneOf = /^Instance does not match any of (\[.*\])$/.exec(text);
   if (oneOf?.[1]) return `must be one of ${(JSON.parse(oneOf[1]) as unknown[]).join(', ')}`;
   const type = /^Instance type "(\w+)" is invalid\. Expected "(\w+)"$/.exec(text);

@@ -6,13 +6,42 @@ import { STOP_WORDS } from './stop-words.ts';
  * expressions from them. A word is a run of letters, digits, private-use characters and combining
  * marks: SQLite FTS5's `unicode61` tokenizer splits on everything else by default (spaces, punctuation,
  * symbols), so a folded term is always exactly one FTS5 token and both backends see the same words.
- * `C++` and `C#` are therefore the word `c`, in both.
  */
 const SEPARATOR = /[^\p{L}\p{N}\p{Co}\p{M}]+/u;
 
-/** The words of a text, as written (not folded). */
+/**
+ * Technology names whose meaning is in their symbols, which the split above would drop (`C++` and `C#`
+ * would both be the word `c`, `.NET` the word `net`), rewritten as words before splitting, in indexed
+ * text and queries alike. The rewritten words are plain letters, so they stay one FTS5 token and mean
+ * the same on both backends:
+ *
+ * - a letter and `++`: `C++` → `cplusplus`, `C++17` → `cplusplus17` (which `C++` finds as a prefix);
+ * - a single letter and `#`: `C#` → `csharp`, `F#` → `fsharp`;
+ * - `.NET`: `dotnet` (`ASP.NET` → `asp dotnet`);
+ * - a name and `.js`: `Node.js` → `nodejs`, `Vue.js` → `vuejs` (so `node` finds it as a prefix).
+ */
+const TECHNOLOGY_NAMES: readonly [RegExp, string][] = [
+  [/(?<![\p{L}\p{N}])(\p{L})\+\+(?![\p{L}+])/gu, '$1plusplus'],
+  [/(?<![\p{L}\p{N}])(\p{L})#(?![\p{L}\p{N}#])/gu, '$1sharp'],
+  [/\.net(?![\p{L}\p{N}])/giu, ' dotnet'],
+  [/(?<=[\p{L}\p{N}])\.js(?![\p{L}\p{N}])/giu, 'js'],
+];
+
+/** Only text holding one of the symbols is rewritten: most text is left as it is, unscanned. */
+const TECHNOLOGY_SYMBOLS = /[+#]|\.(?:net|js)/i;
+
+export function spellTechnologyNames(text: string): string {
+  if (!TECHNOLOGY_SYMBOLS.test(text)) return text;
+  let spelled = text;
+  for (const [pattern, word] of TECHNOLOGY_NAMES) spelled = spelled.replace(pattern, word);
+  return spelled;
+}
+
+/** The words of a text, as written (not folded), technology names spelled out as words. */
 export function tokenize(text: string): string[] {
-  return text.split(SEPARATOR).filter((word) => word !== '');
+  return spellTechnologyNames(text)
+    .split(SEPARATOR)
+    .filter((word) => word !== '');
 }
 
 /**

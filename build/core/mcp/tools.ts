@@ -1,6 +1,7 @@
-import type { ContentType, Language } from '../languages.ts';
+import { type ContentType, type Language, normalizeLanguage } from '../languages.ts';
 import type { ContentItemV1 } from '../serializers/v1.ts';
-import type { LoadedMcp } from './backend.ts';
+import type { Found, LoadedMcp } from './backend.ts';
+import { type RequestBudget, SearchWorkExceeded } from './budget.ts';
 import { CursorError, type CursorPosition, checkCursorOffset, decodeCursor, encodeCursor } from './cursor.ts';
 import { type McpEntry, type TranslationInfo, translationOf } from './mcp-data.ts';
 import type { ContentStats } from './stats.ts';
@@ -18,7 +19,12 @@ export interface ToolDefinition {
   description: string;
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
-  run(mcp: LoadedMcp, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** `budget`: the request's (budget.ts); the tool claims the items it may return before it works. */
+  run(
+    mcp: LoadedMcp,
+    args: Record<string, unknown>,
+    budget?: RequestBudget,
+  ): Promise<Record<string, unknown>>;
 }
 
 /** Every tool only reads the published index: agents may call them freely and repeat them. */
@@ -30,7 +36,8 @@ interface Translated {
 
 export interface ListContentArgs {
   type?: ContentType;
-  lang?: Language;
+  /** Any case (`pt-BR`, `EN`, `pt_br`), as the build reads languages; answers use the canonical code. */
+  lang?: string;
   technology?: string;
   limit?: number;
   cursor?: string;
@@ -45,11 +52,14 @@ export interface ListContentResult extends Record<string, unknown> {
 export async function listContent(
   { info, backend }: LoadedMcp,
   args: ListContentArgs,
+  budget?: RequestBudget,
 ): Promise<ListContentResult> {
   const limit = args.limit ?? 20;
   const technology = args.technology?.toLowerCase();
+  const lang = language('list_content', args.lang);
+  budget?.claimItems('list_content', limit);
   // A cursor only continues the listing it came from: same filters, same build of the index.
-  const binding = JSON.stringify([info.generated, args.type ?? null, args.lang ?? null, technology ?? null]);
+  const binding = JSON.stringify([info.generated, args.type ?? null, lang ?? null, technology ?? null]);
   const cursorError = (error: unknown) => {
     if (!(error instanceof CursorError)) return error;
     return new ToolArgumentError(
@@ -67,7 +77,7 @@ export async function listContent(
   const { offset } = position;
   const page = await backend.list({
     ...(args.type !== undefined && { type: args.type }),
-    ...(args.lang !== undefined && { lang: args.lang }),
+    ...(lang !== undefined && { lang }),
     ...(technology !== undefined && { technology }),
     ...position,
     limit,
@@ -81,7 +91,7 @@ export async function listContent(
   }
   const next = offset + limit;
   return {
-    items: page.entries.map((entry) => withTranslation(entry, args.lang)),
+    items: page.entries.map((entry) => withTranslation(entry, lang)),
     total: page.total,
     next_cursor: next < page.total ? encodeCursor({ offset: next, after: page.last }, binding) : null,
   };
@@ -90,7 +100,8 @@ export async function listContent(
 export interface SearchContentArgs {
   query: string;
   type?: ContentType;
-  lang?: Language;
+  /** Any case, as in {@link ListContentArgs}. */
+  lang?: string;
   limit?: number;
 }
 
@@ -105,6 +116,7 @@ export interface SearchContentResult extends Record<string, unknown> {
 export async function searchContent(
   { backend }: LoadedMcp,
   args: SearchContentArgs,
+  budget?: RequestBudget,
 ): Promise<SearchContentResult> {
   const words = queryWords(args.query);
   if (words.length === 0) {
@@ -118,12 +130,23 @@ export async function searchContent(
       `Invalid arguments for tool search_content: query: has only common words (${words.join(', ')}), which are not searched. Add a word that says what to look for.`,
     );
   }
-  const found = await backend.search({
-    terms,
-    limit: args.limit ?? 10,
-    ...(args.type !== undefined && { type: args.type }),
-    ...(args.lang !== undefined && { lang: args.lang }),
-  });
+  const lang = language('search_content', args.lang);
+  const limit = args.limit ?? 10;
+  budget?.claimItems('search_content', limit);
+  let found: Found;
+  try {
+    found = await backend.search({
+      terms,
+      limit,
+      ...(args.type !== undefined && { type: args.type }),
+      ...(lang !== undefined && { lang }),
+      ...(budget && { maxWork: budget.searchWorkLeft }),
+    });
+  } catch (error) {
+    if (budget && error instanceof SearchWorkExceeded) throw budget.searchTooBroad('search_content');
+    throw error;
+  }
+  budget?.spendSearchWork(found.work);
   return {
     query: args.query,
     total: found.total,
@@ -154,7 +177,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'List the posts, projects and tips of the site in the order of the content index (newest first), optionally only one type, only items available in one language (es, en, pt-br), or only projects using a technology. Paged: pass next_cursor back as cursor.',
     inputSchema: TOOL_SCHEMAS.list_content.input,
     outputSchema: TOOL_SCHEMAS.list_content.output,
-    run: (mcp, args) => listContent(mcp, args as ListContentArgs),
+    run: (mcp, args, budget) => listContent(mcp, args as ListContentArgs, budget),
   },
   {
     name: 'search_content',
@@ -163,7 +186,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Search titles, descriptions, tags and technologies in Spanish, English and Brazilian Portuguese at once. Ignores case and accents, matches word beginnings and tolerates one typo in longer words. Results are ranked, with a score and the language that matched.',
     inputSchema: TOOL_SCHEMAS.search_content.input,
     outputSchema: TOOL_SCHEMAS.search_content.output,
-    run: (mcp, args) => searchContent(mcp, args as unknown as SearchContentArgs),
+    run: (mcp, args, budget) => searchContent(mcp, args as unknown as SearchContentArgs, budget),
   },
   {
     name: 'content_stats',
@@ -175,6 +198,18 @@ export const TOOLS: readonly ToolDefinition[] = [
     run: (mcp) => contentStats(mcp),
   },
 ];
+
+/** The canonical code of a `lang` argument (the schema has let through only what this accepts). */
+function language(tool: string, value: string | undefined): Language | undefined {
+  if (value === undefined) return undefined;
+  const lang = normalizeLanguage(value);
+  if (lang === undefined) {
+    throw new ToolArgumentError(
+      `Invalid arguments for tool ${tool}: lang: must be one of es, en, pt-br, in any case.`,
+    );
+  }
+  return lang;
+}
 
 function withTranslation(entry: McpEntry, lang: Language | undefined): ContentItemV1 & Translated {
   const translation = lang === undefined ? undefined : translationOf(entry, lang);
