@@ -30,7 +30,7 @@ import { loadLifecycle } from './stages/load-lifecycle.ts';
 import { type McpOutput, mcpOutput } from './stages/mcp-output.ts';
 import { refusedOutput } from './stages/output/guard.ts';
 import { PRIVATE_DIR } from './stages/output/place.ts';
-import type { ParseCache } from './stages/parse-files.ts';
+import { ParseCache } from './stages/parse-cache.ts';
 import { writePublishedRecord } from './stages/published-record.ts';
 import { readSourceDates } from './stages/source-dates.ts';
 import { type OutputStep, writeOutput } from './stages/write.ts';
@@ -90,8 +90,12 @@ export interface BuildOptions {
   maxFileBytes?: number;
   /** From this many files on, parsing is shared with a worker thread (default 10,000: below it the worker costs more to start than it saves). */
   parallelThreshold?: number;
-  /** Reuse parsed front matter of unchanged files across builds in one process (dev mode). */
-  cache?: ParseCache;
+  /**
+   * Parsed front matter of unchanged files, kept between builds. Default: the project's cache in
+   * `.content-index/cache/`, read and (unless a dry run) written by this build; `false`: none, every
+   * file is read and parsed. A given cache is used and not written: its owner saves it (dev, when idle).
+   */
+  cache?: ParseCache | false;
   /**
    * What the deployed site publishes (`fetchLive`): the build then announces deprecations from the day
    * the live site first published them and refuses a configuration that breaks a live promise.
@@ -192,15 +196,21 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   done();
 
   done = stage('load');
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const cache =
+    options.cache === undefined ? ParseCache.open(root, { maxFileBytes }) : options.cache || undefined;
   const loaded = await loadSources({
     root,
     layout: config.content,
     ...(options.content !== undefined && { content: options.content }),
-    maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    maxFileBytes,
     ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
-    ...(options.cache && { cache: options.cache }),
+    ...(cache && { cache }),
     exclude: [outDir, resolve(root, PRIVATE_DIR)],
   });
+  // Kept whatever the content's problems: what was parsed is still what the files say. A cache that
+  // cannot be written costs the next build its time, nothing else.
+  if (options.cache === undefined && !options.dryRun) await cache?.save().catch(() => undefined);
   done();
 
   done = stage('assemble', `${loaded.files.length} files`);

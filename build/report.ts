@@ -6,7 +6,7 @@ import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } fro
 import type { LeftOut } from './core/model.ts';
 import { printable } from './core/printable.ts';
 import type { BuildResult } from './index.ts';
-import { formatBytes } from './stages/parse/parse-chunk.js';
+import { formatBytes } from './stages/parse/format-bytes.js';
 
 const gzip = promisify(gzipCallback);
 

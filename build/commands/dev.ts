@@ -1,19 +1,22 @@
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { ContentIndexError, formatProblems, isContentIndexError } from '../core/errors.ts';
 import { printable } from '../core/printable.ts';
 import { resolveSiteConfig } from '../core/resolve-site-config.ts';
 import { DEFAULT_LAYOUT, type SiteConfig } from '../core/site-config.ts';
-import { type BuildResult, build } from '../index.ts';
+import { type BuildOptions, type BuildResult, build } from '../index.ts';
 import { count } from '../report.ts';
 import { importGeneration, readD1Manifest, switchGeneration } from '../stages/d1-import.ts';
+import { DEFAULT_MAX_FILE_BYTES } from '../stages/load.ts';
 import { importConfigModule } from '../stages/load-config.ts';
 import { refusedOutput } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
-import { type SourceEvent, shownPath, type WatchPlan, watchSources } from '../stages/watch-sources.ts';
+import { ParseCache } from '../stages/parse-cache.ts';
+// chokidar loads only when dev runs: every other command starts without it.
+import type { SourceEvent, WatchPlan } from '../stages/watch-sources.ts';
 import {
   compatibilityArgs,
   type SupervisedWrangler,
@@ -37,6 +40,8 @@ const COALESCE_MS = 15;
  * closes the files of the last rebuild are looked at again, so a write that landed in it is built too.
  */
 const RECHECK_MS = 60;
+/** The parse cache is written this long after the last rebuild. */
+const CACHE_SAVE_MS = 2000;
 
 export function registerDevCommand(program: Command, context: CliContext): void {
   withBuildFlags(
@@ -51,7 +56,17 @@ export function registerDevCommand(program: Command, context: CliContext): void 
 async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const root = process.cwd();
   // Unchanged files keep their parsed front matter between rebuilds: a save re-reads one file, not all.
-  const options = { ...buildOptions(flags, context), cache: new Map() };
+  // The cache lives in memory here and is written to .content-index/cache when dev is idle, off the
+  // path from a save to the served edit.
+  const cache =
+    flags.cache === false ? false : ParseCache.open(root, { maxFileBytes: DEFAULT_MAX_FILE_BYTES });
+  const options: BuildOptions = { ...buildOptions(flags, context), cache };
+  let saveTimer: NodeJS.Timeout | undefined;
+  const saveCache = () => (cache ? cache.save().catch(() => undefined) : Promise.resolve());
+  const saveWhenIdle = () => {
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(() => void saveCache(), CACHE_SAVE_MS).unref();
+  };
   const outDir = resolve(root, options.out ?? 'public');
   const configFile = resolve(root, flags.config ?? 'site.config.ts');
   const planFrom = (config: SiteConfig | undefined): WatchPlan => ({
@@ -91,6 +106,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
 
   const rebuild = async (reason: string): Promise<void> => {
     try {
+      saveWhenIdle();
       last = await build(options);
       printWarnings(last.warnings, context);
       context.print(
@@ -109,6 +125,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         context.printErr(`✗ ${reason}: internal error: ${message}; still serving the last good build`);
         if (flags.debug && error instanceof Error && error.stack) context.printErr(error.stack);
       }
+    } finally {
+      saveWhenIdle();
     }
   };
 
@@ -153,6 +171,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     return;
   }
   // Watching starts before the first build, so nothing saved while it runs is missed.
+  const { watchSources } = await import('../stages/watch-sources.ts');
   const watcher = watchSources(initial, {
     ignore: [outDir, resolve(root, PRIVATE_DIR)],
     ignorePrefixes: [join(dirname(outDir), `.${basename(outDir)}.content-index`)],
@@ -180,6 +199,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     if (stopping) return;
     stopping = true;
     clearTimeout(timer);
+    clearTimeout(saveTimer);
+    await saveCache();
     await watcher.close().catch(() => undefined);
     await wrangler?.stop();
     if (code) context.exit(code);
@@ -241,6 +262,11 @@ function reasonFor(root: string, batch: ReadonlyMap<string, SourceEvent>): strin
 }
 
 const GONE = 'gone';
+
+/** A path as messages show it: relative to the project root. */
+function shownPath(root: string, path: string): string {
+  return relative(root, path).split(sep).join('/') || '.';
+}
 
 /** inode, size and time: what changes when a file is written or replaced. */
 async function identities(paths: readonly string[]): Promise<Map<string, string>> {

@@ -102,7 +102,7 @@ export function resolveAiPlugin(
   };
   if (problems.length > 0) throw new ContentIndexError(problems);
 
-  validateManifest ??= createAjv().compile(aiPluginSchema);
+  validateManifest ??= createAjv({ builtIn: true }).compile(aiPluginSchema);
   if (!validateManifest(aiPluginManifest(resolved, site))) {
     throw new ContentIndexError(
       ajvProblems(validateManifest, { file, code: 'config_invalid' }).map((problem) => {

@@ -34,7 +34,7 @@ let validators: Record<ContentType, ValidateFunction> | undefined;
 
 function getValidators(): Record<ContentType, ValidateFunction> {
   if (validators) return validators;
-  const ajv = createAjv();
+  const ajv = createAjv({ builtIn: true });
   const project = ajv.compile(frontMatterSchema);
   // Posts and tips share the schema except that `technologies` is refused (spec 2.4).
   const { $id: _id, ...rest } = frontMatterSchema;

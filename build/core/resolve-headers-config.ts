@@ -47,7 +47,7 @@ let validateShape: ReturnType<ReturnType<typeof createAjv>['compile']> | undefin
 
 /** Validates `headers.config.ts` and derives the lifecycle. Throws ContentIndexError naming the rule broken. */
 export function resolveHeadersConfig(input: unknown, ctx: ResolveHeadersContext): ResolvedHeaders {
-  validateShape ??= createAjv().compile(headersConfigSchema);
+  validateShape ??= createAjv({ builtIn: true }).compile(headersConfigSchema);
   if (!validateShape(input)) {
     throw new ContentIndexError(ajvProblems(validateShape, { file: ctx.file, code: 'config_invalid' }));
   }

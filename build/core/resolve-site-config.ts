@@ -36,7 +36,7 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
     }
   }
   // `aiPlugin` refers to the manifest schema for its limits: one source for both.
-  validateConfig ??= createAjv().addSchema(aiPluginSchema).compile(siteConfigSchema);
+  validateConfig ??= createAjv({ builtIn: true }).addSchema(aiPluginSchema).compile(siteConfigSchema);
   const target = isRecord(input) ? raw : input;
   if (!validateConfig(target)) {
     const problems: Problem[] = ajvProblems(validateConfig, { file, code: 'config_invalid' }).map((p) => {

@@ -25,7 +25,7 @@ export function validateIndex(
   if (!schema) return [{ code: 'index_invalid', message: `no JSON Schema for version ${version}` }];
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = createAjv().compile(schema);
+    validate = createAjv({ builtIn: schema === indexSchema(version) }).compile(schema);
     compiled.set(schema, validate);
   }
   if (validate(body)) return [];

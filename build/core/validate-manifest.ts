@@ -8,7 +8,7 @@ let validate: ValidateFunction | undefined;
 
 /** The manifest the Pages Function relies on passes its schema before anything is written. */
 export function validateManifest(manifest: unknown): Problem[] {
-  validate ??= createAjv().compile(versionsSchema);
+  validate ??= createAjv({ builtIn: true }).compile(versionsSchema);
   if (validate(manifest)) return [];
   return ajvProblems(validate, { code: 'index_invalid', file: `public/${MANIFEST_PATH}` });
 }

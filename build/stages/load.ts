@@ -6,9 +6,10 @@ import { CANONICAL_LANGUAGE, CONTENT_TYPES, type ContentType } from '../core/lan
 import { globBase, type Location, locate, normalizeLanguage, unknownLanguage } from '../core/layout.ts';
 import type { SourceFile, UnreadableSource } from '../core/model.ts';
 import type { ContentLayout } from '../core/site-config.ts';
+import { keyLines } from './parse/key-lines.js';
 import type { ParseTask } from './parse/parse-chunk.js';
-import { keyLines } from './parse/parse-source.js';
-import { type ParseCache, type ParseFilesOptions, parseFiles } from './parse-files.ts';
+import type { ParseCache } from './parse-cache.ts';
+import { type ParseFilesOptions, parseFiles } from './parse-files.ts';
 
 export interface LoadOptions {
   root: string;

@@ -6,7 +6,7 @@ import type { Problem } from '../core/errors.ts';
 import { chooseBackend, type EmbeddedSize, FUNCTIONS_CODE_GZIP_BYTES } from '../core/mcp/choose-backend.ts';
 import { type D1Target, d1Data } from '../core/mcp/d1-backend.ts';
 import { d1ImportSql, GENERATION_PLACEHOLDER } from '../core/mcp/d1-sql.ts';
-import { embeddedData } from '../core/mcp/embedded.ts';
+import { embeddedData, embeddedSizeAtLeast } from '../core/mcp/embedded.ts';
 import type { McpPrepared } from '../core/mcp/mcp-data.ts';
 import {
   MCP_MODULE_PATH,
@@ -69,11 +69,11 @@ export async function mcpOutput(
   const items = prepared.entries.length;
   let embedded: { module: string; size: EmbeddedSize } | undefined;
   if (config.mcp.backend !== 'd1') {
-    // The entries alone bound the module from below: a site far past the ceiling is told so without
-    // building a search index it cannot use.
-    const entriesBytes = prepared.entries.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0);
-    if (entriesBytes > limits.embeddedModuleBytes) {
-      embedded = { module: '', size: { moduleBytes: entriesBytes, atLeast: true } };
+    // A site past the ceiling is told so without building a search index it cannot use (at 10,000
+    // items that was a third of the build).
+    const atLeast = embeddedSizeAtLeast(prepared);
+    if (atLeast > limits.embeddedModuleBytes) {
+      embedded = { module: '', size: { moduleBytes: atLeast, atLeast: true } };
     } else {
       const module = renderMcpModule(embeddedData(prepared));
       const moduleBytes = Buffer.byteLength(module);

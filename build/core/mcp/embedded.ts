@@ -9,7 +9,8 @@ import {
   type McpInfo,
   type McpPrepared,
 } from './mcp-data.ts';
-import { buildSearchIndex, loadSearchIndex } from './search-index.ts';
+import { ALL_FIELDS, buildSearchIndex, fieldText, loadSearchIndex } from './search-index.ts';
+import { searchTerms } from './text.ts';
 
 /**
  * The embedded backend's data: a plain object the build writes as a module that the Function imports,
@@ -54,6 +55,26 @@ export function embeddedData(prepared: McpPrepared): EmbeddedData {
     technologies: [...technologies],
     search: JSON.stringify(buildSearchIndex(prepared.documents)),
   };
+}
+
+/**
+ * A lower bound of the module's size (renderMcpModule(embeddedData(prepared))), worked out without
+ * building the search index: `auto` then sees that a large site is past the ceiling for a fraction of
+ * the index's cost. The entries count as their JSON's length (UTF-16 units, never more than its UTF-8
+ * bytes); every (term, field, entry) of the index as its least form in MiniSearch's JSON written as a
+ * string literal, `\"<id>\":<count>` and a comma or brace: seven bytes and the id's digits.
+ */
+export function embeddedSizeAtLeast(prepared: McpPrepared): number {
+  let bytes = 0;
+  for (const entry of prepared.entries) bytes += JSON.stringify(entry).length;
+  prepared.documents.forEach((doc, i) => {
+    const perTerm = 7 + String(i).length;
+    for (const field of ALL_FIELDS) {
+      const text = fieldText(doc, field);
+      if (text !== undefined) bytes += new Set(searchTerms(text)).size * perTerm;
+    }
+  });
+  return bytes;
 }
 
 /** Loads the search index now: the Function calls this in its global scope, at startup. */
