@@ -110,6 +110,14 @@ export interface BuildOptions {
    * true; `content-index mcp --sources` serves from memory and needs neither.
    */
   deployment?: boolean;
+  /**
+   * Write the output folder before working out the MCP data and checking the deployment against
+   * Cloudflare's limits (dev: an edit is served as soon as it is built). A problem found then is still
+   * thrown, but the output has been replaced: never for an output that is deployed.
+   */
+  publishFirst?: boolean;
+  /** Called with every output file as soon as they are rendered and valid (the CLI starts compressing them for the report). */
+  onRendered?: (files: readonly OutputFile[]) => void;
   /** Called as each stage starts; the CLI draws progress from it on a terminal. */
   onStage?: (stage: BuildStage, detail?: string) => void;
   /** Called after each step of the publication that changes the disk (tests stop the build at each). */
@@ -255,12 +263,14 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     );
   }
   if (invalid.length > 0) throw new ContentIndexError(invalid);
+  options.onRendered?.(rendered.files);
 
   // The MCP backend, and every limit Cloudflare would otherwise enforce at upload or at the first request.
   const configPath = relative(root, resolve(root, configFile)) || configFile;
   let mcp: McpOutput | undefined;
   let figures: DeploymentFigures | undefined;
-  if (options.deployment ?? true) {
+  const checkDeployment = async () => {
+    if (!(options.deployment ?? true)) return;
     const limits = deployLimits(config.plan, options.limits);
     mcp = await mcpOutput(rendered.mcp, {
       config,
@@ -280,7 +290,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     };
     const overLimits = [...mcp.problems, ...deploymentProblems(figures, configPath)];
     if (overLimits.length > 0) throw new ContentIndexError(overLimits);
-  }
+  };
+  if (!options.publishFirst) await checkDeployment();
   done();
 
   done = stage('write', `${rendered.files.length} files`);
@@ -294,17 +305,17 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         ...(options.onOutputStep && { onStep: options.onOutputStep }),
       });
       warnings.push(...written.warnings);
+    } catch (error) {
+      throw outputFailed(error, root, outDir);
+    }
+  }
+  // Dev: the output is served before the MCP data is worked out (it is never deployed from here).
+  if (options.publishFirst) await checkDeployment();
+  if (!options.dryRun) {
+    try {
       if (mcp) await writePrivateFiles(root, mcp.files);
     } catch (error) {
-      if (isContentIndexError(error)) throw error;
-      throw new ContentIndexError([
-        {
-          code: 'output_failed',
-          file: relative(root, outDir) || '.',
-          message: `could not write the output: ${error instanceof Error ? error.message : String(error)}`,
-          hint: 'check free disk space and permissions; the previous output was left as it was',
-        },
-      ]);
+      throw outputFailed(error, root, outDir);
     }
     // After the output, so the record never lists a version this build failed to write.
     if (renderPublishedRecord(record.record) !== headers.record.text) {
@@ -335,6 +346,18 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(mcp && { mcp }),
     ...(figures && { headroom: headroom(figures) }),
   };
+}
+
+function outputFailed(error: unknown, root: string, outDir: string): Error {
+  if (isContentIndexError(error)) return error;
+  return new ContentIndexError([
+    {
+      code: 'output_failed',
+      file: relative(root, outDir) || '.',
+      message: `could not write the output: ${error instanceof Error ? error.message : String(error)}`,
+      hint: 'check free disk space and permissions; the previous output was left as it was',
+    },
+  ]);
 }
 
 /** Validates everything a build would, writes nothing. */

@@ -60,7 +60,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   // path from a save to the served edit.
   const cache =
     flags.cache === false ? false : ParseCache.open(root, { maxFileBytes: DEFAULT_MAX_FILE_BYTES });
-  const options: BuildOptions = { ...buildOptions(flags, context), cache };
+  // The output is served as soon as it is written; the MCP data follows it (see BuildOptions.publishFirst).
+  const options: BuildOptions = { ...buildOptions(flags, context), cache, publishFirst: true };
   let saveTimer: NodeJS.Timeout | undefined;
   const saveCache = () => (cache ? cache.save().catch(() => undefined) : Promise.resolve());
   const saveWhenIdle = () => {

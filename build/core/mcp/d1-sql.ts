@@ -4,11 +4,11 @@ import {
   ALL_FIELDS,
   BOOST,
   describeField,
-  fieldText,
+  documentTerms,
   type IndexField,
   type SearchDocument,
 } from './search-index.ts';
-import { deletionKeys, MIN_FUZZY_LENGTH, searchTerms } from './text.ts';
+import { deletionKeys, MIN_FUZZY_LENGTH } from './text.ts';
 
 /**
  * The D1 backend's tables, written by the build as SQL and imported by `content-index d1 import` (or
@@ -115,8 +115,7 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
     for (const name of new Set(doc.technologies.map((tech) => tech.toLowerCase()))) {
       technologies.push([pos, `(${sqlString(name)}, ${pos})`]);
     }
-    const columns = ALL_FIELDS.map((field) => {
-      const terms = searchTerms(fieldText(doc, field) ?? '');
+    const columns = documentTerms(doc).map((terms = []) => {
       for (const term of terms) vocabulary.add(term);
       return sqlString(terms.join(' '));
     });

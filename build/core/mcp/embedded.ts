@@ -9,8 +9,7 @@ import {
   type McpInfo,
   type McpPrepared,
 } from './mcp-data.ts';
-import { ALL_FIELDS, buildSearchIndex, fieldText, loadSearchIndex } from './search-index.ts';
-import { searchTerms } from './text.ts';
+import { buildSearchIndex, documentTerms, loadSearchIndex } from './search-index.ts';
 
 /**
  * The embedded backend's data: a plain object the build writes as a module that the Function imports,
@@ -69,10 +68,7 @@ export function embeddedSizeAtLeast(prepared: McpPrepared): number {
   for (const entry of prepared.entries) bytes += JSON.stringify(entry).length;
   prepared.documents.forEach((doc, i) => {
     const perTerm = 7 + String(i).length;
-    for (const field of ALL_FIELDS) {
-      const text = fieldText(doc, field);
-      if (text !== undefined) bytes += new Set(searchTerms(text)).size * perTerm;
-    }
+    for (const terms of documentTerms(doc)) if (terms) bytes += new Set(terms).size * perTerm;
   });
   return bytes;
 }

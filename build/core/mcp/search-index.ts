@@ -1,6 +1,6 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
 import { LANGUAGES, type Language } from '../languages.ts';
-import { MIN_FUZZY_LENGTH, MIN_PREFIX_LENGTH, processTerm, tokenize } from './text.ts';
+import { MIN_FUZZY_LENGTH, MIN_PREFIX_LENGTH, processTerm, searchTerms, tokenize } from './text.ts';
 
 /**
  * One searchable document per entry, with each language's text in fields of its own. One document per
@@ -63,6 +63,25 @@ export function fieldText(doc: SearchDocument, field: string): string | undefine
   const value = text?.[kind as keyof typeof text] as string | string[] | undefined;
   const joined = Array.isArray(value) ? value.join(' ') : value;
   return joined || undefined;
+}
+
+const TERMS = new WeakMap<SearchDocument, readonly (readonly string[] | undefined)[]>();
+
+/**
+ * The terms (text.ts `searchTerms`) of each index field of a document, in ALL_FIELDS order; undefined
+ * where the document has no text. Worked out once per document: the embedded module's size bound and
+ * the D1 import both read them.
+ */
+export function documentTerms(doc: SearchDocument): readonly (readonly string[] | undefined)[] {
+  let terms = TERMS.get(doc);
+  if (!terms) {
+    terms = ALL_FIELDS.map((field) => {
+      const text = fieldText(doc, field);
+      return text === undefined ? undefined : searchTerms(text);
+    });
+    TERMS.set(doc, terms);
+  }
+  return terms;
 }
 
 export const BOOST: Record<SearchField, number> = { title: 3, tags: 2, technologies: 2, description: 1 };
