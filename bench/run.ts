@@ -106,7 +106,12 @@ async function measureSize(items: number, workdir: string): Promise<SizeFigures>
   }
   // The same sources for both tools once more, to compare what they published.
   await writeFile(edited, original);
-  const same = hugo ? (await hugo.build(), await build(), await sameIndex(hugo.out, join(site, 'public'))) : false;
+  let same = false;
+  if (hugo) {
+    await hugo.build();
+    await build();
+    same = await sameIndex(hugo.out, join(site, 'public'));
+  }
   const last = report(runs.unchanged.at(-1) as Run);
   const content = last.files.find((f) => f.path === 'api/v1/content.json');
   return {
