@@ -35,7 +35,8 @@ export interface D1Manifest {
 /** A file of the project's private folder, relative to the project root. */
 export interface PrivateFile {
   path: string;
-  content: string;
+  /** Its text, or the pieces of it in order (the D1 import: tens of MiB, never joined into one string). */
+  content: string | Iterable<string>;
 }
 
 export interface McpOutput {
@@ -112,8 +113,28 @@ export async function mcpOutput(
   }
   // Named after the SQL itself: the same content makes the same generation, which deploy finds already
   // imported and does not import again.
-  const generation = `g${createHash('sha256').update(imported.sql).digest('hex').slice(0, 12)}`;
-  const sql = imported.sql.replaceAll(GENERATION_PLACEHOLDER, generation);
+  const hash = createHash('sha256');
+  let placeholderBytes = 0;
+  let placeholders = 0;
+  for (const statement of imported.statements) {
+    hash.update(statement).update('\n');
+    placeholderBytes += Buffer.byteLength(statement) + 1;
+    for (
+      let i = statement.indexOf(GENERATION_PLACEHOLDER);
+      i >= 0;
+      i = statement.indexOf(GENERATION_PLACEHOLDER, i + 1)
+    )
+      placeholders++;
+  }
+  const generation = `g${hash.digest('hex').slice(0, 12)}`;
+  const sqlBytes = placeholderBytes + placeholders * (generation.length - GENERATION_PLACEHOLDER.length);
+  // Written statement by statement, the generation put in as each one goes (never one 12 MiB string).
+  const sql: Iterable<string> = {
+    *[Symbol.iterator]() {
+      for (const statement of imported.statements)
+        yield `${statement.replaceAll(GENERATION_PLACEHOLDER, generation)}\n`;
+    },
+  };
   const target: D1Target = { ...config.mcp.d1, generation };
   const module = renderMcpModule(d1Data(prepared, target) as McpModule);
   const gzipBytes = (await gzip(module)).length;
@@ -128,7 +149,7 @@ export async function mcpOutput(
     ],
     module: { bytes: Buffer.byteLength(module), gzipBytes },
     workerGzipBytes: FUNCTIONS_CODE_GZIP_BYTES + gzipBytes,
-    d1: { ...manifest, sqlBytes: Buffer.byteLength(sql) },
+    d1: { ...manifest, sqlBytes },
     problems,
   };
 }

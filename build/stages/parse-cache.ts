@@ -10,9 +10,14 @@ import type { ParsedSource } from './parse/parse-source.js';
 
 /** Relative to the project root: the tool's private folder (never published). */
 export const CACHE_DIR = '.content-index/cache';
-const CACHE_FILE = 'parse.json';
-/** Bumped when the file's layout changes. */
-const CACHE_FORMAT = 1;
+/** The parse cache's folder in CACHE_DIR: its files are shards, each holding the files whose path hashes to it. */
+const PARSE_DIR = 'parse';
+/**
+ * An edit rewrites one shard, not the whole cache (at 10,000 items the cache is about 16 MiB of JSON).
+ */
+const SHARDS = 32;
+/** Bumped when the files' layout changes. */
+const CACHE_FORMAT = 2;
 
 /**
  * How long after a file's last change its timestamps may still not tell a later change from it. A file
@@ -55,8 +60,8 @@ type StoredEntry = [
 ];
 
 export interface ParseCacheOptions {
-  /** Files are found by this in the cache: the path shown in messages (relative to the project root). */
-  file?: string;
+  /** Where its shards are kept (none: in memory only). */
+  dir?: string;
   /** Everything the outcomes depend on besides the files: a cache of another identity is not read. */
   identity?: string;
   /** Tests give a file system whose times lie. */
@@ -80,8 +85,9 @@ export interface ParseCacheOptions {
 export class ParseCache {
   private entries: Map<string, Entry>;
   private byHash = new Map<string, ParsedSource>();
-  private changed = false;
-  private readonly file: string | undefined;
+  /** Shards whose files no longer say what the cache holds. */
+  private dirty = new Set<number>();
+  private readonly dir: string | undefined;
   private readonly identity: string;
   private readonly statOf: (path: string) => Stamp | undefined;
   private readonly now: () => number;
@@ -89,7 +95,7 @@ export class ParseCache {
 
   constructor(entries: Map<string, Entry> = new Map(), options: ParseCacheOptions = {}) {
     this.entries = entries;
-    this.file = options.file;
+    this.dir = options.dir;
     this.identity = options.identity ?? '';
     this.statOf = options.stat ?? statStamp;
     this.now = options.now ?? Date.now;
@@ -98,39 +104,37 @@ export class ParseCache {
   }
 
   /**
-   * The project's cache file, or an empty cache when there is none or it cannot be used (another
-   * version of the tool wrote it, it is damaged): a cache is only ever a shortcut.
+   * The project's cache, or an empty one when there is none or it cannot be used (another version of
+   * the tool wrote it, it is damaged): a cache is only ever a shortcut. A shard that cannot be read is
+   * dropped alone.
    */
-  static open(root: string, options: { maxFileBytes: number } & Omit<ParseCacheOptions, 'file'>): ParseCache {
-    const file = join(root, CACHE_DIR, CACHE_FILE);
+  static open(root: string, options: { maxFileBytes: number } & Omit<ParseCacheOptions, 'dir'>): ParseCache {
+    const dir = join(root, CACHE_DIR, PARSE_DIR);
     const identity = options.identity ?? cacheIdentity(options.maxFileBytes);
-    const rest = { ...options, file, identity };
-    let stored: StoredEntry[];
-    try {
-      // The identity is the first line: a cache of another identity is dropped without parsing it.
-      const text = readFileSync(file, 'utf8');
-      const newline = text.indexOf('\n');
-      if (newline < 0 || text.slice(0, newline) !== identity) return new ParseCache(new Map(), rest);
-      stored = JSON.parse(text.slice(newline + 1)) as StoredEntry[];
-    } catch {
-      return new ParseCache(new Map(), rest);
-    }
-    if (!Array.isArray(stored)) return new ParseCache(new Map(), rest);
     const entries = new Map<string, Entry>();
-    for (const row of stored) {
-      if (!isStoredEntry(row)) return new ParseCache(new Map(), rest);
-      const [path, size, mtimeMs, ctimeMs, ino, racy, hash, format, matter, data] = row;
-      entries.set(path, {
-        size,
-        mtimeMs,
-        ctimeMs,
-        ino,
-        racy: racy === 1,
-        hash,
-        outcome: { data, matter, format },
-      });
+    const damaged: number[] = [];
+    for (let shard = 0; shard < SHARDS; shard++) {
+      const rows = readShard(join(dir, shardFile(shard)), identity);
+      if (rows === undefined) {
+        damaged.push(shard);
+        continue;
+      }
+      for (const [path, size, mtimeMs, ctimeMs, ino, racy, hash, format, matter, data] of rows) {
+        const entry = {
+          size,
+          mtimeMs,
+          ctimeMs,
+          ino,
+          racy: racy === 1,
+          hash,
+          outcome: { data, matter, format },
+        };
+        entries.set(path, entry);
+      }
     }
-    return new ParseCache(entries, rest);
+    const cache = new ParseCache(entries, { ...options, dir, identity });
+    for (const shard of damaged) cache.dirty.add(shard);
+    return cache;
   }
 
   /** How many files it holds. */
@@ -185,7 +189,6 @@ export class ParseCache {
     at: number,
   ): void {
     const next = new Map<string, Entry>();
-    let changed = false;
     tasks.forEach((task, i) => {
       const { stamp, hash, outcome } = files[i] ?? { outcome: undefined };
       if (!stamp || hash === undefined || !outcome) return;
@@ -195,49 +198,84 @@ export class ParseCache {
         return;
       }
       if (!isPlainJson(outcome.data)) return;
-      changed = true;
+      this.dirty.add(shardOf(task.path));
       const racy = Math.max(stamp.mtimeMs, stamp.ctimeMs) > at - this.racyMs;
       next.set(task.path, { ...stamp, racy, hash, outcome });
     });
-    // Nothing added or replaced: the same files unless some dropped out.
-    if (next.size !== this.entries.size) changed = true;
+    // Files no longer listed (or no longer kept) drop out of their shards.
+    for (const path of this.entries.keys()) if (!next.has(path)) this.dirty.add(shardOf(path));
     this.entries = next;
     this.byHash = new Map([...next.values()].map((e) => [e.hash, e.outcome]));
-    this.changed ||= changed;
   }
 
   /**
-   * Writes the cache file when anything changed since it was read: whole or not at all (a rename), so
-   * a build killed meanwhile, or two builds at once, leave a readable file behind.
+   * Writes the shards that changed since they were read, each whole or not at all (a rename), so a
+   * build killed meanwhile, or two builds at once, leave readable shards behind.
    */
   async save(): Promise<void> {
-    if (!this.file || !this.changed) return;
-    const stored: StoredEntry[] = [...this.entries].map(
-      ([path, e]): StoredEntry => [
-        path,
-        e.size,
-        e.mtimeMs,
-        e.ctimeMs,
-        e.ino,
-        e.racy ? 1 : 0,
-        e.hash,
-        e.outcome.format,
-        e.outcome.matter,
-        e.outcome.data,
-      ],
-    );
-    const text = `${this.identity}\n${JSON.stringify(stored)}`;
-    this.changed = false;
-    await mkdir(dirname(this.file), { recursive: true });
-    const staging = `${this.file}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      await writeFile(staging, text);
-      await rename(staging, this.file);
-    } catch (error) {
-      this.changed = true;
-      await rm(staging, { force: true });
-      throw error;
+    if (!this.dir || this.dirty.size === 0) return;
+    const shards = [...this.dirty];
+    this.dirty.clear();
+    const rows = new Map<number, StoredEntry[]>(shards.map((shard) => [shard, []]));
+    for (const [path, e] of this.entries) {
+      rows
+        .get(shardOf(path))
+        ?.push([
+          path,
+          e.size,
+          e.mtimeMs,
+          e.ctimeMs,
+          e.ino,
+          e.racy ? 1 : 0,
+          e.hash,
+          e.outcome.format,
+          e.outcome.matter,
+          e.outcome.data,
+        ]);
     }
+    await mkdir(this.dir, { recursive: true });
+    for (const [shard, stored] of rows) {
+      const file = join(this.dir, shardFile(shard));
+      const staging = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+      try {
+        await writeFile(staging, `${this.identity}\n${JSON.stringify(stored)}`);
+        await rename(staging, file);
+      } catch (error) {
+        this.dirty.add(shard);
+        await rm(staging, { force: true });
+        throw error;
+      }
+    }
+  }
+}
+
+function shardFile(shard: number): string {
+  return `${shard.toString(16).padStart(2, '0')}.json`;
+}
+
+/** FNV-1a of the path: which shard holds a file. */
+function shardOf(path: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) hash = Math.imul(hash ^ path.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % SHARDS;
+}
+
+/** A shard's rows; [] when it does not exist yet; undefined when it cannot be used. */
+function readShard(file: string, identity: string): StoredEntry[] | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : undefined;
+  }
+  // The identity is the first line: a shard of another identity is dropped without parsing it.
+  const newline = text.indexOf('\n');
+  if (newline < 0 || text.slice(0, newline) !== identity) return undefined;
+  try {
+    const rows = JSON.parse(text.slice(newline + 1)) as unknown;
+    return Array.isArray(rows) && rows.every(isStoredEntry) ? rows : undefined;
+  } catch {
+    return undefined;
   }
 }
 

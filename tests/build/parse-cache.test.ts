@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,8 @@ import { isContentIndexError } from '../../build/core/errors.ts';
 import { type BuildOptions, type BuildResult, build } from '../../build/index.ts';
 import { DEFAULT_MAX_FILE_BYTES } from '../../build/stages/load.ts';
 import { CACHE_DIR, ParseCache } from '../../build/stages/parse-cache.ts';
-import { md, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
+import { D1_WRANGLER } from '../helpers/project.ts';
+import { FIXTURE_CONFIG, md, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
 const run = promisify(execFile);
 
@@ -53,7 +54,9 @@ async function outcome(options: BuildOptions): Promise<Outcome> {
   return {
     ok: true,
     tree: await snapshotDir(result.outDir),
-    mcp: (result.mcp?.files ?? []).map((f) => `${f.path}\n${f.content}`),
+    mcp: (result.mcp?.files ?? []).map(
+      (f) => `${f.path}\n${typeof f.content === 'string' ? f.content : [...f.content].join('')}`,
+    ),
   };
 }
 
@@ -91,9 +94,16 @@ describe('the parse cache', () => {
   // files by their hash; with racyMs 0 the stamps alone decide, which is what a later build does.
   for (const mode of ['racy window (default)', 'stamps alone'] as const) {
     it(`gives the bytes of a cold build after edits, renames and deletes (${mode})`, async () => {
-      site = await tempSite(FILES);
+      // The MCP data in both forms: embedded in one run, the D1 import in the other.
+      site =
+        mode === 'stamps alone'
+          ? await tempSite(
+              { ...FILES, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` },
+              { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } },
+            )
+          : await tempSite(FILES);
       const s = site;
-      const cacheFile = join(s.root, CACHE_DIR, 'parse.json');
+      const cacheDir = join(s.root, CACHE_DIR, 'parse');
       let parallel = false;
       // By default each build reads .content-index/cache and writes it back; the other mode keeps one
       // cache in memory from build to build, as dev does.
@@ -108,8 +118,16 @@ describe('the parse cache', () => {
 
       await expectSameAsCold(s, cached);
       expect(await contentTitles(s)).toEqual(['Cuatro', 'Dos', 'Tres', 'Uno']);
+      const backend =
+        mode === 'stamps alone' ? '.content-index/d1/import.sql' : '.content-index/worker/mcp-data.mjs';
+      await expect(readFile(join(s.root, backend), 'utf8')).resolves.toContain('Cuatro');
       if (mode === 'stamps alone') expect(memory.size).toBe(Object.keys(FILES).length);
-      else await expect(readFile(cacheFile, 'utf8')).resolves.toContain('content/posts/uno.es.md');
+      else {
+        const shards = await Promise.all(
+          (await readdir(cacheDir)).map((f) => readFile(join(cacheDir, f), 'utf8')),
+        );
+        expect(shards.join('\n')).toContain('content/posts/uno.es.md');
+      }
 
       // Same size, times set back: only the change time tells (or the hash, inside the racy window).
       await editKeepingTimes(path('content/posts/uno.es.md'), (t) =>

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -81,14 +81,16 @@ describe('parseFiles with a parse cache', () => {
     expect(titleOf((await parseFiles([bad], { maxFileBytes: MAX, cache }))[0])).toBe('Uno');
   });
 
-  it('is written to .content-index/cache and read back by the next process; another identity or a damaged file is ignored', async () => {
+  it('is written to .content-index/cache and read back by the next process; another identity or a damaged shard is ignored', async () => {
     const task = await file('a.es.md', '---\ntitle: Uno\n---\n');
     const later = () => Date.now() + 60_000;
     const first = ParseCache.open(dir, { maxFileBytes: MAX, now: later });
     await parseFiles([task], { maxFileBytes: MAX, cache: first });
     await first.save();
-    const cacheFile = join(dir, CACHE_DIR, 'parse.json');
-    expect((await readFile(cacheFile, 'utf8')).split('\n')[0]).toMatch(/^1:/);
+    const shards = join(dir, CACHE_DIR, 'parse');
+    const [shard] = await readdir(shards);
+    const cacheFile = join(shards, shard ?? '');
+    expect((await readFile(cacheFile, 'utf8')).split('\n')[0]).toMatch(/^2:/);
 
     expect(ParseCache.open(dir, { maxFileBytes: MAX }).size).toBe(1);
     expect(ParseCache.open(dir, { maxFileBytes: MAX, identity: 'another parser' }).size).toBe(0);
@@ -97,20 +99,40 @@ describe('parseFiles with a parse cache', () => {
     await writeFile(cacheFile, text.slice(0, text.length / 2));
     expect(ParseCache.open(dir, { maxFileBytes: MAX }).size).toBe(0);
     await writeFile(cacheFile, `${text.split('\n')[0]}\n[["a.es.md", "not a size"]]`);
-    expect(ParseCache.open(dir, { maxFileBytes: MAX }).size).toBe(0);
+    const damaged = ParseCache.open(dir, { maxFileBytes: MAX, now: later });
+    expect(damaged.size).toBe(0);
+    // The next build writes the damaged shard again.
+    await parseFiles([task], { maxFileBytes: MAX, cache: damaged });
+    await damaged.save();
+    expect(ParseCache.open(dir, { maxFileBytes: MAX }).size).toBe(1);
   });
 
-  it('writes nothing when no file changed', async () => {
+  it('writes only the shards whose files changed, and nothing when no file changed', async () => {
     await mkdir(join(dir, 'c'));
-    const task = await file('c/a.es.md', '---\ntitle: Uno\n---\n');
-    const cache = ParseCache.open(dir, { maxFileBytes: MAX, now: () => Date.now() + 60_000 });
-    await parseFiles([task], { maxFileBytes: MAX, cache });
+    const tasks = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => file(`c/${i}.es.md`, `---\ntitle: T${i}\n---\n`)),
+    );
+    const options = { maxFileBytes: MAX, now: () => Date.now() + 60_000 };
+    const cache = ParseCache.open(dir, options);
+    await parseFiles(tasks, { maxFileBytes: MAX, cache });
     await cache.save();
-    const cacheFile = join(dir, CACHE_DIR, 'parse.json');
-    await writeFile(cacheFile, `${(await readFile(cacheFile, 'utf8')).trimEnd()} `);
-    const next = ParseCache.open(dir, { maxFileBytes: MAX, now: () => Date.now() + 60_000 });
-    await parseFiles([task], { maxFileBytes: MAX, cache: next });
+    const shards = join(dir, CACHE_DIR, 'parse');
+    const names = await readdir(shards);
+    expect(names.length).toBeGreaterThan(5);
+    // Marked, so that a rewrite shows.
+    for (const name of names)
+      await writeFile(join(shards, name), `${(await readFile(join(shards, name), 'utf8')).trimEnd()} `);
+    const marked = async () =>
+      (
+        await Promise.all(names.map(async (n) => (await readFile(join(shards, n), 'utf8')).endsWith(' ')))
+      ).filter(Boolean).length;
+    const next = ParseCache.open(dir, options);
+    await parseFiles(tasks, { maxFileBytes: MAX, cache: next });
     await next.save();
-    expect((await readFile(cacheFile, 'utf8')).endsWith(' ')).toBe(true);
+    expect(await marked()).toBe(names.length);
+    await writeFile(tasks[7]?.absolute ?? '', '---\ntitle: Siete\n---\n');
+    await parseFiles(tasks, { maxFileBytes: MAX, cache: next });
+    await next.save();
+    expect(await marked()).toBe(names.length - 1);
   });
 });
