@@ -46,7 +46,7 @@ export function assemble(
   const warnings: Problem[] = [];
   const checked = new Map<SourceFile, FrontMatter>();
   for (const file of files) {
-    const result = validateFrontMatter(file);
+    const result = validated(file);
     warnings.push(...result.warnings);
     if (!result.ok) {
       problems.push(...result.problems);
@@ -133,7 +133,7 @@ export function assemble(
     for (const file of byLang.values()) {
       const data = checked.get(file);
       if (data?.image !== undefined) {
-        const image = resolveImage(data.image, config.images);
+        const image = resolvedImage(data.image, config.images);
         if (!image.ok) problems.push({ ...image.problem, file: file.path, line: file.lines.image ?? 1 });
       }
     }
@@ -148,7 +148,7 @@ export function assemble(
     const entry: ContentEntry = { id, type: canonical.file.type, translations };
     if (canonical.data.date) entry.date = canonical.data.date;
     if (canonical.data.image !== undefined) {
-      const image = resolveImage(canonical.data.image, config.images);
+      const image = resolvedImage(canonical.data.image, config.images);
       if (image.ok) entry.image = image.url;
     }
     if (entry.type === 'project') entry.technologies = canonical.data.technologies ?? [];
@@ -207,7 +207,50 @@ function exclusion(data: FrontMatter, options: AssembleOptions, now: string): Le
   return undefined;
 }
 
+// Dev rebuilds keep the parsed front matter of unchanged files (the same objects, parse-cache.ts): what
+// is worked out from them alone is kept too, by those objects, so that a save redoes one file's share.
+const VALIDATED = new WeakMap<object, Map<string, ReturnType<typeof validateFrontMatter>>>();
+const TRANSLATED = new WeakMap<FrontMatter, { key: string; translation: Translation }>();
+const IMAGES = new Map<string, ImageResult>();
+
+/** validateFrontMatter, once per parsed front matter, type and path (its messages name the file). */
+function validated(file: SourceFile): ReturnType<typeof validateFrontMatter> {
+  if (typeof file.data !== 'object' || file.data === null) return validateFrontMatter(file);
+  let byFile = VALIDATED.get(file.data);
+  if (!byFile) {
+    byFile = new Map();
+    VALIDATED.set(file.data, byFile);
+  }
+  const key = `${file.type}\u0000${file.lang}\u0000${file.path}`;
+  let result = byFile.get(key);
+  if (!result) {
+    result = validateFrontMatter(file);
+    byFile.set(key, result);
+  }
+  return result;
+}
+
 function translationOf(file: SourceFile, data: FrontMatter, config: SiteConfig): Translation {
+  const key = `${file.path}\u0000${file.lang}\u0000${file.name}\u0000${config.site}\u0000${config.routes[file.type][file.lang]}`;
+  const known = TRANSLATED.get(data);
+  if (known?.key === key) return known.translation;
+  const translation = newTranslation(file, data, config);
+  TRANSLATED.set(data, { key, translation });
+  return translation;
+}
+
+function resolvedImage(image: string, imageBase: string): ImageResult {
+  const key = `${imageBase}\u0000${image}`;
+  let result = IMAGES.get(key);
+  if (!result) {
+    result = resolveImage(image, imageBase);
+    if (IMAGES.size > 100_000) IMAGES.clear();
+    IMAGES.set(key, result);
+  }
+  return result;
+}
+
+function newTranslation(file: SourceFile, data: FrontMatter, config: SiteConfig): Translation {
   const slug = data.slug ?? file.name;
   const pattern = config.routes[file.type][file.lang];
   const translation: Translation = {
