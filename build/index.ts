@@ -97,6 +97,13 @@ export interface BuildOptions {
    */
   cache?: ParseCache | false;
   /**
+   * Dev, with a given `cache`: the only content files (absolute paths) changed since the last build
+   * with that cache, as its watcher saw them; none added or removed. The other files are taken from the
+   * cache without listing the folders or looking at each file (dev checks them when idle, see
+   * sourcesUnchanged). A path the last build did not read makes this build look at everything.
+   */
+  changed?: ReadonlySet<string>;
+  /**
    * What the deployed site publishes (`fetchLive`): the build then announces deprecations from the day
    * the live site first published them and refuses a configuration that breaks a live promise.
    */
@@ -214,6 +221,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     maxFileBytes,
     ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
     ...(cache && { cache }),
+    ...(cache && options.changed && { changed: options.changed }),
     exclude: [outDir, resolve(root, PRIVATE_DIR)],
   });
   // Kept whatever the content's problems: what was parsed is still what the files say. A cache that

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { ContentIndexError, formatProblems, isContentIndexError } from '../core/errors.ts';
@@ -10,7 +10,7 @@ import { DEFAULT_LAYOUT, type SiteConfig } from '../core/site-config.ts';
 import { type BuildOptions, type BuildResult, build } from '../index.ts';
 import { count } from '../report.ts';
 import { importGeneration, readD1Manifest, switchGeneration } from '../stages/d1-import.ts';
-import { DEFAULT_MAX_FILE_BYTES } from '../stages/load.ts';
+import { DEFAULT_MAX_FILE_BYTES, sourcesUnchanged } from '../stages/load.ts';
 import { importConfigModule } from '../stages/load-config.ts';
 import { refusedOutput } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
@@ -42,6 +42,8 @@ const COALESCE_MS = 15;
 const RECHECK_MS = 60;
 /** The parse cache is written this long after the last rebuild. */
 const CACHE_SAVE_MS = 2000;
+/** A build that trusted the watcher is checked against the whole content folder this long after. */
+const VERIFY_MS = 1000;
 
 export function registerDevCommand(program: Command, context: CliContext): void {
   withBuildFlags(
@@ -63,6 +65,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   // The output is served as soon as it is written; the MCP data follows it (see BuildOptions.publishFirst).
   const options: BuildOptions = { ...buildOptions(flags, context), cache, publishFirst: true };
   let saveTimer: NodeJS.Timeout | undefined;
+  let verifyTimer: NodeJS.Timeout | undefined;
   const saveCache = () => (cache ? cache.save().catch(() => undefined) : Promise.resolve());
   const saveWhenIdle = () => {
     clearTimeout(saveTimer);
@@ -90,9 +93,12 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const seen = new Map<string, string>();
 
   // The D1 backend serves from wrangler's local D1 (the same state `wrangler pages dev` uses): each build
-  // whose content changed is imported there, and the local database switched to it.
-  const importLocally = async (result: BuildResult): Promise<void> => {
-    if (result.mcp?.backend !== 'd1') return;
+  // whose content changed is imported there, and the local database switched to it. Imports run one at
+  // a time beside the rebuilds (at 10,000 items one takes seconds): saves are served meanwhile, and only
+  // the newest build waiting is imported next.
+  let importing = false;
+  let waiting = false;
+  const importOne = async (): Promise<void> => {
     const manifest = await readD1Manifest(root);
     if (!manifest) return;
     const where = { remote: false, root, env: { ...process.env, ...context.env } };
@@ -104,16 +110,35 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       );
     }
   };
+  const importLocally = (result: BuildResult): void => {
+    if (result.mcp?.backend !== 'd1') return;
+    waiting = true;
+    if (importing) return;
+    importing = true;
+    void (async () => {
+      while (waiting && !stopping) {
+        waiting = false;
+        try {
+          await importOne();
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          context.printErr(`✗ D1 (local): ${message}; /mcp still serves the last imported build`);
+        }
+      }
+      importing = false;
+    })();
+  };
 
-  const rebuild = async (reason: string): Promise<void> => {
+  const rebuild = async (reason: string, changedFiles?: ReadonlySet<string>): Promise<void> => {
+    clearTimeout(verifyTimer);
     try {
-      saveWhenIdle();
-      last = await build(options);
+      last = await build(changedFiles ? { ...options, changed: changedFiles } : options);
       printWarnings(last.warnings, context);
       context.print(
         `✓ ${reason}: ${count(last.model.entries.length, 'item')} in ${Math.round(last.durationMs)} ms`,
       );
-      await importLocally(last);
+      if (changedFiles) verifyTimer = setTimeout(() => void verify(), VERIFY_MS).unref();
+      importLocally(last);
     } catch (error) {
       if (isContentIndexError(error)) {
         context.printErr(formatProblems(error.problems));
@@ -142,9 +167,18 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     changed.clear();
     try {
       for (const [path, identity] of await identities([...batch.keys()])) seen.set(path, identity);
-      await rebuild(`rebuilt after ${reasonFor(root, batch)}`);
-      if (batch.has(configFile))
-        watcher.update(planFrom(last?.config ?? (await configOf(root, configFile, context))));
+      // Content files saved in place: the build takes the watcher's word that nothing else changed.
+      const edits = [...batch].every(
+        ([path, event]) => event === 'change' && isInside(plan.contentDir, path),
+      );
+      await rebuild(
+        `rebuilt after ${reasonFor(root, batch)}`,
+        edits && cache ? new Set(batch.keys()) : undefined,
+      );
+      if (batch.has(configFile)) {
+        plan = planFrom(last?.config ?? (await configOf(root, configFile, context)));
+        watcher.update(plan);
+      }
     } finally {
       running = false;
     }
@@ -159,7 +193,27 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     if (changed.size > 0) schedule();
   };
 
+  /**
+   * After a build that took the watcher's word, the content folder is looked at in full once dev is
+   * idle: a change the watcher missed still gets built, a little later.
+   */
+  const verify = async (): Promise<void> => {
+    if (running || stopping || changed.size > 0 || !cache || !last) return;
+    const unchanged = await sourcesUnchanged({
+      root,
+      layout: last.config.content,
+      ...(options.content !== undefined && { content: options.content }),
+      maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+      cache,
+      exclude: [outDir, resolve(root, PRIVATE_DIR)],
+    }).catch(() => false);
+    if (unchanged || running || stopping) return;
+    changed.set(plan.contentDir, 'change');
+    schedule();
+  };
+
   const initial = planFrom(await configOf(root, configFile, context));
+  let plan = initial;
   // Refused before anything runs: wrangler must never serve (nor the build link) the project or the home.
   const refused = refusedOutput(outDir, {
     root,
@@ -201,6 +255,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     stopping = true;
     clearTimeout(timer);
     clearTimeout(saveTimer);
+    clearTimeout(verifyTimer);
     await saveCache();
     await watcher.close().catch(() => undefined);
     await wrangler?.stop();
@@ -263,6 +318,11 @@ function reasonFor(root: string, batch: ReadonlyMap<string, SourceEvent>): strin
 }
 
 const GONE = 'gone';
+
+function isInside(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
 
 /** A path as messages show it: relative to the project root. */
 function shownPath(root: string, path: string): string {

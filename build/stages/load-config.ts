@@ -4,7 +4,6 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUNDLED } from '../core/bundled.ts';
 import { ContentIndexError } from '../core/errors.ts';
-import { CACHE_DIR } from './parse-cache.ts';
 
 /** Imports the default export of a TypeScript or JavaScript configuration module. */
 export async function importConfigModule(
@@ -60,8 +59,8 @@ export async function importConfigModule(
 /**
  * Node 20 cannot import TypeScript, and later lines strip types only in some versions, with other rules
  * for extension-less imports. So the CLI compiles the file (and the local files it imports) with esbuild
- * into a module under the project's `.content-index/cache/config/`, where the site's own packages
- * resolve (no loader hooks in the process). `content-index` resolves to the running copy of the tool,
+ * into a module under the site's `node_modules/.cache/content-index/config/`, where the site's own
+ * packages resolve (no loader hooks in the process). `content-index` resolves to the running copy of the tool,
  * wherever it is installed. The compiled module is kept, named after what it was compiled from: the
  * next start imports it without loading esbuild at all, once it has checked that none of the files it
  * was made from changed (their SHA-256). From the sources (vitest, tsx) the runtime reads TypeScript
@@ -77,7 +76,9 @@ async function importTypeScript(root: string, url: string): Promise<unknown> {
   }
   const self = new URL(BUNDLED ? './index.js' : '../index.ts', import.meta.url).href;
   const entry = fileURLToPath(url);
-  const cache = join(root, CACHE_DIR, 'config');
+  // Under the site's node_modules, where its packages resolve from and caches conventionally go (and
+  // not in .content-index/: `dev` reads the configuration before it may create anything there).
+  const cache = join(root, 'node_modules', '.cache', 'content-index', 'config');
   // The entry's path and bytes are in the URL's query; the tool's own address is in the compiled code.
   const key = sha256(`${COMPILED_FORMAT}\n${self}\n${url}`).slice(0, 24);
   const manifestFile = join(cache, `${key}.json`);

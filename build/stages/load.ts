@@ -23,6 +23,11 @@ export interface LoadOptions {
   cache?: ParseCache;
   /** Folders never read as content (absolute): the output folder and the private folder, when inside it. */
   exclude?: readonly string[];
+  /**
+   * Dev: the only content files (absolute paths) that changed since the last build with this `cache`;
+   * none was added or removed. A path the last build did not read makes the build list every folder.
+   */
+  changed?: ReadonlySet<string>;
 }
 
 export interface Loaded {
@@ -42,66 +47,36 @@ interface Found {
   base: string;
 }
 
-/** Finds the content files of every type, reads their front matter, and tells their language. */
+/** The content files a build reads, as found by the layout's globs. */
+export interface Listing {
+  /** What the listing was made from: the content folder, the layout, the folders left out. */
+  key: string;
+  tasks: (ParseTask & { location: Location })[];
+  problems: Problem[];
+}
+
+/**
+ * Finds the content files of every type, reads their front matter, and tells their language. With
+ * `changed` (dev, from its watcher) and the listing of the last build in the cache, the folders are
+ * not listed again and only those files are looked at.
+ */
 export async function loadSources(options: LoadOptions): Promise<Loaded> {
   const { layout } = options;
-  const contentDir = resolve(options.root, options.content ?? layout.dir);
-  const displayRoot = relative(options.root, contentDir).split('\\').join('/');
-  const shown = (relPath: string) => (displayRoot ? `${displayRoot}/${relPath}` : relPath);
-  const problems: Problem[] = [];
-  const ignore = (options.exclude ?? []).flatMap((dir) => {
-    const inside = relative(contentDir, dir).split('\\').join('/');
-    if (inside === '' || inside.startsWith('../') || inside === '..' || isAbsolute(inside)) return [];
-    return [`${fg.escapePath(inside)}/**`];
-  });
-
-  const found = new Map<string, Found>();
-  for (const type of CONTENT_TYPES) {
-    for (const glob of layout.types[type]) {
-      const base = globBase(glob);
-      const matches = await fg(glob, {
-        cwd: contentDir,
-        onlyFiles: true,
-        followSymbolicLinks: false,
-        ignore,
-      });
-      for (const relPath of matches) {
-        const other = found.get(relPath);
-        if (other && other.type !== type) {
-          problems.push({
-            code: 'config_invalid',
-            file: shown(relPath),
-            field: 'content.types',
-            message: `matches the globs of both ${other.type} and ${type}`,
-            hint: 'make the globs in content.types of site.config.ts select disjoint files',
-          });
-        } else if (!other) {
-          found.set(relPath, { relPath, type, base });
-        }
-      }
-    }
-  }
-  const sorted = [...found.values()].sort((a, b) =>
-    a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0,
-  );
-  // In a page bundle (`name/index.es.md`) other Markdown files are resources of the page, not pages.
-  const bundles = new Set(
-    sorted.filter((f) => INDEX_FILE.test(posix.basename(f.relPath))).map((f) => posix.dirname(f.relPath)),
-  );
-
-  const tasks: (ParseTask & { location: Location })[] = [];
-  for (const { relPath, type, base } of sorted) {
-    const fileName = posix.basename(relPath);
-    if (fileName.startsWith('_')) continue; // `_index.md` (Hugo list pages) and partials are not pages
-    if (!INDEX_FILE.test(fileName) && insideBundle(posix.dirname(relPath), bundles)) continue;
-    const location = locate(relPath, type, base, layout);
-    if ('problem' in location) problems.push({ ...location.problem, file: shown(relPath) });
-    else tasks.push({ path: shown(relPath), absolute: join(contentDir, relPath), location });
-  }
+  const previous = options.cache?.listing as Listing | undefined;
+  const key = listingKey(options);
+  const hinted =
+    options.changed !== undefined &&
+    previous?.key === key &&
+    [...options.changed].every((path) => previous.tasks.some((task) => task.absolute === path));
+  const listing = hinted && previous ? previous : await listSources(options);
+  if (options.cache) options.cache.listing = listing;
+  const { tasks } = listing;
+  const problems = [...listing.problems];
 
   const parseOptions: ParseFilesOptions = { maxFileBytes: options.maxFileBytes };
   if (options.parallelThreshold !== undefined) parseOptions.parallelThreshold = options.parallelThreshold;
   if (options.cache) parseOptions.cache = options.cache;
+  if (hinted && options.changed) parseOptions.only = options.changed;
   const outcomes = await parseFiles(tasks, parseOptions);
   const files: SourceFile[] = [];
   const unreadable: UnreadableSource[] = [];
@@ -156,6 +131,83 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
     });
   }
   return { files, problems, unreadable };
+}
+
+function listingKey(options: LoadOptions): string {
+  return JSON.stringify([options.root, options.content, options.layout, options.exclude]);
+}
+
+/** The layout's globs over the content folder: every file to read, in path order, and the problems found. */
+async function listSources(options: LoadOptions): Promise<Listing> {
+  const { layout } = options;
+  const contentDir = resolve(options.root, options.content ?? layout.dir);
+  const displayRoot = relative(options.root, contentDir).split('\\').join('/');
+  const shown = (relPath: string) => (displayRoot ? `${displayRoot}/${relPath}` : relPath);
+  const problems: Problem[] = [];
+  const ignore = (options.exclude ?? []).flatMap((dir) => {
+    const inside = relative(contentDir, dir).split('\\').join('/');
+    if (inside === '' || inside.startsWith('../') || inside === '..' || isAbsolute(inside)) return [];
+    return [`${fg.escapePath(inside)}/**`];
+  });
+
+  const found = new Map<string, Found>();
+  for (const type of CONTENT_TYPES) {
+    for (const glob of layout.types[type]) {
+      const base = globBase(glob);
+      const matches = await fg(glob, {
+        cwd: contentDir,
+        onlyFiles: true,
+        followSymbolicLinks: false,
+        ignore,
+      });
+      for (const relPath of matches) {
+        const other = found.get(relPath);
+        if (other && other.type !== type) {
+          problems.push({
+            code: 'config_invalid',
+            file: shown(relPath),
+            field: 'content.types',
+            message: `matches the globs of both ${other.type} and ${type}`,
+            hint: 'make the globs in content.types of site.config.ts select disjoint files',
+          });
+        } else if (!other) {
+          found.set(relPath, { relPath, type, base });
+        }
+      }
+    }
+  }
+  const sorted = [...found.values()].sort((a, b) =>
+    a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0,
+  );
+  // In a page bundle (`name/index.es.md`) other Markdown files are resources of the page, not pages.
+  const bundles = new Set(
+    sorted.filter((f) => INDEX_FILE.test(posix.basename(f.relPath))).map((f) => posix.dirname(f.relPath)),
+  );
+
+  const tasks: Listing['tasks'] = [];
+  for (const { relPath, type, base } of sorted) {
+    const fileName = posix.basename(relPath);
+    if (fileName.startsWith('_')) continue; // `_index.md` (Hugo list pages) and partials are not pages
+    if (!INDEX_FILE.test(fileName) && insideBundle(posix.dirname(relPath), bundles)) continue;
+    const location = locate(relPath, type, base, layout);
+    if ('problem' in location) problems.push({ ...location.problem, file: shown(relPath) });
+    else tasks.push({ path: shown(relPath), absolute: join(contentDir, relPath), location });
+  }
+  return { key: listingKey(options), tasks, problems };
+}
+
+/**
+ * Whether the content folder still holds exactly what the last build with this cache read: the same
+ * files, each with the stamp it had. Dev asks when it is idle after a build that took its watcher's
+ * word for what changed; anything else means a full build.
+ */
+export async function sourcesUnchanged(options: LoadOptions & { cache: ParseCache }): Promise<boolean> {
+  const previous = options.cache.listing as Listing | undefined;
+  if (!previous) return false;
+  const listing = await listSources(options);
+  if (listing.key !== previous.key || listing.tasks.length !== previous.tasks.length) return false;
+  if (listing.tasks.some((task, i) => task.absolute !== previous.tasks[i]?.absolute)) return false;
+  return options.cache.unchanged(listing.tasks, options.maxFileBytes);
 }
 
 /** Lines are found under the keys as written; a key read under another spelling (`Title`) gets its line too. */

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import packageJson from '../../package.json' with { type: 'json' };
 import { BUNDLED } from '../core/bundled.ts';
+import { headHash, readHead } from './parse/read-head.js';
 import type { ParsedSource } from './parse/parse-source.js';
 
 /** Relative to the project root: the tool's private folder (never published). */
@@ -85,6 +86,10 @@ export interface ParseCacheOptions {
 export class ParseCache {
   private entries: Map<string, Entry>;
   private byHash = new Map<string, ParsedSource>();
+  /** The listing of the files the last build read (load.ts), kept for dev's next build. */
+  listing: unknown;
+  /** Files not kept (their parse failed, or JSON cannot hold their values), with their stamp then. */
+  private uncached = new Map<string, Stamp>();
   /** Shards whose files no longer say what the cache holds. */
   private dirty = new Set<number>();
   private readonly dir: string | undefined;
@@ -147,21 +152,53 @@ export class ParseCache {
     return new Set(this.byHash.keys());
   }
 
-  /** The stamp of each file (undefined when it cannot be read), and the outcome of each unchanged one. */
-  lookup(tasks: readonly { path: string; absolute: string }[]): {
+  /**
+   * The stamp of each file (undefined when it cannot be read), and the outcome of each unchanged one.
+   * With `only` (dev: the files its watcher saw change), the other files the cache holds are taken as
+   * they were without a look at the file system.
+   */
+  lookup(
+    tasks: readonly { path: string; absolute: string }[],
+    only?: ReadonlySet<string>,
+  ): {
     stamps: (Stamp | undefined)[];
     hits: (ParsedSource | undefined)[];
     at: number;
   } {
     // Before the first stamp: a change after this moment is one the recorded stamps may not show.
     const at = this.now();
-    const stamps = tasks.map((task) => this.statOf(task.absolute));
-    const hits = tasks.map((task, i) => {
+    const stamps: (Stamp | undefined)[] = [];
+    const hits = tasks.map((task) => {
       const entry = this.entries.get(task.path);
-      const stamp = stamps[i];
+      if (only && entry && !entry.racy && !only.has(task.absolute)) {
+        stamps.push(entry);
+        return entry.outcome;
+      }
+      const stamp = this.statOf(task.absolute);
+      stamps.push(stamp);
       return entry && stamp && !entry.racy && sameStamp(entry, stamp) ? entry.outcome : undefined;
     });
     return { stamps, hits, at };
+  }
+
+  /**
+   * Whether every file is as the cache last saw it: the same stamp as its entry (and for a racy entry,
+   * the same front matter), or for a file whose parse failed, the stamp it had then.
+   */
+  unchanged(tasks: readonly { path: string; absolute: string }[], maxFileBytes: number): boolean {
+    return tasks.every((task) => {
+      const stamp = this.statOf(task.absolute);
+      const entry = this.entries.get(task.path);
+      const known = entry ?? this.uncached.get(task.path);
+      if (!stamp || !known || !sameStamp(known, stamp)) return false;
+      if (!entry?.racy) return true;
+      // A stamp too recent to vouch for the file (RACY_MS): its front matter must still read the same.
+      try {
+        return headHash(readHead(task.absolute, maxFileBytes).text) === entry.hash;
+      } catch {
+        return false;
+      }
+    });
   }
 
   /** The hash of a file's front matter, as recorded. */
@@ -189,15 +226,20 @@ export class ParseCache {
     at: number,
   ): void {
     const next = new Map<string, Entry>();
+    this.uncached.clear();
     tasks.forEach((task, i) => {
       const { stamp, hash, outcome } = files[i] ?? { outcome: undefined };
+      if (stamp && (!outcome || hash === undefined)) this.uncached.set(task.path, stamp);
       if (!stamp || hash === undefined || !outcome) return;
       const previous = this.entries.get(task.path);
       if (previous && previous.hash === hash && !previous.racy && sameStamp(previous, stamp)) {
         next.set(task.path, previous);
         return;
       }
-      if (!isPlainJson(outcome.data)) return;
+      if (!isPlainJson(outcome.data)) {
+        this.uncached.set(task.path, stamp);
+        return;
+      }
       this.dirty.add(shardOf(task.path));
       const racy = Math.max(stamp.mtimeMs, stamp.ctimeMs) > at - this.racyMs;
       next.set(task.path, { ...stamp, racy, hash, outcome });
@@ -317,7 +359,9 @@ export function isPlainJson(value: unknown, depth = 0): boolean {
       if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false;
     return true;
   }
-  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  // smol-toml's tables have no prototype; JSON gives them Object's, which reads the same.
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
   for (const child of Object.values(value)) if (!isPlainJson(child, depth + 1)) return false;
   return true;
 }

@@ -9,6 +9,8 @@ export interface ParseFilesOptions {
   parallelThreshold?: number;
   /** Outcomes of earlier builds (parse-cache.ts): unchanged files are not read, known texts not parsed. */
   cache?: ParseCache;
+  /** With a cache: the only files (absolute paths) that may have changed since its last build (dev). */
+  only?: ReadonlySet<string>;
 }
 
 /** Share of the files given to the worker: it starts later than the main thread does. */
@@ -21,7 +23,7 @@ export async function parseFiles(
 ): Promise<ParseOutcome[]> {
   const { cache } = options;
   if (!cache) return (await parseUncached(tasks, options)).map((p) => p.outcome as ParseOutcome);
-  const { stamps, hits, at } = cache.lookup(tasks);
+  const { stamps, hits, at } = cache.lookup(tasks, options.only);
   const misses = tasks.flatMap((_, i) => (hits[i] ? [] : [i]));
   const fresh = await parseUncached(
     misses.map((i) => tasks[i] as ParseTask),

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import { type BuildOptions, type BuildResult, build } from '../../build/index.ts';
-import { DEFAULT_MAX_FILE_BYTES } from '../../build/stages/load.ts';
+import { DEFAULT_MAX_FILE_BYTES, sourcesUnchanged } from '../../build/stages/load.ts';
 import { CACHE_DIR, ParseCache } from '../../build/stages/parse-cache.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
 import { FIXTURE_CONFIG, md, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
@@ -186,4 +186,49 @@ describe('the parse cache', () => {
       expect(await contentTitles(s)).toEqual(['Cuarto', 'Dos', 'Tres', 'Una']);
     });
   }
+});
+
+describe("dev's builds that take the watcher's word", () => {
+  it('read only the files named changed, and sourcesUnchanged tells when something else changed', async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    const cache = ParseCache.open(s.root, { maxFileBytes: DEFAULT_MAX_FILE_BYTES, racyMs: 0 });
+    const path = (p: string) => join(s.root, p);
+    const built = await build({ root: s.root, cache, clock: () => NOW });
+    // What build() hands loadSources: the listing is the last build's only for the same options.
+    const options = {
+      root: s.root,
+      layout: built.config.content,
+      maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+      cache,
+      exclude: [built.outDir, join(s.root, '.content-index')],
+    };
+    expect(await sourcesUnchanged(options)).toBe(true);
+
+    // Two saves, the watcher reported one: the build reads that one alone.
+    await s.write('content/posts/uno.es.md', md({ title: 'Uno editado', date: '2025-01-10' }));
+    await s.write('content/posts/dos.es.md', md({ title: 'Dos editado', date: '2025-02-01' }));
+    await build({
+      root: s.root,
+      cache,
+      clock: () => NOW,
+      changed: new Set([path('content/posts/uno.es.md')]),
+    });
+    expect(await contentTitles(s)).toEqual(['Cuatro', 'Dos', 'Tres', 'Uno editado']);
+    // Dev's look when idle finds the other one; a full build then gives what a cold one gives.
+    expect(await sourcesUnchanged(options)).toBe(false);
+    await expectSameAsCold(s, () => ({ cache }));
+    expect(await contentTitles(s)).toEqual(['Cuatro', 'Dos editado', 'Tres', 'Uno editado']);
+    expect(await sourcesUnchanged(options)).toBe(true);
+
+    // A file the last build did not read (a new one) makes the build list the folders again.
+    await s.write('content/posts/cinco.es.md', md({ title: 'Cinco', date: '2025-06-01' }));
+    await build({
+      root: s.root,
+      cache,
+      clock: () => NOW,
+      changed: new Set([path('content/posts/cinco.es.md')]),
+    });
+    expect(await contentTitles(s)).toContain('Cinco');
+  });
 });

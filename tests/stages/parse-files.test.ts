@@ -68,6 +68,17 @@ describe('parseFiles with a parse cache', () => {
     expect(cache.size).toBe(1); // a.es.md is no longer listed
   });
 
+  it('keeps TOML and JSON front matter too (TOML tables have no prototype; JSON gives them one)', async () => {
+    const toml = await file('t.es.md', "+++\ntitle = 'Uno'\n[params]\nx = 1\n+++\n");
+    const json = await file('j.es.md', '{ "title": "Dos", "params": { "x": [1, "a"] } }\n');
+    const cache = new ParseCache(undefined, { now: () => Date.now() + 60_000 });
+    const first = await parseFiles([toml, json], { maxFileBytes: MAX, cache });
+    expect(cache.size).toBe(2);
+    expect(JSON.parse(JSON.stringify(first))).toEqual(
+      JSON.parse(JSON.stringify(await parseFiles([toml, json], { maxFileBytes: MAX, cache }))),
+    );
+  });
+
   it('keeps no failure and no value JSON cannot hold, and reads those files every time', async () => {
     const bad = await file('bad.es.md', '---\ntitle: [Uno\n---\n');
     const nan = await file('nan.es.md', '---\ntitle: Uno\nweight: .nan\n---\n');

@@ -1,9 +1,8 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
 // without a TypeScript loader.
-import { createHash } from 'node:crypto';
 import { formatBytes } from './format-bytes.js';
 import { closingHint, parseSource } from './parse-source.js';
-import { MAX_FRONT_MATTER_BYTES, readHead } from './read-head.js';
+import { headHash, MAX_FRONT_MATTER_BYTES, readHead } from './read-head.js';
 
 /** @typedef {import('../../core/errors.ts').Problem} Problem */
 /** @typedef {import('./parse-source.js').ParsedSource} ParsedSource */
@@ -35,16 +34,6 @@ import { MAX_FRONT_MATTER_BYTES, readHead } from './read-head.js';
  */
 export function parseChunk(tasks, maxFileBytes, known) {
   return tasks.map((task) => parseOne(task, maxFileBytes, known));
-}
-
-/**
- * The hash a parse cache keys a front matter's text by. The outcome of a successful parse depends on
- * that text alone (a body is never read), so equal texts have equal outcomes whatever the file.
- * @param {string} text
- * @returns {string}
- */
-export function headHash(text) {
-  return createHash('sha256').update(text).digest('base64');
 }
 
 /**
