@@ -81,6 +81,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
   const files: SourceFile[] = [];
   const unreadable: UnreadableSource[] = [];
   const fold = createKeyFolder(layout.language === 'field' ? [layout.languageField] : []);
+  const foldKey = layout.language === 'field' ? `field:${layout.languageField}` : layout.language;
   for (const [i, outcome] of outcomes.entries()) {
     const task = tasks[i];
     if (!task) continue;
@@ -91,6 +92,20 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       const { translationKey, ...problem } = outcome;
       problems.push(problem);
       unreadable.push({ type, name, lang: task.location.lang, translationKey });
+      continue;
+    }
+    // Dev: an unchanged file keeps its parsed object (parse-cache.ts), and so its SourceFile, which
+    // what assemble works out from it is kept by.
+    const known = SOURCE_FILES.get(outcome);
+    if (
+      known &&
+      known.path === task.path &&
+      known.type === type &&
+      known.name === name &&
+      known.lang === task.location.lang &&
+      known.fold === foldKey
+    ) {
+      files.push(known.file);
       continue;
     }
     const folded = fold(outcome.data);
@@ -119,7 +134,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       }
       lang = told;
     }
-    files.push({
+    const file: SourceFile = {
       path: task.path,
       type,
       name,
@@ -128,10 +143,20 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       get lines() {
         return linesOf();
       },
-    });
+    };
+    files.push(file);
+    // Only a file found plainly: one with repeated keys or a language field has problems to tell again.
+    if (folded.repeated.length === 0 && task.location.lang !== undefined) {
+      SOURCE_FILES.set(outcome, { path: task.path, type, name, lang, fold: foldKey, file });
+    }
   }
   return { files, problems, unreadable };
 }
+
+const SOURCE_FILES = new WeakMap<
+  object,
+  { path: string; type: ContentType; name: string; lang: string; fold: string; file: SourceFile }
+>();
 
 function listingKey(options: LoadOptions): string {
   return JSON.stringify([options.root, options.content, options.layout, options.exclude]);

@@ -6,8 +6,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import packageJson from '../../package.json' with { type: 'json' };
 import { BUNDLED } from '../core/bundled.ts';
-import { headHash, readHead } from './parse/read-head.js';
 import type { ParsedSource } from './parse/parse-source.js';
+import { headHash, readHead } from './parse/read-head.js';
 
 /** Relative to the project root: the tool's private folder (never published). */
 export const CACHE_DIR = '.content-index/cache';
@@ -162,7 +162,8 @@ export class ParseCache {
     only?: ReadonlySet<string>,
   ): {
     stamps: (Stamp | undefined)[];
-    hits: (ParsedSource | undefined)[];
+    /** The entry of each unchanged file (its outcome and hash). */
+    hits: ({ outcome: ParsedSource; hash: string } | undefined)[];
     at: number;
   } {
     // Before the first stamp: a change after this moment is one the recorded stamps may not show.
@@ -172,11 +173,11 @@ export class ParseCache {
       const entry = this.entries.get(task.path);
       if (only && entry && !entry.racy && !only.has(task.absolute)) {
         stamps.push(entry);
-        return entry.outcome;
+        return entry;
       }
       const stamp = this.statOf(task.absolute);
       stamps.push(stamp);
-      return entry && stamp && !entry.racy && sameStamp(entry, stamp) ? entry.outcome : undefined;
+      return entry && stamp && !entry.racy && sameStamp(entry, stamp) ? entry : undefined;
     });
     return { stamps, hits, at };
   }
@@ -201,11 +202,6 @@ export class ParseCache {
     });
   }
 
-  /** The hash of a file's front matter, as recorded. */
-  hashOf(path: string): string | undefined {
-    return this.entries.get(path)?.hash;
-  }
-
   /** The outcome of a front-matter text the cache holds. */
   outcomeOf(hash: string): ParsedSource | undefined {
     return this.byHash.get(hash);
@@ -225,29 +221,43 @@ export class ParseCache {
     }[],
     at: number,
   ): void {
-    const next = new Map<string, Entry>();
+    // In place: a rebuild after one save changes one entry, not 26,000.
     this.uncached.clear();
+    let listed = 0;
     tasks.forEach((task, i) => {
       const { stamp, hash, outcome } = files[i] ?? { outcome: undefined };
-      if (stamp && (!outcome || hash === undefined)) this.uncached.set(task.path, stamp);
-      if (!stamp || hash === undefined || !outcome) return;
       const previous = this.entries.get(task.path);
-      if (previous && previous.hash === hash && !previous.racy && sameStamp(previous, stamp)) {
-        next.set(task.path, previous);
+      if (!stamp || hash === undefined || !outcome || !isPlainJson(outcome.data)) {
+        if (stamp) this.uncached.set(task.path, stamp);
+        if (previous) this.forget(task.path);
         return;
       }
-      if (!isPlainJson(outcome.data)) {
-        this.uncached.set(task.path, stamp);
-        return;
-      }
+      listed++;
+      if (previous && previous.hash === hash && !previous.racy && sameStamp(previous, stamp)) return;
       this.dirty.add(shardOf(task.path));
       const racy = Math.max(stamp.mtimeMs, stamp.ctimeMs) > at - this.racyMs;
-      next.set(task.path, { ...stamp, racy, hash, outcome });
+      this.entries.set(task.path, {
+        size: stamp.size,
+        mtimeMs: stamp.mtimeMs,
+        ctimeMs: stamp.ctimeMs,
+        ino: stamp.ino,
+        racy,
+        hash,
+        outcome,
+      });
+      this.byHash.set(hash, outcome);
     });
-    // Files no longer listed (or no longer kept) drop out of their shards.
-    for (const path of this.entries.keys()) if (!next.has(path)) this.dirty.add(shardOf(path));
-    this.entries = next;
-    this.byHash = new Map([...next.values()].map((e) => [e.hash, e.outcome]));
+    // Files no longer listed drop out of their shards (and their texts out of the hashes).
+    if (listed !== this.entries.size) {
+      const paths = new Set(tasks.map((t) => t.path));
+      for (const path of [...this.entries.keys()]) if (!paths.has(path)) this.forget(path);
+      this.byHash = new Map([...this.entries.values()].map((e) => [e.hash, e.outcome]));
+    }
+  }
+
+  private forget(path: string): void {
+    this.entries.delete(path);
+    this.dirty.add(shardOf(path));
   }
 
   /**

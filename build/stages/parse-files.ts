@@ -25,18 +25,21 @@ export async function parseFiles(
   if (!cache) return (await parseUncached(tasks, options)).map((p) => p.outcome as ParseOutcome);
   const { stamps, hits, at } = cache.lookup(tasks, options.only);
   const misses = tasks.flatMap((_, i) => (hits[i] ? [] : [i]));
-  const fresh = await parseUncached(
-    misses.map((i) => tasks[i] as ParseTask),
-    options,
-    cache.hashes(),
-  );
+  const fresh =
+    misses.length === 0
+      ? []
+      : await parseUncached(
+          misses.map((i) => tasks[i] as ParseTask),
+          options,
+          cache.hashes(),
+        );
   // The misses' outcomes woven back between the hits, in task order.
   const files: { stamp: Stamp | undefined; hash: string | undefined; outcome: ParseOutcome }[] = [];
   let k = 0;
-  tasks.forEach((task, i) => {
+  tasks.forEach((_, i) => {
     const hit = hits[i];
     if (hit) {
-      files.push({ stamp: stamps[i], hash: cache.hashOf(task.path), outcome: hit });
+      files.push({ stamp: stamps[i], hash: hit.hash, outcome: hit.outcome });
       return;
     }
     const parsed = fresh[k++] as Parsed;

@@ -77,9 +77,22 @@ export function documentTerms(doc: SearchDocument): readonly (readonly string[] 
   if (!terms) {
     terms = ALL_FIELDS.map((field) => {
       const text = fieldText(doc, field);
-      return text === undefined ? undefined : searchTerms(text);
+      return text === undefined ? undefined : termsOf(text);
     });
     TERMS.set(doc, terms);
+  }
+  return terms;
+}
+
+// By text as well: documents are made anew by every build, their texts mostly the same (dev rebuilds).
+const TEXT_TERMS = new Map<string, readonly string[]>();
+
+function termsOf(text: string): readonly string[] {
+  let terms = TEXT_TERMS.get(text);
+  if (!terms) {
+    terms = searchTerms(text);
+    if (TEXT_TERMS.size >= 500_000) TEXT_TERMS.clear();
+    TEXT_TERMS.set(text, terms);
   }
   return terms;
 }
