@@ -72,7 +72,7 @@ export async function mcpOutput(
   if (config.mcp.backend !== 'd1') {
     // A site past the ceiling is told so without building a search index it cannot use (at 10,000
     // items that was a third of the build).
-    const atLeast = embeddedSizeAtLeast(prepared);
+    const atLeast = embeddedSizeAtLeast(prepared, limits.embeddedModuleBytes);
     if (atLeast > limits.embeddedModuleBytes) {
       embedded = { module: '', size: { moduleBytes: atLeast, atLeast: true } };
     } else {
