@@ -27,3 +27,15 @@ it('the embedded module is never smaller than its lower bound, and the bound is 
     site = undefined;
   }
 });
+
+it('far under the ceiling, the bound is the entries alone, still at most the module', async () => {
+  site = await tempSite(generateSite(20, 4));
+  const { mcpPrepared } = await build({ root: site.root, dryRun: true, deployment: false });
+  const real = Buffer.byteLength(renderMcpModule(embeddedData(mcpPrepared)));
+  const entries = mcpPrepared.entries.reduce((sum, e) => sum + JSON.stringify(e).length, 0);
+  expect(embeddedSizeAtLeast(mcpPrepared, 8 * 1024 * 1024)).toBe(entries);
+  expect(embeddedSizeAtLeast(mcpPrepared)).toBeGreaterThan(entries);
+  expect(embeddedSizeAtLeast(mcpPrepared)).toBeLessThanOrEqual(real);
+  // Near the ceiling the words are counted: the bound is the full one.
+  expect(embeddedSizeAtLeast(mcpPrepared, entries)).toBe(embeddedSizeAtLeast(mcpPrepared));
+});

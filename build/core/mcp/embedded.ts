@@ -63,17 +63,18 @@ export function embeddedData(prepared: McpPrepared): EmbeddedData {
  * bytes); every (term, field, entry) of the index as its least form in MiniSearch's JSON written as a
  * string literal, `\"<id>\":<count>` and a comma or brace: seven bytes and the id's digits.
  */
-export function embeddedSizeAtLeast(prepared: McpPrepared, ceiling = Number.POSITIVE_INFINITY): number {
+export function embeddedSizeAtLeast(prepared: McpPrepared, ceiling?: number): number {
   let bytes = 0;
   for (const entry of prepared.entries) bytes += JSON.stringify(entry).length;
   // The bound cannot exceed what counting every word as a distinct term gives (a word is a letter and
   // a separator at least): when even that is under the ceiling, nothing is tokenized.
-  let most = bytes;
-  prepared.documents.forEach((doc, i) => {
-    for (const field of ALL_FIELDS)
-      most += Math.ceil(((fieldText(doc, field)?.length ?? -1) + 1) / 2) * (7 + String(i).length);
-  });
-  if (most <= ceiling) return Math.min(most, bytes);
+  let most = ceiling === undefined ? Number.POSITIVE_INFINITY : bytes;
+  if (ceiling !== undefined)
+    prepared.documents.forEach((doc, i) => {
+      for (const field of ALL_FIELDS)
+        most += Math.ceil(((fieldText(doc, field)?.length ?? -1) + 1) / 2) * (7 + String(i).length);
+    });
+  if (ceiling !== undefined && most <= ceiling) return bytes;
   prepared.documents.forEach((doc, i) => {
     const perTerm = 7 + String(i).length;
     for (const terms of documentTerms(doc)) if (terms) bytes += new Set(terms).size * perTerm;
