@@ -30,7 +30,7 @@ import { loadLifecycle } from './stages/load-lifecycle.ts';
 import { type McpOutput, mcpOutput } from './stages/mcp-output.ts';
 import { refusedOutput, trackedFilesProblem } from './stages/output/guard.ts';
 import { PRIVATE_DIR } from './stages/output/place.ts';
-import type { ParseCache } from './stages/parse-files.ts';
+import { ParseCache } from './stages/parse-cache.ts';
 import { writePublishedRecord } from './stages/published-record.ts';
 import { readSourceDates } from './stages/source-dates.ts';
 import { servedOutput } from './stages/wrangler-config.ts';
@@ -91,8 +91,19 @@ export interface BuildOptions {
   maxFileBytes?: number;
   /** From this many files on, parsing is shared with a worker thread (default 10,000: below it the worker costs more to start than it saves). */
   parallelThreshold?: number;
-  /** Reuse parsed front matter of unchanged files across builds in one process (dev mode). */
-  cache?: ParseCache;
+  /**
+   * Parsed front matter of unchanged files, kept between builds. Default: the project's cache in
+   * `.content-index/cache/`, read and (unless a dry run) written by this build; `false`: none, every
+   * file is read and parsed. A given cache is used and not written: its owner saves it (dev, when idle).
+   */
+  cache?: ParseCache | false;
+  /**
+   * Dev, with a given `cache`: the only content files (absolute paths) changed since the last build
+   * with that cache, as its watcher saw them; none added or removed. The other files are taken from the
+   * cache without listing the folders or looking at each file (dev checks them when idle, see
+   * sourcesUnchanged). A path the last build did not read makes this build look at everything.
+   */
+  changed?: ReadonlySet<string>;
   /**
    * What the deployed site publishes (`fetchLive`): the build then announces deprecations from the day
    * the live site first published them and refuses a configuration that breaks a live promise.
@@ -107,6 +118,14 @@ export interface BuildOptions {
    * true; `content-index mcp --sources` serves from memory and needs neither.
    */
   deployment?: boolean;
+  /**
+   * Write the output folder before working out the MCP data and checking the deployment against
+   * Cloudflare's limits (dev: an edit is served as soon as it is built). A problem found then is still
+   * thrown, but the output has been replaced: never for an output that is deployed.
+   */
+  publishFirst?: boolean;
+  /** Called with every output file as soon as they are rendered and valid (the CLI starts compressing them for the report). */
+  onRendered?: (files: readonly OutputFile[]) => void;
   /** Called as each stage starts; the CLI draws progress from it on a terminal. */
   onStage?: (stage: BuildStage, detail?: string) => void;
   /** Called after each step of the publication that changes the disk (tests stop the build at each). */
@@ -211,15 +230,22 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   done();
 
   done = stage('load');
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const cache =
+    options.cache === undefined ? ParseCache.open(root, { maxFileBytes }) : options.cache || undefined;
   const loaded = await loadSources({
     root,
     layout: config.content,
     ...(options.content !== undefined && { content: options.content }),
-    maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    maxFileBytes,
     ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
-    ...(options.cache && { cache: options.cache }),
+    ...(cache && { cache }),
+    ...(cache && options.changed && { changed: options.changed }),
     exclude: [outDir, resolve(root, PRIVATE_DIR)],
   });
+  // Kept whatever the content's problems: what was parsed is still what the files say. A cache that
+  // cannot be written costs the next build its time, nothing else.
+  if (options.cache === undefined && !options.dryRun) await cache?.save().catch(() => undefined);
   done();
 
   done = stage('assemble', `${loaded.files.length} files`);
@@ -264,6 +290,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     );
   }
   if (invalid.length > 0) throw new ContentIndexError(invalid);
+  options.onRendered?.(rendered.files);
 
   // The MCP backend, and every limit Cloudflare would otherwise enforce at upload or at the first request.
   const configPath = relative(root, resolve(root, configFile)) || configFile;
@@ -271,7 +298,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let mcpData: BuildResult['mcpData'];
   const mcpWarnings: Problem[] = [];
   let figures: DeploymentFigures | undefined;
-  if (options.deployment ?? true) {
+  const checkDeployment = async () => {
+    if (!(options.deployment ?? true)) return;
     const limits = deployLimits(config.plan, options.limits);
     mcp = await mcpOutput(rendered.mcp, {
       config,
@@ -307,12 +335,13 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         hint: `if ${shown} is the folder you deploy, set pages_build_output_dir = "${shown}" in ${served.file} (Cloudflare Pages reads it too)`,
       });
     }
-  }
+  };
+  if (!options.publishFirst) await checkDeployment();
   done();
 
   done = stage('write', `${rendered.files.length} files`);
   const record = recordPublished(headers.record.record, lifecycle);
-  const warnings = [...headers.warnings, ...loaded.warnings, ...assembled.warnings, ...mcpWarnings];
+  const warnings = [...headers.warnings, ...loaded.warnings, ...assembled.warnings];
   if (!options.dryRun) {
     try {
       const written = await writeOutput(outDir, rendered.files, {
@@ -322,19 +351,20 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         ...(options.onOutputStep && { onStep: options.onOutputStep }),
       });
       warnings.push(...written.warnings);
+    } catch (error) {
+      throw outputFailed(error, root, outDir);
+    }
+  }
+  // Dev: the output is served before the MCP data is worked out (it is never deployed from here).
+  if (options.publishFirst) await checkDeployment();
+  warnings.push(...mcpWarnings);
+  if (!options.dryRun) {
+    try {
       // A deploy of another folder killed before it put the served build's data back: put it back now.
       await recoverHeldPrivateFiles(root);
       if (mcp && mcpData?.written) await writePrivateFiles(root, mcp.files);
     } catch (error) {
-      if (isContentIndexError(error)) throw error;
-      throw new ContentIndexError([
-        {
-          code: 'output_failed',
-          file: relative(root, outDir) || '.',
-          message: `could not write the output: ${error instanceof Error ? error.message : String(error)}`,
-          hint: 'check free disk space and permissions; the previous output was left as it was',
-        },
-      ]);
+      throw outputFailed(error, root, outDir);
     }
     // After the output, so the record never lists a version this build failed to write.
     if (renderPublishedRecord(record.record) !== headers.record.text) {
@@ -372,4 +402,16 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 /** Validates everything a build would, writes nothing. */
 export function check(options: Omit<BuildOptions, 'dryRun'> = {}): Promise<BuildResult> {
   return build({ ...options, dryRun: true });
+}
+
+function outputFailed(error: unknown, root: string, outDir: string): Error {
+  if (isContentIndexError(error)) return error;
+  return new ContentIndexError([
+    {
+      code: 'output_failed',
+      file: relative(root, outDir) || '.',
+      message: `could not write the output: ${error instanceof Error ? error.message : String(error)}`,
+      hint: 'check free disk space and permissions; the previous output was left as it was',
+    },
+  ]);
 }

@@ -4,9 +4,10 @@ import { formatSize, type Headroom, PLAN_NAME } from './core/deploy-limits.ts';
 import type { Problem } from './core/errors.ts';
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from './core/languages.ts';
 import type { FollowedLink, LeftOut } from './core/model.ts';
+import type { OutputFile } from './core/outputs.ts';
 import { printable } from './core/printable.ts';
 import type { BuildResult } from './index.ts';
-import { formatBytes } from './stages/parse/parse-chunk.js';
+import { formatBytes } from './stages/parse/format-bytes.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -50,7 +51,28 @@ export interface FailureReport {
   problems: Problem[];
 }
 
-export async function createReport(result: BuildResult, dryRun: boolean): Promise<BuildReport> {
+/**
+ * Compressed sizes, worked out on the thread pool: identical bodies (the alias and its version) once.
+ * The CLI starts this as soon as the files are rendered (BuildOptions.onRendered), so the compression
+ * runs on another core while the build writes.
+ */
+export function gzipSizes(files: readonly OutputFile[]): Map<string, Promise<number>> {
+  const sizes = new Map<string, Promise<number>>();
+  for (const file of files) {
+    if (!sizes.has(file.content)) {
+      const size = gzip(file.content).then((b) => b.length);
+      size.catch(() => undefined); // awaited by the report; never an unhandled rejection before it
+      sizes.set(file.content, size);
+    }
+  }
+  return sizes;
+}
+
+export async function createReport(
+  result: BuildResult,
+  dryRun: boolean,
+  sizes: Map<string, Promise<number>> = new Map(),
+): Promise<BuildReport> {
   const items = { posts: 0, projects: 0, tips: 0, total: result.model.entries.length };
   const translated: Record<Language, number> = { es: 0, en: 0, 'pt-br': 0 };
   for (const entry of result.model.entries) {
@@ -62,17 +84,14 @@ export async function createReport(result: BuildResult, dryRun: boolean): Promis
     const share = items.total === 0 ? 0 : (translated[lang] / items.total) * 100;
     translations[lang] = { items: translated[lang], percent: Math.round(share * 10) / 10 };
   }
-  // Identical bodies (the alias and its version) are compressed once; gzip runs on the thread pool.
-  const sizes = new Map<string, Promise<number>>();
+  const missing = result.files.filter((f) => !sizes.has(f.content));
+  for (const [content, size] of gzipSizes(missing)) sizes.set(content, size);
   const files = await Promise.all(
-    result.files.map(async (file) => {
-      let size = sizes.get(file.content);
-      if (!size) {
-        size = gzip(file.content).then((b) => b.length);
-        sizes.set(file.content, size);
-      }
-      return { path: file.path, bytes: Buffer.byteLength(file.content), gzipBytes: await size };
-    }),
+    result.files.map(async (file) => ({
+      path: file.path,
+      bytes: Buffer.byteLength(file.content),
+      gzipBytes: await (sizes.get(file.content) as Promise<number>),
+    })),
   );
   return {
     ok: true,

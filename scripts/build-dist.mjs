@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { readRedoc } from '../build/stages/redoc-bundle.js';
 
@@ -43,9 +43,49 @@ async function filesUnder(dir) {
   return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
 }
 
+/**
+ * ajv's standalone code for every schema the package validates with (build/core/validators-standalone.ts),
+ * compiled once here so that the CLI neither loads ajv nor compiles a schema when it starts.
+ */
+async function precompiledValidators() {
+  const esbuild = await import('esbuild');
+  const generator = await esbuild.build({
+    entryPoints: [join(ROOT, 'build/core/validators-standalone.ts')],
+    bundle: true,
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    write: false,
+    logLevel: 'warning',
+  });
+  // Beside the package's node_modules, where the generator's own imports (ajv) resolve.
+  const file = join(ROOT, 'node_modules', '.cache', 'content-index', `validators-${process.pid}.mjs`);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, generator.outputFiles[0]?.text ?? '');
+  try {
+    const { standaloneValidators } = await import(pathToFileURL(file).href);
+    return /** @type {string} */ (standaloneValidators('./_ajv.ts'));
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
 /** @param {string} out */
 async function bundle(out) {
   const esbuild = await import('esbuild');
+  const validators = await precompiledValidators();
+  /** @type {import('esbuild').Plugin} */
+  const precompiled = {
+    name: 'precompiled-validators',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]build[\\/]core[\\/]precompiled-validators\.ts$/ }, () => ({
+        contents: validators,
+        loader: 'js',
+        resolveDir: join(ROOT, 'build', 'core'),
+      }));
+    },
+  };
   const common = /** @type {const} */ ({
     bundle: true,
     splitting: true, // lazy imports stay lazy: the MCP SDK loads only for `content-index mcp`
@@ -59,6 +99,7 @@ async function bundle(out) {
   // beside itself (build/core/bundled.ts) has one folder to count from.
   await esbuild.build({
     ...common,
+    plugins: [precompiled],
     entryPoints: {
       cli: join(ROOT, 'build/cli.ts'),
       index: join(ROOT, 'build/index.ts'),

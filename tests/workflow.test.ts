@@ -93,6 +93,22 @@ describe('the GitHub Actions workflow', () => {
     }
   });
 
+  it('restores and saves the parse cache around every build with actions/cache', () => {
+    for (const name of ['test', 'deploy']) {
+      const steps = workflow.jobs[name]?.steps ?? [];
+      const cache = steps.findIndex((s) => s.uses?.startsWith('actions/cache@'));
+      const builds = steps.findIndex((s) => s.run === 'npm run build' || s.run === 'npm run deploy');
+      expect(cache, name).toBeGreaterThan(-1);
+      expect(cache, `${name}: the cache is restored before the build`).toBeLessThan(builds);
+      const settings = (steps[cache] as { with?: Record<string, string> }).with ?? {};
+      expect(settings.path).toBe('.content-index/cache');
+      // A key of its own per commit (a cache entry is never overwritten), restored from the newest.
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, as the workflow writes it
+      expect(settings.key).toContain('${{ github.sha }}');
+      expect(settings.key?.startsWith(settings['restore-keys'] ?? '\u0000')).toBe(true);
+    }
+  });
+
   it('tests on Node 20, 22 and 24, each a line package.json supports, and deploys with the .nvmrc line', async () => {
     const lines = workflow.jobs.test?.strategy?.matrix?.node ?? [];
     expect(lines).toEqual([20, 22, 24]);

@@ -18,6 +18,8 @@ export interface BuildFlags {
   debug?: boolean;
   json?: boolean;
   verbose?: boolean;
+  /** `--no-cache` sets it false. */
+  cache?: boolean;
 }
 
 /** Flags every command that builds shares. */
@@ -28,6 +30,10 @@ export function withBuildFlags(command: Command): Command {
     .option('--headers <file>', 'version lifecycle and header policy', 'headers.config.ts')
     .option('--drafts', 'include files marked draft: true')
     .option('--future', 'include files dated in the future')
+    .option(
+      '--no-cache',
+      'read and parse every content file (the parse cache in .content-index/cache is not used)',
+    )
     .addOption(new Option('--debug', 'print stack traces of internal errors'));
 }
 
@@ -41,6 +47,7 @@ export function buildOptions(flags: BuildFlags, context: CliContext): BuildOptio
   if (flags.out) options.out = expandHome(flags.out);
   if (flags.config) options.config = flags.config;
   if (flags.headers) options.headers = flags.headers;
+  if (flags.cache === false) options.cache = false;
   // Test-only: smaller Cloudflare limits, as JSON (`{"workerGzipBytes":1000}`), so the tests reach
   // them without giant fixtures. Never set it for a real deploy.
   const limits = context.env.CONTENT_INDEX_TEST_LIMITS;

@@ -3,7 +3,7 @@ import type { CliContext } from '../cli.ts';
 import { isContentIndexError } from '../core/errors.ts';
 import { PUBLISHED_RECORD_FILE } from '../core/published-record.ts';
 import { type BuildStage, build, type LiveSite } from '../index.ts';
-import { createReport, type FailureReport, formatReport } from '../report.ts';
+import { createReport, type FailureReport, formatReport, gzipSizes } from '../report.ts';
 import { configuredSite, livePassed, readLiveSite, withAllowDroppedField } from './_live-check.ts';
 import { type BuildFlags, buildOptions, printWarnings, reportFailure, withBuildFlags } from './_shared.ts';
 
@@ -49,15 +49,19 @@ async function runBuild(flags: CheckFlags, context: CliContext, dryRun: boolean)
       const address = flags.live === true ? await configuredSite(flags, context) : flags.live;
       live = await readLiveSite(address, say);
     }
+    let sizes: ReturnType<typeof gzipSizes> | undefined;
     const result = await build({
       ...buildOptions(flags, context),
       dryRun,
+      onRendered: (files) => {
+        sizes = gzipSizes(files);
+      },
       ...(progress && { onStage: progress.stage }),
       ...(live && { live }),
       ...(flags.allowDroppedField && { allowDroppedFields: flags.allowDroppedField }),
     });
     progress?.clear();
-    const report = await createReport(result, dryRun);
+    const report = await createReport(result, dryRun, sizes);
     if (flags.json) {
       context.print(JSON.stringify(report, null, 2));
     } else {

@@ -1,20 +1,23 @@
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { ContentIndexError, formatProblems, isContentIndexError } from '../core/errors.ts';
 import { printable } from '../core/printable.ts';
 import { resolveSiteConfig } from '../core/resolve-site-config.ts';
 import { DEFAULT_LAYOUT, type SiteConfig } from '../core/site-config.ts';
-import { type BuildResult, build } from '../index.ts';
+import { type BuildOptions, type BuildResult, build } from '../index.ts';
 import { count } from '../report.ts';
 import { importGeneration, readD1Manifest, switchGeneration } from '../stages/d1-import.ts';
 import { withDocsPaths } from '../stages/docs-path.ts';
+import { DEFAULT_MAX_FILE_BYTES, sourcesUnchanged } from '../stages/load.ts';
 import { importConfigModule } from '../stages/load-config.ts';
 import { refusedOutput, trackedFilesProblem } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
-import { type SourceEvent, shownPath, type WatchPlan, watchSources } from '../stages/watch-sources.ts';
+import { ParseCache } from '../stages/parse-cache.ts';
+// chokidar loads only when dev runs: every other command starts without it.
+import type { SourceEvent, WatchPlan } from '../stages/watch-sources.ts';
 import {
   compatibilityArgs,
   type SupervisedWrangler,
@@ -38,6 +41,10 @@ const COALESCE_MS = 15;
  * closes the files of the last rebuild are looked at again, so a write that landed in it is built too.
  */
 const RECHECK_MS = 60;
+/** The parse cache is written this long after the last rebuild. */
+const CACHE_SAVE_MS = 2000;
+/** A build that trusted the watcher is checked against the whole content folder this long after. */
+const VERIFY_MS = 1000;
 
 export function registerDevCommand(program: Command, context: CliContext): void {
   withBuildFlags(
@@ -52,7 +59,19 @@ export function registerDevCommand(program: Command, context: CliContext): void 
 async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const root = process.cwd();
   // Unchanged files keep their parsed front matter between rebuilds: a save re-reads one file, not all.
-  const options = { ...buildOptions(flags, context), cache: new Map() };
+  // The cache lives in memory here and is written to .content-index/cache when dev is idle, off the
+  // path from a save to the served edit.
+  const cache =
+    flags.cache === false ? false : ParseCache.open(root, { maxFileBytes: DEFAULT_MAX_FILE_BYTES });
+  // The output is served as soon as it is written; the MCP data follows it (see BuildOptions.publishFirst).
+  const options: BuildOptions = { ...buildOptions(flags, context), cache, publishFirst: true };
+  let saveTimer: NodeJS.Timeout | undefined;
+  let verifyTimer: NodeJS.Timeout | undefined;
+  const saveCache = () => (cache ? cache.save().catch(() => undefined) : Promise.resolve());
+  const saveWhenIdle = () => {
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(() => void saveCache(), CACHE_SAVE_MS).unref();
+  };
   const outDir = resolve(root, options.out ?? 'public');
   const configFile = resolve(root, flags.config ?? 'site.config.ts');
   const planFrom = (config: SiteConfig | undefined): WatchPlan => ({
@@ -75,9 +94,12 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const seen = new Map<string, string>();
 
   // The D1 backend serves from wrangler's local D1 (the same state `wrangler pages dev` uses): each build
-  // whose content changed is imported there, and the local database switched to it.
-  const importLocally = async (result: BuildResult): Promise<void> => {
-    if (result.mcp?.backend !== 'd1' || !result.mcpData?.written) return;
+  // whose content changed is imported there, and the local database switched to it. Imports run one at
+  // a time beside the rebuilds (at 10,000 items one takes seconds): saves are served meanwhile, and only
+  // the newest build waiting is imported next.
+  let importing = false;
+  let waiting = false;
+  const importOne = async (): Promise<void> => {
     const manifest = await readD1Manifest(root);
     if (!manifest) return;
     const where = { remote: false, root, env: { ...process.env, ...context.env } };
@@ -89,11 +111,30 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       );
     }
   };
+  const importLocally = (result: BuildResult): void => {
+    if (result.mcp?.backend !== 'd1' || !result.mcpData?.written) return;
+    waiting = true;
+    if (importing) return;
+    importing = true;
+    void (async () => {
+      while (waiting && !stopping) {
+        waiting = false;
+        try {
+          await importOne();
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          context.printErr(`✗ D1 (local): ${message}; /mcp still serves the last imported build`);
+        }
+      }
+      importing = false;
+    })();
+  };
 
   let toldMcp = false;
-  const rebuild = async (reason: string): Promise<void> => {
+  const rebuild = async (reason: string, changedFiles?: ReadonlySet<string>): Promise<void> => {
+    clearTimeout(verifyTimer);
     try {
-      last = await build(options);
+      last = await build(changedFiles ? { ...options, changed: changedFiles } : options);
       printWarnings(last.warnings, context);
       context.print(
         `✓ ${reason}: ${count(last.model.entries.length, 'item')} in ${Math.round(last.durationMs)} ms`,
@@ -104,7 +145,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
           `  /mcp serves the last build of ${printable(last.mcpData.served)} (the folder wrangler.toml's pages_build_output_dir names), not of ${printable(outDir)}: its data is bundled with every wrangler run of the project`,
         );
       }
-      await importLocally(last);
+      if (changedFiles) verifyTimer = setTimeout(() => void verify(), VERIFY_MS).unref();
+      importLocally(last);
     } catch (error) {
       if (isContentIndexError(error)) {
         context.printErr(withDocsPaths(formatProblems(error.problems)));
@@ -117,6 +159,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         context.printErr(`✗ ${reason}: internal error: ${message}; still serving the last good build`);
         if (flags.debug && error instanceof Error && error.stack) context.printErr(error.stack);
       }
+    } finally {
+      saveWhenIdle();
     }
   };
 
@@ -131,9 +175,18 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     changed.clear();
     try {
       for (const [path, identity] of await identities([...batch.keys()])) seen.set(path, identity);
-      await rebuild(`rebuilt after ${reasonFor(root, batch)}`);
-      if (batch.has(configFile))
-        watcher.update(planFrom(last?.config ?? (await configOf(root, configFile, context))));
+      // Content files saved in place: the build takes the watcher's word that nothing else changed.
+      const edits = [...batch].every(
+        ([path, event]) => event === 'change' && isInside(plan.contentDir, path),
+      );
+      await rebuild(
+        `rebuilt after ${reasonFor(root, batch)}`,
+        edits && cache ? new Set(batch.keys()) : undefined,
+      );
+      if (batch.has(configFile)) {
+        plan = planFrom(last?.config ?? (await configOf(root, configFile, context)));
+        watcher.update(plan);
+      }
     } finally {
       running = false;
     }
@@ -148,7 +201,27 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     if (changed.size > 0) schedule();
   };
 
+  /**
+   * After a build that took the watcher's word, the content folder is looked at in full once dev is
+   * idle: a change the watcher missed still gets built, a little later.
+   */
+  const verify = async (): Promise<void> => {
+    if (running || stopping || changed.size > 0 || !cache || !last) return;
+    const unchanged = await sourcesUnchanged({
+      root,
+      layout: last.config.content,
+      ...(options.content !== undefined && { content: options.content }),
+      maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+      cache,
+      exclude: [outDir, resolve(root, PRIVATE_DIR)],
+    }).catch(() => false);
+    if (unchanged || running || stopping) return;
+    changed.set(plan.contentDir, 'change');
+    schedule();
+  };
+
   const initial = planFrom(await configOf(root, configFile, context));
+  let plan = initial;
   // Refused before anything runs: wrangler must never serve (nor the build link) the project or the home.
   const refused =
     refusedOutput(outDir, {
@@ -162,6 +235,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     return;
   }
   // Watching starts before the first build, so nothing saved while it runs is missed.
+  const { watchSources } = await import('../stages/watch-sources.ts');
   const watcher = watchSources(initial, {
     ignore: [outDir, resolve(root, PRIVATE_DIR)],
     ignorePrefixes: [join(dirname(outDir), `.${basename(outDir)}.content-index`)],
@@ -189,6 +263,9 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     if (stopping) return;
     stopping = true;
     clearTimeout(timer);
+    clearTimeout(saveTimer);
+    clearTimeout(verifyTimer);
+    await saveCache();
     await watcher.close().catch(() => undefined);
     await wrangler?.stop();
     if (code) context.exit(code);
@@ -250,6 +327,16 @@ function reasonFor(root: string, batch: ReadonlyMap<string, SourceEvent>): strin
 }
 
 const GONE = 'gone';
+
+function isInside(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+/** A path as messages show it: relative to the project root. */
+function shownPath(root: string, path: string): string {
+  return relative(root, path).split(sep).join('/') || '.';
+}
 
 /** inode, size and time: what changes when a file is written or replaced. */
 async function identities(paths: readonly string[]): Promise<Map<string, string>> {

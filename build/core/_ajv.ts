@@ -1,30 +1,57 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { readDate } from './dates.ts';
 import type { Problem, ProblemCode } from './errors.ts';
 
-// ajv-formats is CommonJS; under NodeNext its default import is the module object.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+// Loaded when a schema is first compiled: the package's own schemas are compiled ahead of time
+// (validators.ts), so a build starts without ajv unless a site registers a schema of its own.
+const require = createRequire(import.meta.url);
 
 /**
- * One ajv instance for every schema in the repo. Schemas may carry two annotations that turn ajv's
+ * The formats schemas may name: ajv-formats' and `date-or-date-time` (front-matter dates, validated as
+ * written, dates.ts; the error message comes from there too). Precompiled validators read them from
+ * here, so they must be the very objects ajv compiles with.
+ */
+export const FORMATS = {
+  ...fullFormats,
+  'date-or-date-time': { type: 'string' as const, validate: (value: string) => readDate(value).ok },
+};
+
+export interface AjvOptions {
+  /**
+   * The schema ships with content-index, so it is not checked against the JSON Schema meta-schema on
+   * every start (tests/schemas.test.ts checks every one of them once). Compiling the meta-schema in
+   * each instance was two thirds of the validators' start-up time. A schema from elsewhere (a version
+   * a site registers) is still checked.
+   */
+  builtIn?: boolean;
+  /** Keep the generated code for ajv's standalone module (scripts/build-dist.mjs precompiles with it). */
+  standalone?: boolean;
+}
+
+/**
+ * One ajv setup for every schema in the repo. Schemas may carry two annotations that turn ajv's
  * terse errors into messages an author can act on: `x-message` and `x-hint`.
  * Not for Pages Functions: ajv generates code with `new Function`, which workerd forbids.
  */
-export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({
+export function createAjv(options: AjvOptions = {}): Ajv2020 {
+  const { Ajv2020: Ajv, _ } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  const addFormats = require('ajv-formats') as typeof import('ajv-formats').default;
+  const ajv = new Ajv({
     allErrors: true,
     verbose: true,
     strict: true,
     strictRequired: false,
     allowUnionTypes: true,
+    validateSchema: !options.builtIn,
+    // The standalone code names the formats by this expression: the module imports FORMATS under it.
+    ...(options.standalone && { code: { source: true, esm: true, formats: _`FORMATS` } }),
   });
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
   ajv.addKeyword({ keyword: 'x-hint', schemaType: 'string' });
-  // Front-matter dates: validated as written (dates.ts); the error message comes from there too.
-  ajv.addFormat('date-or-date-time', { type: 'string', validate: (value: string) => readDate(value).ok });
+  ajv.addFormat('date-or-date-time', FORMATS['date-or-date-time']);
   return ajv;
 }
 

@@ -1,10 +1,10 @@
-import type { ValidateFunction } from 'ajv';
 import aiPluginSchema from '../schemas/ai-plugin.schema.json' with { type: 'json' };
-import { ajvProblems, createAjv } from './_ajv.ts';
+import { ajvProblems } from './_ajv.ts';
 import { addressOf, DISCOVERY_PATHS, INDEX_ALIAS_PATH } from './discovery/addresses.ts';
 import { aiPluginManifest } from './discovery/ai-plugin.ts';
 import { ContentIndexError, type Problem } from './errors.ts';
 import { siteUrl } from './site-config.ts';
+import { builtInValidator } from './validators.ts';
 
 /** `aiPlugin` in `site.config.ts`: every key optional. */
 export interface AiPluginInput {
@@ -57,8 +57,6 @@ const DEFAULT_FROM: Record<keyof AiPluginInput, string> = {
   legalInfoUrl: 'it defaults to the API reference page (apiReference, /docs/ unless moved)',
 };
 
-let validateManifest: ValidateFunction | undefined;
-
 /**
  * Fills in the defaults and checks the resulting manifest against the published limits. Explicit values
  * were already checked by the configuration schema; this catches defaults that break a limit (a long
@@ -104,7 +102,7 @@ export function resolveAiPlugin(
   };
   if (problems.length > 0) throw new ContentIndexError(problems);
 
-  validateManifest ??= createAjv().compile(aiPluginSchema);
+  const validateManifest = builtInValidator('ai-plugin');
   if (!validateManifest(aiPluginManifest(resolved, site))) {
     throw new ContentIndexError(
       ajvProblems(validateManifest, { file, code: 'config_invalid' }).map((problem) => {

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import frontMatterSchema from '../schemas/front-matter.schema.json' with { type: 'json' };
-import { ajvProblems, createAjv } from './_ajv.ts';
+import { ajvProblems } from './_ajv.ts';
 import { readDate } from './dates.ts';
 import type { Problem } from './errors.ts';
 import type { ContentType } from './languages.ts';
@@ -8,6 +8,7 @@ import type { SourceFile } from './model.ts';
 import { AS_WRITTEN, addressSegment, type UrlStyle } from './route-pattern.ts';
 import { isPlaceholder } from './scaffold.ts';
 import { SLUG_HINT, slugProblem } from './slug.ts';
+import { builtInValidator } from './validators.ts';
 
 /** Front matter after validation: the keys content-index reads, with their checked types. */
 export interface FrontMatter {
@@ -25,27 +26,9 @@ export interface FrontMatter {
 
 export const KNOWN_KEYS = Object.keys(frontMatterSchema.properties);
 
-const NOT_ON_PROJECT_ONLY = {
-  not: {},
-  'x-message': 'only projects may list technologies',
-  'x-hint': 'move the file to projects/, or put these values in tags',
-};
-
-let validators: Record<ContentType, ValidateFunction> | undefined;
-
 function getValidators(): Record<ContentType, ValidateFunction> {
-  if (validators) return validators;
-  const ajv = createAjv();
-  const project = ajv.compile(frontMatterSchema);
-  // Posts and tips share the schema except that `technologies` is refused (spec 2.4).
-  const { $id: _id, ...rest } = frontMatterSchema;
-  const withoutTechnologies = {
-    ...rest,
-    properties: { ...frontMatterSchema.properties, technologies: NOT_ON_PROJECT_ONLY },
-  };
-  const other = ajv.compile(withoutTechnologies);
-  validators = { post: other, tip: other, project };
-  return validators;
+  const other = builtInValidator('front-matter-other');
+  return { post: other, tip: other, project: builtInValidator('front-matter-project') };
 }
 
 /**

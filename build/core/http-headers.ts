@@ -7,6 +7,8 @@ import type { CachePolicy } from './lifecycle.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
+/** GET /mcp/server-card's media type (the experimental server-card extension). */
+export const SERVER_CARD_MEDIA_TYPE = 'application/mcp-server-card+json';
 
 /** RFC 9745: an RFC 9651 structured-field Date, `@` and the Unix time in seconds. */
 export function structuredFieldDate(date: Date): string {

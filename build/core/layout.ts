@@ -1,11 +1,5 @@
 import type { Problem } from './errors.ts';
-import {
-  CANONICAL_LANGUAGE,
-  type ContentType,
-  LANGUAGES,
-  type Language,
-  normalizeLanguage,
-} from './languages.ts';
+import { type ContentType, LANGUAGES, type Language, normalizeLanguage } from './languages.ts';
 import type { ContentLayout } from './site-config.ts';
 
 /** Where a file sits says what it is. `lang` is undefined under the `field` rule until its front matter is read. */

@@ -63,7 +63,6 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
       current: api.latest,
       deprecation: null,
     });
-  const mcp = prepareMcp(model, { config: ctx.config, generated, items: v1.content });
   files.push(
     ...discoveryFiles(model, {
       config: ctx.config,
@@ -78,7 +77,18 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
   files.push(...(ctx.assets ?? []));
   serving.files = files.map((f) => f.path);
   files.push(...renderServing(serving));
-  return { bodies: api.bodies, generated, latest: api.latest, files, mcp };
+  // Worked out when first read: dev serves the files before the MCP data is made from it.
+  let mcp: McpPrepared | undefined;
+  return {
+    bodies: api.bodies,
+    generated,
+    latest: api.latest,
+    files,
+    get mcp() {
+      mcp ??= prepareMcp(model, { config: ctx.config, generated, items: v1.content });
+      return mcp;
+    },
+  };
 }
 
 /** Without a lifecycle, the latest version alone, published when the content last changed. */

@@ -1,5 +1,4 @@
-import headersConfigSchema from '../schemas/headers-config.schema.json' with { type: 'json' };
-import { ajvProblems, createAjv } from './_ajv.ts';
+import { ajvProblems } from './_ajv.ts';
 import { isoSeconds, readDate } from './dates.ts';
 import { ContentIndexError, type Problem } from './errors.ts';
 import { DEFAULT_CACHE_CONTROL, type HeadersConfigInput } from './headers-config.ts';
@@ -12,6 +11,7 @@ import {
 } from './lifecycle.ts';
 import type { SerializerRegistry } from './serializers/registry.ts';
 import { siteUrl } from './site-config.ts';
+import { builtInValidator } from './validators.ts';
 
 export interface ResolveHeadersContext {
   /** The configuration file, for messages. */
@@ -43,11 +43,9 @@ export const LIFECYCLE_RULES = {
   serializer: 'serializer-required',
 } as const;
 
-let validateShape: ReturnType<ReturnType<typeof createAjv>['compile']> | undefined;
-
 /** Validates `headers.config.ts` and derives the lifecycle. Throws ContentIndexError naming the rule broken. */
 export function resolveHeadersConfig(input: unknown, ctx: ResolveHeadersContext): ResolvedHeaders {
-  validateShape ??= createAjv().compile(headersConfigSchema);
+  const validateShape = builtInValidator('headers-config');
   if (!validateShape(input)) {
     throw new ContentIndexError(ajvProblems(validateShape, { file: ctx.file, code: 'config_invalid' }));
   }

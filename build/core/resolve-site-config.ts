@@ -1,6 +1,4 @@
-import aiPluginSchema from '../schemas/ai-plugin.schema.json' with { type: 'json' };
-import siteConfigSchema from '../schemas/site-config.schema.json' with { type: 'json' };
-import { ajvProblems, createAjv } from './_ajv.ts';
+import { ajvProblems } from './_ajv.ts';
 import { resolveAiPlugin } from './ai-plugin-config.ts';
 import { DEFAULT_API_REFERENCE } from './discovery/addresses.ts';
 import { ContentIndexError, type Problem } from './errors.ts';
@@ -20,8 +18,7 @@ import {
   siteUrl,
   withTrailingSlash,
 } from './site-config.ts';
-
-let validateConfig: ReturnType<ReturnType<typeof createAjv>['compile']> | undefined;
+import { builtInValidator } from './validators.ts';
 
 /**
  * Applies environment overrides and defaults, then validates. Throws ContentIndexError naming
@@ -37,8 +34,7 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
       fromEnv.add(key);
     }
   }
-  // `aiPlugin` refers to the manifest schema for its limits: one source for both.
-  validateConfig ??= createAjv().addSchema(aiPluginSchema).compile(siteConfigSchema);
+  const validateConfig = builtInValidator('site-config');
   const target = isRecord(input) ? raw : input;
   if (!validateConfig(target)) {
     const problems: Problem[] = ajvProblems(validateConfig, { file, code: 'config_invalid' }).map((p) => {

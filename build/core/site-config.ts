@@ -243,5 +243,30 @@ export function withTrailingSlash(address: string): string {
  */
 export function siteUrl(site: string, path: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) return new URL(path).href;
-  return new URL(path.replace(/^\/+/, ''), site).href;
+  const relative = path.replace(/^\/+/, '');
+  // Every translation's address comes through here: a path the URL parser would leave as it is (no
+  // character it encodes, no dot segment) after a site address it would leave as it is, is joined as
+  // text. tests/core/site-url.test.ts holds this to the parser.
+  if (PLAIN_PATH.test(relative) && !DOT_SEGMENT.test(relative) && isNormalSite(site)) return site + relative;
+  return new URL(relative, site).href;
+}
+
+const PLAIN_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/;
+// `%2e` is a dot to the parser too.
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+const NORMAL_SITES = new Map<string, boolean>();
+
+function isNormalSite(site: string): boolean {
+  let normal = NORMAL_SITES.get(site);
+  if (normal === undefined) {
+    try {
+      const url = new URL(site);
+      normal = url.href === site && site.endsWith('/') && url.search === '' && url.hash === '';
+    } catch {
+      normal = false;
+    }
+    if (NORMAL_SITES.size > 100) NORMAL_SITES.clear();
+    NORMAL_SITES.set(site, normal);
+  }
+  return normal;
 }

@@ -3,6 +3,7 @@ import { ajvProblems, createAjv } from './_ajv.ts';
 import type { Problem } from './errors.ts';
 import type { ContentModel } from './model.ts';
 import { SERIALIZERS } from './serializers/registry.ts';
+import { BUILT_IN_SCHEMAS, builtInValidator } from './validators.ts';
 
 const compiled = new WeakMap<object, ValidateFunction>();
 
@@ -25,7 +26,10 @@ export function validateIndex(
   if (!schema) return [{ code: 'index_invalid', message: `no JSON Schema for version ${version}` }];
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = createAjv().compile(schema);
+    validate =
+      schema === BUILT_IN_SCHEMAS['v1-content-index'].schema
+        ? builtInValidator('v1-content-index')
+        : createAjv().compile(schema);
     compiled.set(schema, validate);
   }
   if (validate(body)) return [];

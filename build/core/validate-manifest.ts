@@ -1,14 +1,11 @@
-import type { ValidateFunction } from 'ajv';
-import versionsSchema from '../schemas/versions.schema.json' with { type: 'json' };
-import { ajvProblems, createAjv } from './_ajv.ts';
+import { ajvProblems } from './_ajv.ts';
 import type { Problem } from './errors.ts';
+import { builtInValidator } from './validators.ts';
 import { MANIFEST_PATH } from './version-manifest.ts';
-
-let validate: ValidateFunction | undefined;
 
 /** The manifest the Pages Function relies on passes its schema before anything is written. */
 export function validateManifest(manifest: unknown): Problem[] {
-  validate ??= createAjv().compile(versionsSchema);
+  const validate = builtInValidator('versions');
   if (validate(manifest)) return [];
   return ajvProblems(validate, { code: 'index_invalid', file: `public/${MANIFEST_PATH}` });
 }

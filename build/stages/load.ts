@@ -8,9 +8,10 @@ import { globBase, type Location, locate, unknownLanguage } from '../core/layout
 import type { FollowedLink, SourceFile, UnreadableSource } from '../core/model.ts';
 import type { ContentLayout } from '../core/site-config.ts';
 import { linkProblems, linkWatcher } from './content-links.ts';
+import { keyLines } from './parse/key-lines.js';
 import type { ParseTask } from './parse/parse-chunk.js';
-import { keyLines } from './parse/parse-source.js';
-import { type ParseCache, type ParseFilesOptions, parseFiles } from './parse-files.ts';
+import type { ParseCache } from './parse-cache.ts';
+import { type ParseFilesOptions, parseFiles } from './parse-files.ts';
 
 export interface LoadOptions {
   root: string;
@@ -24,17 +25,22 @@ export interface LoadOptions {
   cache?: ParseCache;
   /** Folders never read as content (absolute): the output folder and the private folder, when inside it. */
   exclude?: readonly string[];
+  /**
+   * Dev: the only content files (absolute paths) that changed since the last build with this `cache`;
+   * none was added or removed. A path the last build did not read makes the build list every folder.
+   */
+  changed?: ReadonlySet<string>;
 }
 
 export interface Loaded {
   files: SourceFile[];
   problems: Problem[];
+  /** Files whose front matter could not be read: their translations are theirs, not orphans. */
+  unreadable: UnreadableSource[];
   /** Links among the content that lead nowhere a page could be: reported, never followed. */
   warnings: Problem[];
   /** Links the build read through (inside the project), for the report. */
   links: FollowedLink[];
-  /** Files whose front matter could not be read: their translations are theirs, not orphans. */
-  unreadable: UnreadableSource[];
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -47,8 +53,127 @@ interface Found {
   base: string;
 }
 
-/** Finds the content files of every type, reads their front matter, and tells their language. */
+/** The content files a build reads, as found by the layout's globs. */
+export interface Listing {
+  /** What the listing was made from: the content folder, the layout, the folders left out. */
+  key: string;
+  tasks: (ParseTask & { location: Location })[];
+  problems: Problem[];
+  warnings: Problem[];
+  links: FollowedLink[];
+}
+
+/**
+ * Finds the content files of every type, reads their front matter, and tells their language. With
+ * `changed` (dev, from its watcher) and the listing of the last build in the cache, the folders are
+ * not listed again and only those files are looked at.
+ */
 export async function loadSources(options: LoadOptions): Promise<Loaded> {
+  const { layout } = options;
+  const previous = options.cache?.listing as Listing | undefined;
+  const key = listingKey(options);
+  const hinted =
+    options.changed !== undefined &&
+    previous?.key === key &&
+    [...options.changed].every((path) => previous.tasks.some((task) => task.absolute === path));
+  const listing = hinted && previous ? previous : await listSources(options);
+  if (options.cache) options.cache.listing = listing;
+  const { tasks } = listing;
+  const problems = [...listing.problems];
+
+  const parseOptions: ParseFilesOptions = { maxFileBytes: options.maxFileBytes };
+  if (options.parallelThreshold !== undefined) parseOptions.parallelThreshold = options.parallelThreshold;
+  if (options.cache) parseOptions.cache = options.cache;
+  if (hinted && options.changed) parseOptions.only = options.changed;
+  const outcomes = await parseFiles(tasks, parseOptions);
+  const files: SourceFile[] = [];
+  const unreadable: UnreadableSource[] = [];
+  const fold = createKeyFolder(layout.language === 'field' ? [layout.languageField] : []);
+  const foldKey = layout.language === 'field' ? `field:${layout.languageField}` : layout.language;
+  for (const [i, outcome] of outcomes.entries()) {
+    const task = tasks[i];
+    if (!task) continue;
+    const { type, name } = task.location;
+    if ('code' in outcome) {
+      // Deleted after it was listed (dev, while a folder is removed): left out, as if deleted before.
+      if (outcome.code === 'source_gone') continue;
+      const { translationKey, ...problem } = outcome;
+      problems.push(problem);
+      unreadable.push({ type, name, lang: task.location.lang, translationKey });
+      continue;
+    }
+    // Dev: an unchanged file keeps its parsed object (parse-cache.ts), and so its SourceFile, which
+    // what assemble works out from it is kept by.
+    const known = SOURCE_FILES.get(outcome);
+    if (
+      known &&
+      known.path === task.path &&
+      known.type === type &&
+      known.name === name &&
+      known.lang === task.location.lang &&
+      known.file.dir === task.location.dir &&
+      known.fold === foldKey
+    ) {
+      files.push(known.file);
+      continue;
+    }
+    const folded = fold(outcome.data);
+    let lines: Record<string, number> | undefined;
+    const linesOf = () => {
+      lines ??= foldLines(keyLines(outcome.matter, outcome.format), folded.data);
+      return lines;
+    };
+    for (const { key, of } of folded.repeated) {
+      problems.push({
+        code: 'field_invalid',
+        file: task.path,
+        line: keyLines(outcome.matter, outcome.format)[key] ?? 1,
+        field: key,
+        message: `repeats ${of}: keys are read without regard to case, as Hugo reads them`,
+        hint: `keep one ${of} key`,
+      });
+    }
+    let lang = task.location.lang;
+    if (lang === undefined) {
+      const told = languageFromField(folded.data, layout.languageField, layout.defaultLanguage);
+      if (typeof told === 'object') {
+        problems.push({ ...told, file: task.path, line: linesOf()[layout.languageField] ?? 1 });
+        unreadable.push({ type, name, lang: undefined, translationKey: translationKeyOf(folded.data) });
+        continue;
+      }
+      lang = told;
+    }
+    const file: SourceFile = {
+      path: task.path,
+      type,
+      name,
+      dir: task.location.dir,
+      lang,
+      data: folded.data,
+      get lines() {
+        return linesOf();
+      },
+    };
+    files.push(file);
+    // Only a file found plainly: one with repeated keys or a language field has problems to tell again.
+    if (folded.repeated.length === 0 && task.location.lang !== undefined) {
+      SOURCE_FILES.set(outcome, { path: task.path, type, name, lang, fold: foldKey, file });
+    }
+  }
+  return { files, problems, unreadable, warnings: listing.warnings, links: listing.links };
+}
+
+const SOURCE_FILES = new WeakMap<
+  object,
+  { path: string; type: ContentType; name: string; lang: string; fold: string; file: SourceFile }
+>();
+
+function listingKey(options: LoadOptions): string {
+  return JSON.stringify([options.root, options.content, options.layout, options.exclude]);
+}
+
+/** The layout's globs over the content folder: every file to read, in path order, and the problems found. */
+async function listSources(options: LoadOptions): Promise<Listing> {
   const { layout } = options;
   const contentDir = resolve(options.root, options.content ?? layout.dir);
   const displayRoot = relative(options.root, contentDir).split('\\').join('/');
@@ -99,7 +224,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
     sorted.filter((f) => INDEX_FILE.test(posix.basename(f.relPath))).map((f) => posix.dirname(f.relPath)),
   );
 
-  const tasks: (ParseTask & { location: Location })[] = [];
+  const tasks: Listing['tasks'] = [];
   for (const { relPath, type, base } of sorted) {
     const fileName = posix.basename(relPath);
     if (fileName.startsWith('_')) continue; // `_index.md` (Hugo list pages) and partials are not pages
@@ -124,65 +249,21 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
     options.root,
   );
   problems.push(...linked.problems);
+  return { key: listingKey(options), tasks, problems, warnings: linked.warnings, links: linked.followed };
+}
 
-  const parseOptions: ParseFilesOptions = { maxFileBytes: options.maxFileBytes };
-  if (options.parallelThreshold !== undefined) parseOptions.parallelThreshold = options.parallelThreshold;
-  if (options.cache) parseOptions.cache = options.cache;
-  const outcomes = await parseFiles(tasks, parseOptions);
-  const files: SourceFile[] = [];
-  const unreadable: UnreadableSource[] = [];
-  const fold = createKeyFolder(layout.language === 'field' ? [layout.languageField] : []);
-  for (const [i, outcome] of outcomes.entries()) {
-    const task = tasks[i];
-    if (!task) continue;
-    const { type, name } = task.location;
-    if ('code' in outcome) {
-      // Deleted after it was listed (dev, while a folder is removed): left out, as if deleted before.
-      if (outcome.code === 'source_gone') continue;
-      const { translationKey, ...problem } = outcome;
-      problems.push(problem);
-      unreadable.push({ type, name, lang: task.location.lang, translationKey });
-      continue;
-    }
-    const folded = fold(outcome.data);
-    let lines: Record<string, number> | undefined;
-    const linesOf = () => {
-      lines ??= foldLines(keyLines(outcome.matter, outcome.format), folded.data);
-      return lines;
-    };
-    for (const { key, of } of folded.repeated) {
-      problems.push({
-        code: 'field_invalid',
-        file: task.path,
-        line: keyLines(outcome.matter, outcome.format)[key] ?? 1,
-        field: key,
-        message: `repeats ${of}: keys are read without regard to case, as Hugo reads them`,
-        hint: `keep one ${of} key`,
-      });
-    }
-    let lang = task.location.lang;
-    if (lang === undefined) {
-      const told = languageFromField(folded.data, layout.languageField, layout.defaultLanguage);
-      if (typeof told === 'object') {
-        problems.push({ ...told, file: task.path, line: linesOf()[layout.languageField] ?? 1 });
-        unreadable.push({ type, name, lang: undefined, translationKey: translationKeyOf(folded.data) });
-        continue;
-      }
-      lang = told;
-    }
-    files.push({
-      path: task.path,
-      type,
-      name,
-      dir: task.location.dir,
-      lang,
-      data: folded.data,
-      get lines() {
-        return linesOf();
-      },
-    });
-  }
-  return { files, problems, unreadable, warnings: linked.warnings, links: linked.followed };
+/**
+ * Whether the content folder still holds exactly what the last build with this cache read: the same
+ * files, each with the stamp it had. Dev asks when it is idle after a build that took its watcher's
+ * word for what changed; anything else means a full build.
+ */
+export async function sourcesUnchanged(options: LoadOptions & { cache: ParseCache }): Promise<boolean> {
+  const previous = options.cache.listing as Listing | undefined;
+  if (!previous) return false;
+  const listing = await listSources(options);
+  if (listing.key !== previous.key || listing.tasks.length !== previous.tasks.length) return false;
+  if (listing.tasks.some((task, i) => task.absolute !== previous.tasks[i]?.absolute)) return false;
+  return options.cache.unchanged(listing.tasks, options.maxFileBytes);
 }
 
 /** Lines are found under the keys as written; a key read under another spelling (`Title`) gets its line too. */

@@ -6,7 +6,7 @@ import type { Problem } from '../core/errors.ts';
 import { chooseBackend, type EmbeddedSize, FUNCTIONS_CODE_GZIP_BYTES } from '../core/mcp/choose-backend.ts';
 import { type D1Target, d1Data } from '../core/mcp/d1-backend.ts';
 import { d1ImportSql, GENERATION_PLACEHOLDER } from '../core/mcp/d1-sql.ts';
-import { embeddedData } from '../core/mcp/embedded.ts';
+import { embeddedData, embeddedSizeAtLeast } from '../core/mcp/embedded.ts';
 import type { McpPrepared } from '../core/mcp/mcp-data.ts';
 import {
   MCP_MODULE_PATH,
@@ -35,7 +35,8 @@ export interface D1Manifest {
 /** A file of the project's private folder, relative to the project root. */
 export interface PrivateFile {
   path: string;
-  content: string;
+  /** Its text, or the pieces of it in order (the D1 import: tens of MiB, never joined into one string). */
+  content: string | Iterable<string>;
 }
 
 export interface McpOutput {
@@ -69,11 +70,11 @@ export async function mcpOutput(
   const items = prepared.entries.length;
   let embedded: { module: string; size: EmbeddedSize } | undefined;
   if (config.mcp.backend !== 'd1') {
-    // The entries alone bound the module from below: a site far past the ceiling is told so without
-    // building a search index it cannot use.
-    const entriesBytes = prepared.entries.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0);
-    if (entriesBytes > limits.embeddedModuleBytes) {
-      embedded = { module: '', size: { moduleBytes: entriesBytes, atLeast: true } };
+    // A site past the ceiling is told so without building a search index it cannot use (at 10,000
+    // items that was a third of the build).
+    const atLeast = embeddedSizeAtLeast(prepared, limits.embeddedModuleBytes);
+    if (atLeast > limits.embeddedModuleBytes) {
+      embedded = { module: '', size: { moduleBytes: atLeast, atLeast: true } };
     } else {
       const module = renderMcpModule(embeddedData(prepared));
       const moduleBytes = Buffer.byteLength(module);
@@ -112,8 +113,28 @@ export async function mcpOutput(
   }
   // Named after the SQL itself: the same content makes the same generation, which deploy finds already
   // imported and does not import again.
-  const generation = `g${createHash('sha256').update(imported.sql).digest('hex').slice(0, 12)}`;
-  const sql = imported.sql.replaceAll(GENERATION_PLACEHOLDER, generation);
+  const hash = createHash('sha256');
+  let placeholderBytes = 0;
+  let placeholders = 0;
+  for (const statement of imported.statements) {
+    hash.update(statement).update('\n');
+    placeholderBytes += Buffer.byteLength(statement) + 1;
+    for (
+      let i = statement.indexOf(GENERATION_PLACEHOLDER);
+      i >= 0;
+      i = statement.indexOf(GENERATION_PLACEHOLDER, i + 1)
+    )
+      placeholders++;
+  }
+  const generation = `g${hash.digest('hex').slice(0, 12)}`;
+  const sqlBytes = placeholderBytes + placeholders * (generation.length - GENERATION_PLACEHOLDER.length);
+  // Written statement by statement, the generation put in as each one goes (never one 12 MiB string).
+  const sql: Iterable<string> = {
+    *[Symbol.iterator]() {
+      for (const statement of imported.statements)
+        yield `${statement.replaceAll(GENERATION_PLACEHOLDER, generation)}\n`;
+    },
+  };
   const target: D1Target = { ...config.mcp.d1, generation };
   const module = renderMcpModule(d1Data(prepared, target) as McpModule);
   const gzipBytes = (await gzip(module)).length;
@@ -128,7 +149,7 @@ export async function mcpOutput(
     ],
     module: { bytes: Buffer.byteLength(module), gzipBytes },
     workerGzipBytes: FUNCTIONS_CODE_GZIP_BYTES + gzipBytes,
-    d1: { ...manifest, sqlBytes: Buffer.byteLength(sql) },
+    d1: { ...manifest, sqlBytes },
     problems,
   };
 }

@@ -1,57 +1,58 @@
-import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { BUNDLED } from '../core/bundled.ts';
-import { type ParseOutcome, type ParseTask, parseChunk } from './parse/parse-chunk.js';
+import type { Parsed, ParseOutcome, ParseTask } from './parse/parse-chunk.js';
+import type { ParseCache, Stamp } from './parse-cache.ts';
 
 export interface ParseFilesOptions {
   maxFileBytes: number;
   /** Below this many files a second thread costs more to start than it saves. */
   parallelThreshold?: number;
-  /** Outcomes of earlier builds in this process (dev mode): unchanged files are not read again. */
+  /** Outcomes of earlier builds (parse-cache.ts): unchanged files are not read, known texts not parsed. */
   cache?: ParseCache;
+  /** With a cache: the only files (absolute paths) that may have changed since its last build (dev). */
+  only?: ReadonlySet<string>;
 }
-
-/** Keyed by absolute path; an entry is reused while the file's size and modification time match. */
-export type ParseCache = Map<string, { size: number; mtimeMs: number; outcome: ParseOutcome }>;
 
 /** Share of the files given to the worker: it starts later than the main thread does. */
 const WORKER_SHARE = 0.45;
 
-/** Reads and parses every file, in order, reusing cached outcomes of unchanged files when given a cache. */
+/** Reads and parses every file, in order, reusing the cache's outcomes of unchanged files when given one. */
 export async function parseFiles(
   tasks: readonly ParseTask[],
   options: ParseFilesOptions,
 ): Promise<ParseOutcome[]> {
   const { cache } = options;
-  if (!cache) return parseUncached(tasks, options);
-  const stamps = tasks.map((task) => {
-    try {
-      const { size, mtimeMs } = statSync(task.absolute);
-      return { size, mtimeMs };
-    } catch {
-      return undefined;
+  if (!cache) return (await parseUncached(tasks, options)).map((p) => p.outcome as ParseOutcome);
+  const { stamps, hits, at } = cache.lookup(tasks, options.only);
+  const misses = tasks.flatMap((_, i) => (hits[i] ? [] : [i]));
+  const fresh =
+    misses.length === 0
+      ? []
+      : await parseUncached(
+          misses.map((i) => tasks[i] as ParseTask),
+          options,
+          cache.hashes(),
+        );
+  // The misses' outcomes woven back between the hits, in task order.
+  const files: { stamp: Stamp | undefined; hash: string | undefined; outcome: ParseOutcome }[] = [];
+  let k = 0;
+  tasks.forEach((_, i) => {
+    const hit = hits[i];
+    if (hit) {
+      files.push({ stamp: stamps[i], hash: hit.hash, outcome: hit.outcome });
+      return;
     }
+    const parsed = fresh[k++] as Parsed;
+    // A known hash is one the cache holds an outcome for: it still does until record() below.
+    const outcome = parsed.outcome ?? (cache.outcomeOf(parsed.hash ?? '') as ParseOutcome);
+    files.push({ stamp: stamps[i], hash: parsed.hash, outcome });
   });
-  const outcomes: (ParseOutcome | undefined)[] = tasks.map((task, i) => {
-    const hit = cache.get(task.absolute);
-    const stamp = stamps[i];
-    return hit && stamp && hit.size === stamp.size && hit.mtimeMs === stamp.mtimeMs ? hit.outcome : undefined;
-  });
-  const misses = tasks.flatMap((task, i) => (outcomes[i] ? [] : [{ task, i }]));
-  const fresh = await parseUncached(
-    misses.map((m) => m.task),
-    options,
+  cache.record(
+    tasks,
+    files.map((f) => ({ ...f, outcome: 'code' in f.outcome ? undefined : f.outcome })),
+    at,
   );
-  misses.forEach(({ i }, k) => {
-    outcomes[i] = fresh[k];
-  });
-  cache.clear(); // deleted files drop out
-  tasks.forEach((task, i) => {
-    const stamp = stamps[i];
-    const outcome = outcomes[i];
-    if (stamp && outcome) cache.set(task.absolute, { ...stamp, outcome });
-  });
-  return outcomes as ParseOutcome[];
+  return files.map((f) => f.outcome);
 }
 
 /**
@@ -61,21 +62,30 @@ export async function parseFiles(
 async function parseUncached(
   tasks: readonly ParseTask[],
   options: ParseFilesOptions,
-): Promise<ParseOutcome[]> {
+  known?: ReadonlySet<string>,
+): Promise<Parsed[]> {
+  if (tasks.length === 0) return [];
+  // The parsers load only when a file needs them: a build whose files all come from the cache
+  // starts without gray-matter, js-yaml and smol-toml.
+  const { parseChunk } = await import('./parse/parse-chunk.js');
   const threshold = options.parallelThreshold ?? 10_000;
-  if (tasks.length < threshold) return parseChunk(tasks, options.maxFileBytes);
+  if (tasks.length < threshold) return parseChunk(tasks, options.maxFileBytes, known);
   const split = Math.floor(tasks.length * (1 - WORKER_SHARE));
   const worker = new Worker(new URL(BUNDLED ? './parse-worker.js' : './parse/worker.js', import.meta.url), {
-    workerData: { tasks: tasks.slice(split), maxFileBytes: options.maxFileBytes },
+    workerData: {
+      tasks: tasks.slice(split),
+      maxFileBytes: options.maxFileBytes,
+      ...(known && { known: [...known] }),
+    },
   });
-  const fromWorker = new Promise<ParseOutcome[]>((resolve, reject) => {
+  const fromWorker = new Promise<Parsed[]>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`parse worker exited with code ${code}`)));
   });
   // Swallow a rejection until it is awaited below, so a worker failure is not reported as unhandled.
   fromWorker.catch(() => undefined);
-  const mine = parseChunk(tasks.slice(0, split), options.maxFileBytes);
+  const mine = parseChunk(tasks.slice(0, split), options.maxFileBytes, known);
   try {
     return [...mine, ...(await fromWorker)];
   } finally {

@@ -12,16 +12,19 @@ export const MCP_PRIVATE_DIRS = ['.content-index/worker', '.content-index/d1'] a
 /**
  * Writes the build's private files (the Function's data module, the D1 import) into the project root.
  * Each file is written beside its target and renamed over it, so wrangler, which watches the module,
- * never bundles half a file; a file whose bytes did not change is not touched at all, so an unchanged
- * rebuild does not make `wrangler pages dev` reload. Files of those folders the build no longer
+ * never bundles half a file; a module whose bytes did not change is not touched at all, so an
+ * unchanged rebuild does not make `wrangler pages dev` reload. Files of those folders the build no longer
  * produces (the D1 import after a switch to embedded) are removed.
  */
 export async function writePrivateFiles(root: string, files: readonly PrivateFile[]): Promise<void> {
   const wanted = new Set(files.map((f) => f.path));
   for (const file of files) {
     const target = join(root, file.path);
-    const current = await readFile(target, 'utf8').catch(() => undefined);
-    if (current === file.content) continue;
+    // Only a whole text is compared: the module, which wrangler watches; the D1 import is not watched.
+    if (typeof file.content === 'string') {
+      const current = await readFile(target, 'utf8').catch(() => undefined);
+      if (current === file.content) continue;
+    }
     await mkdir(dirname(target), { recursive: true });
     const temporary = `${target}.${randomBytes(4).toString('hex')}.tmp`;
     try {

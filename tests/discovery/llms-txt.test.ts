@@ -1,7 +1,14 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  escapeInline,
+  escapeLineStart,
+  foldLine,
+  markdownText,
+} from '../../build/core/discovery/markdown-text.ts';
 import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
 import { build } from '../../build/index.ts';
 import siteConfig from '../../site.config.ts';
@@ -158,5 +165,38 @@ describe('hostile titles and descriptions', () => {
     } finally {
       await site.dispose();
     }
+  });
+});
+
+describe('markdownText', () => {
+  // The shortcut for text that needs nothing must give what the whole folding and escaping gives.
+  const slow = (text: string) => escapeLineStart(escapeInline(foldLine(text)));
+  const units = [
+    ...'aZ09 .)#>+-=&;\\`*_[]()<>',
+    '\t',
+    '\n',
+    '\r',
+    '\u0000',
+    '\u0085',
+    '\u00a0',
+    '\u2028',
+    '\u3000',
+    '\ufeff',
+    'ñ',
+    '🙂',
+  ];
+  it('returns plain text as it is and everything else folded and escaped', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...units), maxLength: 12 }), (text) => {
+        expect(markdownText(text)).toBe(slow(text));
+      }),
+      { numRuns: 20_000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        expect(markdownText(text)).toBe(slow(text));
+      }),
+    );
+    expect(markdownText('Guía de redes neuronales nº 12')).toBe('Guía de redes neuronales nº 12');
   });
 });

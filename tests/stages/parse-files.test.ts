@@ -1,8 +1,9 @@
-import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type ParseCache, parseFiles } from '../../build/stages/parse-files.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CACHE_DIR, ParseCache, RACY_MS, type Stamp } from '../../build/stages/parse-cache.ts';
+import { parseFiles } from '../../build/stages/parse-files.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -11,24 +12,138 @@ beforeEach(async () => {
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
 const titleOf = (outcome: unknown) => (outcome as { data?: { title: string } }).data?.title;
+const MAX = 1e6;
 
-it('reuses the outcome of a file whose size and mtime are unchanged, and re-reads one that changed', async () => {
-  const file = join(dir, 'a.es.md');
-  await writeFile(file, '---\ntitle: Uno\n---\n');
-  const mtime = new Date('2026-01-01T00:00:00Z');
-  await utimes(file, mtime, mtime);
-  const tasks = [{ path: 'a.es.md', absolute: file }];
-  const cache: ParseCache = new Map();
-  expect(titleOf((await parseFiles(tasks, { maxFileBytes: 1e6, cache }))[0])).toBe('Uno');
+async function file(name: string, content: string) {
+  const absolute = join(dir, name);
+  await writeFile(absolute, content);
+  return { path: name, absolute };
+}
 
-  // Same size, same mtime: the cache answers (this is what makes a dev rebuild read one file, not all).
-  await writeFile(file, '---\ntitle: Dos\n---\n');
-  await utimes(file, mtime, mtime);
-  expect(titleOf((await parseFiles(tasks, { maxFileBytes: 1e6, cache }))[0])).toBe('Uno');
+/** A file system whose times lie: every file has this stamp, whatever is written to it. */
+const frozen = (stamp: Stamp) => () => stamp;
+const STAMP: Stamp = { size: 19, mtimeMs: 1_000_000, ctimeMs: 1_000_000, ino: 7 };
 
-  await utimes(file, mtime, new Date(mtime.getTime() + 1000));
-  expect(titleOf((await parseFiles(tasks, { maxFileBytes: 1e6, cache }))[0])).toBe('Dos');
+describe('parseFiles with a parse cache', () => {
+  it('answers from the cache while a file keeps its stamp, and reads it again when the stamp changes', async () => {
+    const task = await file('a.es.md', '---\ntitle: Uno\n---\n');
+    let stamp = STAMP;
+    const cache = new ParseCache(undefined, { stat: () => stamp, now: () => 5_000_000 });
+    expect(titleOf((await parseFiles([task], { maxFileBytes: MAX, cache }))[0])).toBe('Uno');
 
-  await parseFiles([], { maxFileBytes: 1e6, cache });
-  expect(cache.size).toBe(0); // deleted files drop out
+    // The stamp is all the cache looks at for a file last changed long before it was read.
+    await writeFile(task.absolute, '---\ntitle: Dos\n---\n');
+    expect(titleOf((await parseFiles([task], { maxFileBytes: MAX, cache }))[0])).toBe('Uno');
+
+    for (const change of [{ ctimeMs: 1_000_001 }, { mtimeMs: 1_000_001 }, { ino: 8 }, { size: 20 }]) {
+      await writeFile(task.absolute, `---\ntitle: ${JSON.stringify(JSON.stringify(change))}\n---\n`);
+      stamp = { ...STAMP, ...change };
+      expect(titleOf((await parseFiles([task], { maxFileBytes: MAX, cache }))[0])).toBe(
+        JSON.stringify(change),
+      );
+    }
+  });
+
+  it('checks a file changed within RACY_MS of its reading by its content: a coarse clock cannot hide an edit', async () => {
+    const task = await file('a.es.md', '---\ntitle: Uno\n---\n');
+    // The file was written in the same tick it was read in, and the file system keeps that stamp.
+    let now = STAMP.mtimeMs + 10;
+    const cache = new ParseCache(undefined, { stat: frozen(STAMP), now: () => now });
+    expect(titleOf((await parseFiles([task], { maxFileBytes: MAX, cache }))[0])).toBe('Uno');
+    await writeFile(task.absolute, '---\ntitle: Dos\n---\n');
+    now = STAMP.mtimeMs + RACY_MS + 10;
+    expect(titleOf((await parseFiles([task], { maxFileBytes: MAX, cache }))[0])).toBe('Dos');
+    // Read long after its last change, the stamp is trusted from then on.
+    await writeFile(task.absolute, '---\ntitle: Tres\n---\n');
+    expect(titleOf((await parseFiles([task], { maxFileBytes: MAX, cache }))[0])).toBe('Dos');
+  });
+
+  it('reuses the parse of a known front matter under new stamps or another name (a checkout, a rename)', async () => {
+    const a = await file('a.es.md', '---\ntitle: Uno\ntags: [x]\n---\nCuerpo\n');
+    const cache = new ParseCache(undefined, { now: () => Date.now() + 60_000 });
+    const [first] = await parseFiles([a], { maxFileBytes: MAX, cache });
+    const b = await file('b.es.md', '---\ntitle: Uno\ntags: [x]\n---\nOtro cuerpo, más largo\n');
+    const [again] = await parseFiles([b], { maxFileBytes: MAX, cache });
+    expect(again).toBe(first); // the same outcome object: read, hashed, not parsed again
+    expect(cache.size).toBe(1); // a.es.md is no longer listed
+  });
+
+  it('keeps TOML and JSON front matter too (TOML tables have no prototype; JSON gives them one)', async () => {
+    const toml = await file('t.es.md', "+++\ntitle = 'Uno'\n[params]\nx = 1\n+++\n");
+    const json = await file('j.es.md', '{ "title": "Dos", "params": { "x": [1, "a"] } }\n');
+    const cache = new ParseCache(undefined, { now: () => Date.now() + 60_000 });
+    const first = await parseFiles([toml, json], { maxFileBytes: MAX, cache });
+    expect(cache.size).toBe(2);
+    expect(JSON.parse(JSON.stringify(first))).toEqual(
+      JSON.parse(JSON.stringify(await parseFiles([toml, json], { maxFileBytes: MAX, cache }))),
+    );
+  });
+
+  it('keeps no failure and no value JSON cannot hold, and reads those files every time', async () => {
+    const bad = await file('bad.es.md', '---\ntitle: [Uno\n---\n');
+    const nan = await file('nan.es.md', '---\ntitle: Uno\nweight: .nan\n---\n');
+    const ok = await file('ok.es.md', '---\ntitle: Uno\n---\n');
+    const cache = new ParseCache(undefined, { now: () => Date.now() + 60_000 });
+    const [problem, notANumber] = await parseFiles([bad, nan, ok], { maxFileBytes: MAX, cache });
+    expect(problem).toMatchObject({ code: 'yaml_invalid', file: 'bad.es.md' });
+    expect((notANumber as { data: { weight: number } }).data.weight).toBeNaN();
+    expect(cache.size).toBe(1);
+    await writeFile(bad.absolute, '---\ntitle: Uno\n---\n');
+    expect(titleOf((await parseFiles([bad], { maxFileBytes: MAX, cache }))[0])).toBe('Uno');
+  });
+
+  it('is written to .content-index/cache and read back by the next process; another identity or a damaged shard is ignored', async () => {
+    const task = await file('a.es.md', '---\ntitle: Uno\n---\n');
+    const later = () => Date.now() + 60_000;
+    const first = ParseCache.open(dir, { maxFileBytes: MAX, now: later });
+    await parseFiles([task], { maxFileBytes: MAX, cache: first });
+    await first.save();
+    const shards = join(dir, CACHE_DIR, 'parse');
+    const [shard] = await readdir(shards);
+    const cacheFile = join(shards, shard ?? '');
+    expect((await readFile(cacheFile, 'utf8')).split('\n')[0]).toMatch(/^2:/);
+
+    expect(ParseCache.open(dir, { maxFileBytes: MAX }).size).toBe(1);
+    expect(ParseCache.open(dir, { maxFileBytes: MAX, identity: 'another parser' }).size).toBe(0);
+    expect(ParseCache.open(dir, { maxFileBytes: 2 * MAX }).size).toBe(0); // the size limit changes outcomes
+    const text = await readFile(cacheFile, 'utf8');
+    await writeFile(cacheFile, text.slice(0, text.length / 2));
+    expect(ParseCache.open(dir, { maxFileBytes: MAX }).size).toBe(0);
+    await writeFile(cacheFile, `${text.split('\n')[0]}\n[["a.es.md", "not a size"]]`);
+    const damaged = ParseCache.open(dir, { maxFileBytes: MAX, now: later });
+    expect(damaged.size).toBe(0);
+    // The next build writes the damaged shard again.
+    await parseFiles([task], { maxFileBytes: MAX, cache: damaged });
+    await damaged.save();
+    expect(ParseCache.open(dir, { maxFileBytes: MAX }).size).toBe(1);
+  });
+
+  it('writes only the shards whose files changed, and nothing when no file changed', async () => {
+    await mkdir(join(dir, 'c'));
+    const tasks = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => file(`c/${i}.es.md`, `---\ntitle: T${i}\n---\n`)),
+    );
+    const options = { maxFileBytes: MAX, now: () => Date.now() + 60_000 };
+    const cache = ParseCache.open(dir, options);
+    await parseFiles(tasks, { maxFileBytes: MAX, cache });
+    await cache.save();
+    const shards = join(dir, CACHE_DIR, 'parse');
+    const names = await readdir(shards);
+    expect(names.length).toBeGreaterThan(5);
+    // Marked, so that a rewrite shows.
+    for (const name of names)
+      await writeFile(join(shards, name), `${(await readFile(join(shards, name), 'utf8')).trimEnd()} `);
+    const marked = async () =>
+      (
+        await Promise.all(names.map(async (n) => (await readFile(join(shards, n), 'utf8')).endsWith(' ')))
+      ).filter(Boolean).length;
+    const next = ParseCache.open(dir, options);
+    await parseFiles(tasks, { maxFileBytes: MAX, cache: next });
+    await next.save();
+    expect(await marked()).toBe(names.length);
+    await writeFile(tasks[7]?.absolute ?? '', '---\ntitle: Siete\n---\n');
+    await parseFiles(tasks, { maxFileBytes: MAX, cache: next });
+    await next.save();
+    expect(await marked()).toBe(names.length - 1);
+  });
 });

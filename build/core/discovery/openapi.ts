@@ -9,8 +9,8 @@ import openApiDocumentSchema from '../../schemas/discovery/openapi-document.sche
 };
 import problemSchema from '../../schemas/problem.schema.json' with { type: 'json' };
 import versionsSchema from '../../schemas/versions.schema.json' with { type: 'json' };
+import { SERVER_CARD_MEDIA_TYPE } from '../http-headers.ts';
 import { LANGUAGES, type Language } from '../languages.ts';
-import { SERVER_CARD_MEDIA_TYPE } from '../mcp/describe.ts';
 import { PROBLEM_NAMES, PROBLEM_TYPES, problemTypeUri } from '../problem-types.ts';
 import { type SiteConfig, siteName } from '../site-config.ts';
 import { indexSchema } from '../validate-index.ts';

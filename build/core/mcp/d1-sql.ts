@@ -4,11 +4,11 @@ import {
   ALL_FIELDS,
   BOOST,
   describeField,
-  fieldText,
+  documentTerms,
   type IndexField,
   type SearchDocument,
 } from './search-index.ts';
-import { deletionKeys, MIN_FUZZY_LENGTH, searchTerms } from './text.ts';
+import { deletionKeys, MIN_FUZZY_LENGTH } from './text.ts';
 
 /**
  * The D1 backend's tables, written by the build as SQL and imported by `content-index d1 import` (or
@@ -91,32 +91,41 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
     `CREATE VIRTUAL TABLE ${t.search} USING fts5(${SEARCH_COLUMNS.join(', ')}, tokenize = "unicode61 remove_diacritics 2", content = '', detail = column);`,
     `CREATE TABLE ${t.terms} (key TEXT NOT NULL, position INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (key, position, term)) WITHOUT ROWID;`,
   ];
-  const items: Row[] = [];
-  const translations: Row[] = [];
-  const technologies: Row[] = [];
-  const search: Row[] = [];
+  const oversized = new Set<number>();
+  const items = new Inserts(
+    `INSERT INTO ${t.items} (pos, type, languages, item, date, tags) VALUES`,
+    oversized,
+  );
+  const translations = new Inserts(
+    `INSERT INTO ${t.translations} (pos, lang, title, description, tags) VALUES`,
+    oversized,
+  );
+  const technologies = new Inserts(`INSERT INTO ${t.technologies} (name, pos) VALUES`, oversized);
+  const search = new Inserts(
+    `INSERT INTO ${t.search} (rowid, ${SEARCH_COLUMNS.join(', ')}) VALUES`,
+    oversized,
+  );
   const vocabulary = new Set<string>();
   prepared.entries.forEach((entry, pos) => {
     const doc = prepared.documents[pos] as SearchDocument;
     const typeIndex = CONTENT_TYPES.indexOf(entry.item.type);
     const bits = languageBits(entry);
-    items.push([
+    items.add(
       pos,
       `(${pos}, ${typeIndex}, ${bits}, ${sqlString(JSON.stringify(entry.item))}, ${entry.date === undefined ? 'NULL' : sqlString(entry.date)}, ${sqlString(JSON.stringify(doc.tags))})`,
-    ]);
+    );
     for (const lang of LANGUAGES) {
       const text = doc.text[lang];
       if (!text) continue;
-      translations.push([
+      translations.add(
         pos,
         `(${pos}, ${sqlString(lang)}, ${sqlString(text.title)}, ${text.description === undefined ? 'NULL' : sqlString(text.description)}, ${sqlString(JSON.stringify(text.tags))})`,
-      ]);
+      );
     }
     for (const name of new Set(doc.technologies.map((tech) => tech.toLowerCase()))) {
-      technologies.push([pos, `(${sqlString(name)}, ${pos})`]);
+      technologies.add(pos, `(${sqlString(name)}, ${pos})`);
     }
-    const columns = ALL_FIELDS.map((field) => {
-      const terms = searchTerms(fieldText(doc, field) ?? '');
+    const columns = documentTerms(doc).map((terms = []) => {
       for (const term of terms) vocabulary.add(term);
       return sqlString(terms.join(' '));
     });
@@ -124,9 +133,9 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
       typeToken(typeIndex),
       ...LANGUAGES.flatMap((_, i) => (bits & (1 << i) ? [languageToken(1 << i)] : [])),
     ];
-    search.push([pos, `(${pos}, ${columns.join(', ')}, ${sqlString(filters.join(' '))})`]);
+    search.add(pos, `(${pos}, ${columns.join(', ')}, ${sqlString(filters.join(' '))})`);
   });
-  const terms: Row[] = [];
+  const terms = new Inserts(`INSERT INTO ${t.terms} (key, position, term) VALUES`, oversized);
   for (const term of [...vocabulary].sort()) {
     if (term.length < MIN_FUZZY_LENGTH - 1) continue;
     // Four letters: only ever the result of deleting one from a five-letter query (position -1).
@@ -136,53 +145,67 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
       const id = `${key}\u0000${position}`;
       if (seen.has(id)) continue;
       seen.add(id);
-      terms.push([-1, `(${sqlString(key)}, ${position}, ${sqlString(term)})`]);
+      terms.add(-1, `(${sqlString(key)}, ${position}, ${sqlString(term)})`);
     }
   }
-  const oversized = new Set<number>();
-  const insert = (head: string, rows: Row[]) => out.push(...inserts(head, rows, oversized));
-  insert(`INSERT INTO ${t.items} (pos, type, languages, item, date, tags) VALUES`, items);
-  insert(`INSERT INTO ${t.translations} (pos, lang, title, description, tags) VALUES`, translations);
-  insert(`INSERT INTO ${t.technologies} (name, pos) VALUES`, technologies);
-  insert(`INSERT INTO ${t.search} (rowid, ${SEARCH_COLUMNS.join(', ')}) VALUES`, search);
-  insert(`INSERT INTO ${t.terms} (key, position, term) VALUES`, terms);
+  out.push(
+    ...items.finish(),
+    ...translations.finish(),
+    ...technologies.finish(),
+    ...search.finish(),
+    ...terms.finish(),
+  );
   // Last: its presence says every statement above ran.
   out.push(
     `INSERT INTO ${GENERATIONS_TABLE} (id, items, state) VALUES ('${GENERATION_PLACEHOLDER}', ${prepared.entries.length}, 'ready');`,
   );
-  return { sql: `${out.join('\n')}\n`, oversized: [...oversized].sort((a, b) => a - b) };
+  return { statements: out, oversized: [...oversized].sort((a, b) => a - b) };
 }
 
 export interface D1Import {
-  /** The SQL, with {@link GENERATION_PLACEHOLDER} where the generation goes. */
-  sql: string;
+  /**
+   * The SQL, one statement after another, each followed by a line break; with
+   * {@link GENERATION_PLACEHOLDER} where the generation goes. Kept apart: at 10,000 items the import is
+   * over 12 MiB, which the build writes piece by piece instead of joining it into one string (twice).
+   */
+  statements: string[];
   /** Entries whose row alone passes D1's 100 KB statement limit: the import would fail on them. */
   oversized: number[];
 }
 
-/** An entry's position (-1 for the terms) and its row of VALUES. */
-type Row = [number, string];
-
 /** Replaced by the generation once the SQL text is known (see {@link d1ImportSql}). */
 export const GENERATION_PLACEHOLDER = '{{generation}}';
 
-function inserts(head: string, rows: readonly Row[], oversized: Set<number>): string[] {
-  const statements: string[] = [];
-  let batch: string[] = [];
-  let units = 0;
-  for (const [pos, row] of rows) {
-    if (row.length > STATEMENT_UNITS && utf8Bytes(row) + head.length > MAX_STATEMENT_BYTES)
-      oversized.add(pos);
-    if (batch.length > 0 && units + row.length > STATEMENT_UNITS) {
-      statements.push(`${head}\n${batch.join(',\n')};`);
-      batch = [];
-      units = 0;
-    }
-    batch.push(row);
-    units += row.length + 2;
+/** One table's INSERT statements, rows grouped under D1's statement limit as they come. */
+class Inserts {
+  private readonly statements: string[] = [];
+  private batch: string[] = [];
+  private units = 0;
+
+  constructor(
+    private readonly head: string,
+    /** Entries whose row alone passes D1's 100 KB statement limit (their position, -1 for the terms). */
+    private readonly oversized: Set<number>,
+  ) {}
+
+  add(pos: number, row: string): void {
+    if (row.length > STATEMENT_UNITS && utf8Bytes(row) + this.head.length > MAX_STATEMENT_BYTES)
+      this.oversized.add(pos);
+    if (this.batch.length > 0 && this.units + row.length > STATEMENT_UNITS) this.flush();
+    this.batch.push(row);
+    this.units += row.length + 2;
   }
-  if (batch.length > 0) statements.push(`${head}\n${batch.join(',\n')};`);
-  return statements;
+
+  finish(): string[] {
+    if (this.batch.length > 0) this.flush();
+    return this.statements;
+  }
+
+  private flush(): void {
+    this.statements.push(`${this.head}\n${this.batch.join(',\n')};`);
+    this.batch = [];
+    this.units = 0;
+  }
 }
 
 /** D1's statement limit. */

@@ -4,7 +4,8 @@ import { TOOL_ANNOTATIONS, TOOLS } from './tools.ts';
 
 /** The experimental server-card extension's schema (SEP-2127, modelcontextprotocol/experimental-ext-server-card). */
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
-export const SERVER_CARD_MEDIA_TYPE = 'application/mcp-server-card+json';
+// Here, not in this module, so that the OpenAPI document names it without loading the MCP SDK.
+export { SERVER_CARD_MEDIA_TYPE } from '../http-headers.ts';
 
 /** The tools exactly as `tools/list` lists them: built from the same definitions as the server. */
 function toolList() {

@@ -9,7 +9,7 @@ import {
   type McpInfo,
   type McpPrepared,
 } from './mcp-data.ts';
-import { buildSearchIndex, loadSearchIndex } from './search-index.ts';
+import { ALL_FIELDS, buildSearchIndex, documentTerms, fieldText, loadSearchIndex } from './search-index.ts';
 
 /**
  * The embedded backend's data: a plain object the build writes as a module that the Function imports,
@@ -54,6 +54,32 @@ export function embeddedData(prepared: McpPrepared): EmbeddedData {
     technologies: [...technologies],
     search: JSON.stringify(buildSearchIndex(prepared.documents)),
   };
+}
+
+/**
+ * A lower bound of the module's size (renderMcpModule(embeddedData(prepared))), worked out without
+ * building the search index: `auto` then sees that a large site is past the ceiling for a fraction of
+ * the index's cost. The entries count as their JSON's length (UTF-16 units, never more than its UTF-8
+ * bytes); every (term, field, entry) of the index as its least form in MiniSearch's JSON written as a
+ * string literal, `\"<id>\":<count>` and a comma or brace: seven bytes and the id's digits.
+ */
+export function embeddedSizeAtLeast(prepared: McpPrepared, ceiling?: number): number {
+  let bytes = 0;
+  for (const entry of prepared.entries) bytes += JSON.stringify(entry).length;
+  // The bound cannot exceed what counting every word as a distinct term gives (a word is a letter and
+  // a separator at least): when even that is under the ceiling, nothing is tokenized.
+  let most = ceiling === undefined ? Number.POSITIVE_INFINITY : bytes;
+  if (ceiling !== undefined)
+    prepared.documents.forEach((doc, i) => {
+      for (const field of ALL_FIELDS)
+        most += Math.ceil(((fieldText(doc, field)?.length ?? -1) + 1) / 2) * (7 + String(i).length);
+    });
+  if (ceiling !== undefined && most <= ceiling) return bytes;
+  prepared.documents.forEach((doc, i) => {
+    const perTerm = 7 + String(i).length;
+    for (const terms of documentTerms(doc)) if (terms) bytes += new Set(terms).size * perTerm;
+  });
+  return bytes;
 }
 
 /** Loads the search index now: the Function calls this in its global scope, at startup. */

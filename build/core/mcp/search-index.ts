@@ -1,7 +1,7 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
 import { LANGUAGES, type Language } from '../languages.ts';
 import { SearchWorkExceeded } from './budget.ts';
-import { MIN_FUZZY_LENGTH, MIN_PREFIX_LENGTH, processTerm, tokenize } from './text.ts';
+import { MIN_FUZZY_LENGTH, MIN_PREFIX_LENGTH, processTerm, searchTerms, tokenize } from './text.ts';
 
 /**
  * One searchable document per entry, with each language's text in fields of its own. One document per
@@ -64,6 +64,38 @@ export function fieldText(doc: SearchDocument, field: string): string | undefine
   const value = text?.[kind as keyof typeof text] as string | string[] | undefined;
   const joined = Array.isArray(value) ? value.join(' ') : value;
   return joined || undefined;
+}
+
+const TERMS = new WeakMap<SearchDocument, readonly (readonly string[] | undefined)[]>();
+
+/**
+ * The terms (text.ts `searchTerms`) of each index field of a document, in ALL_FIELDS order; undefined
+ * where the document has no text. Worked out once per document: the embedded module's size bound and
+ * the D1 import both read them.
+ */
+export function documentTerms(doc: SearchDocument): readonly (readonly string[] | undefined)[] {
+  let terms = TERMS.get(doc);
+  if (!terms) {
+    terms = ALL_FIELDS.map((field) => {
+      const text = fieldText(doc, field);
+      return text === undefined ? undefined : termsOf(text);
+    });
+    TERMS.set(doc, terms);
+  }
+  return terms;
+}
+
+// By text as well: documents are made anew by every build, their texts mostly the same (dev rebuilds).
+const TEXT_TERMS = new Map<string, readonly string[]>();
+
+function termsOf(text: string): readonly string[] {
+  let terms = TEXT_TERMS.get(text);
+  if (!terms) {
+    terms = searchTerms(text);
+    if (TEXT_TERMS.size >= 500_000) TEXT_TERMS.clear();
+    TEXT_TERMS.set(text, terms);
+  }
+  return terms;
 }
 
 export const BOOST: Record<SearchField, number> = { title: 3, tags: 2, technologies: 2, description: 1 };

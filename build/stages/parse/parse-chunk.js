@@ -1,7 +1,8 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
 // without a TypeScript loader.
+import { formatBytes } from './format-bytes.js';
 import { closingHint, parseSource } from './parse-source.js';
-import { MAX_FRONT_MATTER_BYTES, readHead } from './read-head.js';
+import { headHash, MAX_FRONT_MATTER_BYTES, readHead } from './read-head.js';
 
 /** @typedef {import('../../core/errors.ts').Problem} Problem */
 /** @typedef {import('./parse-source.js').ParsedSource} ParsedSource */
@@ -16,21 +17,46 @@ import { MAX_FRONT_MATTER_BYTES, readHead } from './read-head.js';
 /** @typedef {ParsedSource | ParseFailure} ParseOutcome */
 
 /**
+ * What reading one file gave: its outcome, and with a parse cache the hash of the front matter's text
+ * that was parsed. `outcome` is absent when that hash was among the `known` ones: the caller holds the
+ * outcome of the same text already, so it was read but not parsed again.
+ * @typedef {object} Parsed
+ * @property {ParseOutcome} [outcome]
+ * @property {string} [hash]
+ */
+
+/**
  * Reads and parses a list of files in order. Runs on the main thread or in a worker.
  * @param {readonly ParseTask[]} tasks
  * @param {number} maxFileBytes
- * @returns {ParseOutcome[]}
+ * @param {ReadonlySet<string>} [known] Hashes of front-matter texts the caller has outcomes for: given, every parsed text is hashed.
+ * @returns {Parsed[]}
  */
-export function parseChunk(tasks, maxFileBytes) {
-  return tasks.map((task) => parseOne(task, maxFileBytes));
+export function parseChunk(tasks, maxFileBytes, known) {
+  return tasks.map((task) => parseOne(task, maxFileBytes, known));
 }
 
 /**
  * @param {ParseTask} task
  * @param {number} maxFileBytes
- * @returns {ParseOutcome}
+ * @param {ReadonlySet<string> | undefined} known
+ * @returns {Parsed}
  */
-function parseOne({ path, absolute }, maxFileBytes) {
+function parseOne(task, maxFileBytes, known) {
+  const text = readChecked(task, maxFileBytes);
+  if (typeof text !== 'string') return { outcome: text };
+  if (!known) return { outcome: parseSource(task.path, text) };
+  const hash = headHash(text);
+  return known.has(hash) ? { hash } : { outcome: parseSource(task.path, text), hash };
+}
+
+/**
+ * The file's head (up to its closing front-matter fence), or why it cannot be parsed at all.
+ * @param {ParseTask} task
+ * @param {number} maxFileBytes
+ * @returns {string | ParseFailure}
+ */
+function readChecked({ path, absolute }, maxFileBytes) {
   /** @type {import('./read-head.js').Head} */
   let head;
   try {
@@ -64,15 +90,5 @@ function parseOne({ path, absolute }, maxFileBytes) {
       hint: closingHint(head.format ?? 'yaml'),
     };
   }
-  return parseSource(path, head.text);
-}
-
-/**
- * @param {number} bytes
- * @returns {string}
- */
-export function formatBytes(bytes) {
-  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${bytes} B`;
+  return head.text;
 }

@@ -1,5 +1,6 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
 // without a TypeScript loader.
+import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { closingEnd, openingOf } from './fences.js';
 
@@ -48,4 +49,14 @@ export function readHead(path, maxFileBytes) {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The hash a parse cache keys a front matter's text by. The outcome of a successful parse depends on
+ * that text alone (a body is never read), so equal texts have equal outcomes whatever the file.
+ * @param {string} text
+ * @returns {string}
+ */
+export function headHash(text) {
+  return createHash('sha256').update(text).digest('base64');
 }

@@ -2,4 +2,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { parseChunk } from './parse-chunk.js';
 
-parentPort?.postMessage(parseChunk(workerData.tasks, workerData.maxFileBytes));
+const known = workerData.known === undefined ? undefined : new Set(workerData.known);
+parentPort?.postMessage(parseChunk(workerData.tasks, workerData.maxFileBytes, known));

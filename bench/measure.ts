@@ -1,0 +1,51 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** GNU time: the peak resident memory of any command (Hugo's too), measured by the kernel. */
+const GNU_TIME = '/usr/bin/time';
+const hasGnuTime =
+  existsSync(GNU_TIME) && spawnSync(GNU_TIME, ['-f', '%M', 'true'], { encoding: 'utf8' }).status === 0;
+
+export interface Run {
+  ms: number;
+  /** Peak resident memory of the process (worker threads included); NaN when it cannot be measured. */
+  peakRssMiB: number;
+  stdout: string;
+}
+
+/**
+ * Runs a command to its end: wall time from spawn to exit, and its peak RSS (GNU time's %M, or for
+ * Node, process.resourceUsage().maxRSS reported by bench/_peak-rss.mjs when GNU time is missing).
+ */
+export function measure(command: string, args: readonly string[], cwd: string): Promise<Run> {
+  const node = command === process.execPath;
+  const [file, argv] = hasGnuTime
+    ? [GNU_TIME, ['-f', '\npeak-rss-kib=%M', command, ...args]]
+    : [command, node ? ['--import', join(ROOT, 'bench/_peak-rss.mjs'), ...args] : [...args]];
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(file, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const ms = performance.now() - started;
+      // With the preload, worker threads report too: the largest figure is the process's peak.
+      const reported = [...stderr.matchAll(/peak-rss-kib=(\d+)/g)].map((m) => Number(m[1]));
+      if (code !== 0) reject(new Error(`${command} ${args.join(' ')} exited ${code}\n${stderr}`));
+      else resolve({ ms, peakRssMiB: reported.length ? Math.max(...reported) / 1024 : Number.NaN, stdout });
+    });
+  });
+}
+
+export const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};

@@ -1,0 +1,444 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import packageJson from '../../package.json' with { type: 'json' };
+import { BUNDLED } from '../core/bundled.ts';
+import type { ParsedSource } from './parse/parse-source.js';
+import { headHash, readHead } from './parse/read-head.js';
+
+/** Relative to the project root: the tool's private folder (never published). */
+export const CACHE_DIR = '.content-index/cache';
+/** The parse cache's folder in CACHE_DIR: its files are shards, each holding the files whose path hashes to it. */
+const PARSE_DIR = 'parse';
+/**
+ * An edit rewrites one shard, not the whole cache (at 10,000 items the cache is about 16 MiB of JSON).
+ */
+const SHARDS = 32;
+/** Bumped when the files' layout changes. */
+const CACHE_FORMAT = 2;
+
+/**
+ * How long after a file's last change its timestamps may still not tell a later change from it. A file
+ * system stores times at some granularity (ext4 and APFS nanoseconds, HFS+ a second, FAT two): a file
+ * written twice within one tick, at the same size, keeps the same stamp. Like git's "racily clean"
+ * index entries, a file whose last change is this close to the moment it was read is checked by its
+ * content at the next build, not by its stamp.
+ */
+export const RACY_MS = 3000;
+
+/** What the file system says about a file, without reading it. */
+export interface Stamp {
+  size: number;
+  mtimeMs: number;
+  /** Changed by every write and by every change of the times themselves (`touch -r` cannot set it back). */
+  ctimeMs: number;
+  ino: number;
+}
+
+interface Entry extends Stamp {
+  /** Its stamp cannot be trusted (see RACY_MS): the next build reads the file and compares its hash. */
+  racy: boolean;
+  /** Of the front matter's text (parse-chunk.js headHash). */
+  hash: string;
+  outcome: ParsedSource;
+}
+
+/** One file as the cache file stores it: an array, which is a third of the size of an object. */
+type StoredEntry = [
+  path: string,
+  size: number,
+  mtimeMs: number,
+  ctimeMs: number,
+  ino: number,
+  racy: 0 | 1,
+  hash: string,
+  format: ParsedSource['format'],
+  matter: string,
+  data: unknown,
+];
+
+export interface ParseCacheOptions {
+  /** Where its shards are kept (none: in memory only). */
+  dir?: string;
+  /** Everything the outcomes depend on besides the files: a cache of another identity is not read. */
+  identity?: string;
+  /** Tests give a file system whose times lie. */
+  stat?: (path: string) => Stamp | undefined;
+  now?: () => number;
+  /** Default RACY_MS; tests set 0 to exercise the stamps alone. */
+  racyMs?: number;
+}
+
+/**
+ * The parsed front matter of every content file, kept between builds in `.content-index/cache/` (and
+ * between CI runs, restored by `actions/cache`): an unchanged file is neither read nor parsed again.
+ *
+ * - A file whose size, modification time, change time and inode are those recorded is unchanged
+ *   (unless its stamp was racy when recorded, see RACY_MS).
+ * - Any other file is read, but when the hash of its front matter is one the cache holds (a checkout
+ *   gives every file new times; a rename keeps the text), it is not parsed again.
+ * - Only successful parses of plain JSON data are kept: a file with a problem is read every time, and
+ *   so is one whose values JSON cannot hold (`.nan`, `!!binary`).
+ */
+export class ParseCache {
+  private entries: Map<string, Entry>;
+  private byHash = new Map<string, ParsedSource>();
+  /** The listing of the files the last build read (load.ts), kept for dev's next build. */
+  listing: unknown;
+  /** Files not kept (their parse failed, or JSON cannot hold their values), with their stamp then. */
+  private uncached = new Map<string, Stamp>();
+  /** Shards whose files no longer say what the cache holds. */
+  private dirty = new Set<number>();
+  private readonly dir: string | undefined;
+  private readonly identity: string;
+  private readonly statOf: (path: string) => Stamp | undefined;
+  private readonly now: () => number;
+  private readonly racyMs: number;
+
+  constructor(entries: Map<string, Entry> = new Map(), options: ParseCacheOptions = {}) {
+    this.entries = entries;
+    this.dir = options.dir;
+    this.identity = options.identity ?? '';
+    this.statOf = options.stat ?? statStamp;
+    this.now = options.now ?? Date.now;
+    this.racyMs = options.racyMs ?? RACY_MS;
+    for (const entry of entries.values()) this.byHash.set(entry.hash, entry.outcome);
+  }
+
+  /**
+   * The project's cache, or an empty one when there is none or it cannot be used (another version of
+   * the tool wrote it, it is damaged): a cache is only ever a shortcut. A shard that cannot be read is
+   * dropped alone.
+   */
+  static open(root: string, options: { maxFileBytes: number } & Omit<ParseCacheOptions, 'dir'>): ParseCache {
+    const dir = join(root, CACHE_DIR, PARSE_DIR);
+    const identity = options.identity ?? cacheIdentity(options.maxFileBytes);
+    const entries = new Map<string, Entry>();
+    const damaged: number[] = [];
+    for (let shard = 0; shard < SHARDS; shard++) {
+      const rows = readShard(join(dir, shardFile(shard)), identity);
+      if (rows === undefined) {
+        damaged.push(shard);
+        continue;
+      }
+      for (const [path, size, mtimeMs, ctimeMs, ino, racy, hash, format, matter, data] of rows) {
+        const entry = {
+          size,
+          mtimeMs,
+          ctimeMs,
+          ino,
+          racy: racy === 1,
+          hash,
+          outcome: { data, matter, format },
+        };
+        entries.set(path, entry);
+      }
+    }
+    const cache = new ParseCache(entries, { ...options, dir, identity });
+    for (const shard of damaged) cache.dirty.add(shard);
+    return cache;
+  }
+
+  /** How many files it holds. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Hashes of every front-matter text it holds an outcome for. */
+  hashes(): Set<string> {
+    return new Set(this.byHash.keys());
+  }
+
+  /**
+   * The stamp of each file (undefined when it cannot be read), and the outcome of each unchanged one.
+   * With `only` (dev: the files its watcher saw change), the other files the cache holds are taken as
+   * they were without a look at the file system.
+   */
+  lookup(
+    tasks: readonly { path: string; absolute: string }[],
+    only?: ReadonlySet<string>,
+  ): {
+    stamps: (Stamp | undefined)[];
+    /** The entry of each unchanged file (its outcome and hash). */
+    hits: ({ outcome: ParsedSource; hash: string } | undefined)[];
+    at: number;
+  } {
+    // Before the first stamp: a change after this moment is one the recorded stamps may not show.
+    const at = this.now();
+    const stamps: (Stamp | undefined)[] = [];
+    const hits = tasks.map((task) => {
+      const entry = this.entries.get(task.path);
+      if (only && entry && !entry.racy && !only.has(task.absolute)) {
+        stamps.push(entry);
+        return entry;
+      }
+      const stamp = this.statOf(task.absolute);
+      stamps.push(stamp);
+      return entry && stamp && !entry.racy && sameStamp(entry, stamp) ? entry : undefined;
+    });
+    return { stamps, hits, at };
+  }
+
+  /**
+   * Whether every file is as the cache last saw it: the same stamp as its entry (and for a racy entry,
+   * the same front matter), or for a file whose parse failed, the stamp it had then.
+   */
+  unchanged(tasks: readonly { path: string; absolute: string }[], maxFileBytes: number): boolean {
+    return tasks.every((task) => {
+      const stamp = this.statOf(task.absolute);
+      const entry = this.entries.get(task.path);
+      const known = entry ?? this.uncached.get(task.path);
+      if (!stamp || !known || !sameStamp(known, stamp)) return false;
+      if (!entry?.racy) return true;
+      // A stamp too recent to vouch for the file (RACY_MS): its front matter must still read the same.
+      try {
+        return headHash(readHead(task.absolute, maxFileBytes).text) === entry.hash;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  /** The outcome of a front-matter text the cache holds. */
+  outcomeOf(hash: string): ParsedSource | undefined {
+    return this.byHash.get(hash);
+  }
+
+  /**
+   * Replaces the cache's files with this build's: each task's stamp (as taken by `lookup`), hash and
+   * outcome. Files without a stamp, a hash or a successful outcome are left out, and so are files no
+   * longer listed.
+   */
+  record(
+    tasks: readonly { path: string }[],
+    files: readonly {
+      stamp?: Stamp | undefined;
+      hash?: string | undefined;
+      outcome: ParsedSource | undefined;
+    }[],
+    at: number,
+  ): void {
+    // In place: a rebuild after one save changes one entry, not 26,000.
+    this.uncached.clear();
+    let listed = 0;
+    tasks.forEach((task, i) => {
+      const { stamp, hash, outcome } = files[i] ?? { outcome: undefined };
+      const previous = this.entries.get(task.path);
+      if (!stamp || hash === undefined || !outcome || !isPlainJson(outcome.data)) {
+        if (stamp) this.uncached.set(task.path, stamp);
+        if (previous) this.forget(task.path);
+        return;
+      }
+      listed++;
+      if (previous && previous.hash === hash && !previous.racy && sameStamp(previous, stamp)) return;
+      this.dirty.add(shardOf(task.path));
+      const racy = Math.max(stamp.mtimeMs, stamp.ctimeMs) > at - this.racyMs;
+      this.entries.set(task.path, {
+        size: stamp.size,
+        mtimeMs: stamp.mtimeMs,
+        ctimeMs: stamp.ctimeMs,
+        ino: stamp.ino,
+        racy,
+        hash,
+        outcome,
+      });
+      this.byHash.set(hash, outcome);
+    });
+    // Files no longer listed drop out of their shards (and their texts out of the hashes).
+    if (listed !== this.entries.size) {
+      const paths = new Set(tasks.map((t) => t.path));
+      for (const path of [...this.entries.keys()]) if (!paths.has(path)) this.forget(path);
+      this.byHash = new Map([...this.entries.values()].map((e) => [e.hash, e.outcome]));
+    }
+  }
+
+  private forget(path: string): void {
+    this.entries.delete(path);
+    this.dirty.add(shardOf(path));
+  }
+
+  /**
+   * Writes the shards that changed since they were read, each whole or not at all (a rename), so a
+   * build killed meanwhile, or two builds at once, leave readable shards behind.
+   */
+  async save(): Promise<void> {
+    if (!this.dir || this.dirty.size === 0) return;
+    const shards = [...this.dirty];
+    this.dirty.clear();
+    const rows = new Map<number, StoredEntry[]>(shards.map((shard) => [shard, []]));
+    for (const [path, e] of this.entries) {
+      rows
+        .get(shardOf(path))
+        ?.push([
+          path,
+          e.size,
+          e.mtimeMs,
+          e.ctimeMs,
+          e.ino,
+          e.racy ? 1 : 0,
+          e.hash,
+          e.outcome.format,
+          e.outcome.matter,
+          e.outcome.data,
+        ]);
+    }
+    await mkdir(this.dir, { recursive: true });
+    for (const [shard, stored] of rows) {
+      const file = join(this.dir, shardFile(shard));
+      const staging = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+      try {
+        await writeFile(staging, `${this.identity}\n${JSON.stringify(stored)}`);
+        await rename(staging, file);
+      } catch (error) {
+        this.dirty.add(shard);
+        await rm(staging, { force: true });
+        throw error;
+      }
+    }
+  }
+}
+
+function shardFile(shard: number): string {
+  return `${shard.toString(16).padStart(2, '0')}.json`;
+}
+
+/** FNV-1a of the path: which shard holds a file. */
+function shardOf(path: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) hash = Math.imul(hash ^ path.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % SHARDS;
+}
+
+/** A shard's rows; [] when it does not exist yet; undefined when it cannot be used. */
+function readShard(file: string, identity: string): StoredEntry[] | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : undefined;
+  }
+  // The identity is the first line: a shard of another identity is dropped without parsing it.
+  const newline = text.indexOf('\n');
+  if (newline < 0 || text.slice(0, newline) !== identity) return undefined;
+  try {
+    const rows = JSON.parse(text.slice(newline + 1)) as unknown;
+    return Array.isArray(rows) && rows.every(isStoredEntry) ? rows : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isStoredEntry(row: unknown): row is StoredEntry {
+  if (!Array.isArray(row) || row.length !== 10) return false;
+  const [path, size, mtimeMs, ctimeMs, ino, racy, hash, format, matter] = row as unknown[];
+  return (
+    typeof path === 'string' &&
+    [size, mtimeMs, ctimeMs, ino].every((n) => typeof n === 'number') &&
+    (racy === 0 || racy === 1) &&
+    typeof hash === 'string' &&
+    (format === 'yaml' || format === 'toml' || format === 'json') &&
+    typeof matter === 'string'
+  );
+}
+
+function statStamp(path: string): Stamp | undefined {
+  let stats: Stats | undefined;
+  try {
+    stats = statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+  return stats && { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino };
+}
+
+function sameStamp(a: Stamp, b: Stamp): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+}
+
+/** Whether JSON gives the value back as it is: the cache file is JSON. */
+export function isPlainJson(value: unknown, depth = 0): boolean {
+  if (depth > 64) return false;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value) && !Object.is(value, -0);
+  if (typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++)
+      if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false;
+    return true;
+  }
+  // smol-toml's tables have no prototype; JSON gives them Object's, which reads the same.
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  for (const child of Object.values(value)) if (!isPlainJson(child, depth + 1)) return false;
+  return true;
+}
+
+let identity: string | undefined;
+
+/**
+ * The tool's version, the parser's own code and the versions of the parsers it calls, and the size
+ * limit: an outcome depends on nothing else than these and the front matter's text.
+ */
+export function cacheIdentity(maxFileBytes: number): string {
+  identity ??= parserFingerprint();
+  return `${CACHE_FORMAT}:${packageJson.version}:${identity}:${maxFileBytes}`;
+}
+
+function parserFingerprint(): string {
+  const hash = createHash('sha256');
+  const module = fileURLToPath(
+    new URL(BUNDLED ? './parse-worker.js' : './parse/parse-chunk.js', import.meta.url),
+  );
+  // In the package the parser is bundled into the chunk the worker entry imports; from the sources it is
+  // the folder of plain JavaScript files.
+  const files = BUNDLED ? bundledChunks(module) : parserSources(dirname(module));
+  for (const file of files) hash.update(readFileSync(file));
+  const require = createRequire(import.meta.url);
+  for (const name of ['gray-matter', 'js-yaml', 'smol-toml', 'jsonc-parser']) {
+    hash.update(`${name}@${packageVersion(require, name)}\n`);
+  }
+  return hash.digest('base64url').slice(0, 22);
+}
+
+function parserSources(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.js'))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+/** The worker entry and the chunks it imports (esbuild's `./chunk-….js`). */
+function bundledChunks(entry: string): string[] {
+  const text = readFileSync(entry, 'utf8');
+  const chunks = [...text.matchAll(/from\s*["'](\.\/chunk-[\w-]+\.js)["']/g)].map((m) =>
+    join(dirname(entry), m[1] as string),
+  );
+  return [entry, ...[...new Set(chunks)].sort()];
+}
+
+function packageVersion(require: NodeJS.Require, name: string): string {
+  try {
+    return (require(`${name}/package.json`) as { version: string }).version;
+  } catch {
+    // Packages whose exports hide package.json: found from their entry.
+    try {
+      for (let dir = dirname(require.resolve(name)); dir !== dirname(dir); dir = dirname(dir)) {
+        try {
+          const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+            name?: string;
+            version?: string;
+          };
+          if (manifest.name === name) return manifest.version ?? '?';
+        } catch {
+          // not this folder
+        }
+      }
+    } catch {
+      // not installed where it can be resolved from here
+    }
+    return '?';
+  }
+}

@@ -1,0 +1,41 @@
+import { afterEach, expect, it } from 'vitest';
+import { generateSite as benchSite } from '../../bench/generate-site.ts';
+import { embeddedData, embeddedSizeAtLeast } from '../../build/core/mcp/embedded.ts';
+import { renderMcpModule } from '../../build/core/mcp/worker-module.ts';
+import { build } from '../../build/index.ts';
+import { generateSite } from '../helpers/generate-site.ts';
+import { type TempSite, tempSite } from '../helpers/site.ts';
+
+let site: TempSite | undefined;
+afterEach(() => site?.dispose());
+
+// `auto` and `embedded` decide from this bound, without building the search index, that a site is past
+// the ceiling: were it ever above the real size, a site that fits would be sent to D1 (or refused).
+it('the embedded module is never smaller than its lower bound, and the bound is close', async () => {
+  const sites = {
+    hostile: generateSite(60, 3),
+    synthetic: Object.fromEntries([...benchSite({ items: 150, seed: 5 })].map((f) => [f.path, f.content])),
+  };
+  for (const files of Object.values(sites)) {
+    site = await tempSite(files);
+    const { mcpPrepared } = await build({ root: site.root, dryRun: true, deployment: false });
+    const real = Buffer.byteLength(renderMcpModule(embeddedData(mcpPrepared)));
+    const bound = embeddedSizeAtLeast(mcpPrepared);
+    expect(bound).toBeLessThanOrEqual(real);
+    expect(bound / real).toBeGreaterThan(0.6);
+    await site.dispose();
+    site = undefined;
+  }
+});
+
+it('far under the ceiling, the bound is the entries alone, still at most the module', async () => {
+  site = await tempSite(generateSite(20, 4));
+  const { mcpPrepared } = await build({ root: site.root, dryRun: true, deployment: false });
+  const real = Buffer.byteLength(renderMcpModule(embeddedData(mcpPrepared)));
+  const entries = mcpPrepared.entries.reduce((sum, e) => sum + JSON.stringify(e).length, 0);
+  expect(embeddedSizeAtLeast(mcpPrepared, 8 * 1024 * 1024)).toBe(entries);
+  expect(embeddedSizeAtLeast(mcpPrepared)).toBeGreaterThan(entries);
+  expect(embeddedSizeAtLeast(mcpPrepared)).toBeLessThanOrEqual(real);
+  // Near the ceiling the words are counted: the bound is the full one.
+  expect(embeddedSizeAtLeast(mcpPrepared, entries)).toBe(embeddedSizeAtLeast(mcpPrepared));
+});
