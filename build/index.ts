@@ -1,5 +1,6 @@
+import { access } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { assemble } from './core/assemble.ts';
 import type { DeployLimits } from './core/cloudflare-limits.ts';
@@ -13,6 +14,7 @@ import {
 import { ContentIndexError, isContentIndexError, type Problem } from './core/errors.ts';
 import { announceFromLive, compareWithLive, type LiveSite } from './core/live-check.ts';
 import type { McpPrepared } from './core/mcp/mcp-data.ts';
+import { MCP_MODULE_PATH } from './core/mcp/worker-module.ts';
 import type { ContentModel, FollowedLink } from './core/model.ts';
 import type { OutputFile } from './core/outputs.ts';
 import { PUBLISHED_RECORD_FILE, recordPublished, renderPublishedRecord } from './core/published-record.ts';
@@ -321,7 +323,11 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     if (overLimits.length > 0) throw new ContentIndexError(overLimits);
     const served = await servedOutput(root);
     mcpData = {
-      written: !options.dryRun && (options.writeMcpData ?? outDir === served.path),
+      // With no data yet (a fresh clone), this build's is the only one the Function can bundle.
+      written:
+        !options.dryRun &&
+        (options.writeMcpData ??
+          (outDir === served.path || !(await fileExists(join(root, MCP_MODULE_PATH))))),
       served: served.path,
     };
     if (!options.dryRun && !mcpData.written && !served.declared) {
@@ -414,4 +420,11 @@ function outputFailed(error: unknown, root: string, outDir: string): Error {
       hint: 'check free disk space and permissions; the previous output was left as it was',
     },
   ]);
+}
+
+function fileExists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { PrivateFile } from './mcp-output.ts';
@@ -118,11 +119,25 @@ export async function privateFilesAre(root: string, files: readonly PrivateFile[
       const path = `${dir}/${name}`;
       const content = wanted.get(path);
       if (content === undefined) return false;
-      if ((await readFile(join(root, path), 'utf8').catch(() => undefined)) !== content) return false;
+      if (!(await holds(join(root, path), content))) return false;
       wanted.delete(path);
     }
   }
   return wanted.size === 0;
+}
+
+/** Whether the file's bytes are `content`: a text compared whole, pieces (the D1 import) by their digest. */
+async function holds(path: string, content: string | Iterable<string>): Promise<boolean> {
+  if (typeof content === 'string') return (await readFile(path, 'utf8').catch(() => undefined)) === content;
+  const wanted = createHash('sha256');
+  for (const piece of content) wanted.update(piece);
+  const found = createHash('sha256');
+  try {
+    for await (const chunk of createReadStream(path)) found.update(chunk as Buffer);
+  } catch {
+    return false;
+  }
+  return wanted.digest('hex') === found.digest('hex');
 }
 
 /**

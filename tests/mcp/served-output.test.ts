@@ -103,16 +103,35 @@ describe('a build into another output folder', () => {
     expect(preview.stdout).toContain("not written: the Function's data in .content-index/ is the build of");
   });
 
+  it('writes the data when there is none yet (a fresh clone): the Function has nothing else to bundle', async () => {
+    const fresh = await tempSite(FILES);
+    try {
+      expect(existsSync(join(fresh.root, MCP_MODULE_PATH))).toBe(false);
+      const other = await fresh.cli('build', '--out', 'preview');
+      expect(other.code, other.stderr).toBe(0);
+      const written = await readFile(join(fresh.root, MCP_MODULE_PATH), 'utf8');
+      expect(written).toContain('Entrada pública');
+      expect(written).not.toContain('Borrador secreto');
+      // From then on it belongs to the served folder's build: a second build elsewhere leaves it.
+      expect((await fresh.cli('build', '--drafts', '--out', 'preview')).code).toBe(0);
+      expect(await readFile(join(fresh.root, MCP_MODULE_PATH), 'utf8')).toBe(written);
+    } finally {
+      await fresh.dispose();
+    }
+  });
+
   it('without pages_build_output_dir, warns that /mcp stays with public and says how to make it follow', async () => {
     const other = await tempSite(FILES);
     try {
-      const result = await other.cli('build', '--out', 'dist');
+      expect((await other.cli('build')).code).toBe(0);
+      const served = await readFile(join(other.root, MCP_MODULE_PATH), 'utf8');
+      const result = await other.cli('build', '--drafts', '--out', 'dist');
       expect(result.code).toBe(0);
       expect(result.stderr).toContain(
         'wrangler.toml: pages_build_output_dir: is not set, so the /mcp data in .content-index/ belongs to the build of public; this build into dist left it as it was\n' +
           '  hint: if dist is the folder you deploy, set pages_build_output_dir = "dist" in wrangler.toml (Cloudflare Pages reads it too)',
       );
-      expect(existsSync(join(other.root, MCP_MODULE_PATH))).toBe(false);
+      expect(await readFile(join(other.root, MCP_MODULE_PATH), 'utf8')).toBe(served);
     } finally {
       await other.dispose();
     }
