@@ -41,8 +41,8 @@ export function refusedOutput(out: string, places: GuardedPlaces): Problem | und
   });
   if (parse(target).root === target) return refuse('is the root of the file system');
   const checks: [string | undefined, string, string, string][] = [
-    [places.home, 'is your home folder', 'contains your home folder', ''],
     [places.root, 'is the project root', 'contains the project', ''],
+    [places.home, 'is your home folder', 'contains your home folder', ''],
     [places.content, 'is the content folder', 'contains the content folder', 'is inside the content folder'],
     [places.staticDir, 'is the static folder', 'contains the static folder', 'is inside the static folder'],
     [
@@ -58,13 +58,17 @@ export function refusedOutput(out: string, places: GuardedPlaces): Problem | und
       `is inside ${PRIVATE_DIR}/, the tool's private folder`,
     ],
   ];
-  for (const [place, same, contains, inside] of checks) {
-    if (place === undefined) continue;
+  const guarded = checks.flatMap(([place, same, contains, inside]) => {
+    if (place === undefined) return [];
     const resolved = canonical(place);
     // Content kept at the project root (content.dir '.'): every output is inside it and never read as content.
-    if (place === places.content && within(resolved, root) !== undefined) continue;
+    if (place === places.content && within(resolved, root) !== undefined) return [];
+    return [{ resolved, same, contains, inside }];
+  });
+  // The place it is, before any place it holds (a home folder holds the project, and /tmp may hold both).
+  for (const { resolved, same } of guarded) if (within(target, resolved) === '') return refuse(same);
+  for (const { resolved, contains, inside } of guarded) {
     const below = within(target, resolved);
-    if (below === '') return refuse(same);
     if (below !== undefined) return refuse(contains);
     // Inside the home folder is where projects live; inside the project is where outputs live.
     if (inside && within(resolved, target) !== undefined) return refuse(inside);
