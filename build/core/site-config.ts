@@ -247,10 +247,18 @@ export function siteUrl(site: string, path: string): string {
   // Every translation's address comes through here: a path the URL parser would leave as it is (no
   // character it encodes, no dot segment) after a site address it would leave as it is, is joined as
   // text. tests/core/site-url.test.ts holds this to the parser.
-  if (PLAIN_PATH.test(relative) && !DOT_SEGMENT.test(relative) && isNormalSite(site)) return site + relative;
+  // `/a:` without its slash reads as a scheme to the parser: such a path is left to it.
+  if (
+    PLAIN_PATH.test(relative) &&
+    !DOT_SEGMENT.test(relative) &&
+    !SCHEME.test(relative) &&
+    isNormalSite(site)
+  )
+    return site + relative;
   return new URL(relative, site).href;
 }
 
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 const PLAIN_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/;
 // `%2e` is a dot to the parser too.
 const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
