@@ -1,5 +1,5 @@
-import { CURRENT_PROTOCOL_VERSION } from '../build/core/mcp/server.ts';
-import type { SearchContentArgs } from '../build/core/mcp/tools.ts';
+import { CURRENT_PROTOCOL_VERSION } from '../build/core/edge/mcp/server.ts';
+import type { SearchContentArgs } from '../build/core/edge/mcp/tools.ts';
 
 /**
  * What the MCP benchmarks send: the stateless `tools/call` POST a 2026-07-28 client sends (as captured
@@ -142,7 +142,7 @@ function batchCall(id: number, args: object) {
 }
 
 /**
- * The requests whose CPU the budget (build/core/mcp/budget.ts) bounds: the one of issue 12 (one batch
+ * The requests whose CPU the budget (build/core/edge/mcp/budget.ts) bounds: the one of issue 12 (one batch
  * of 100 ten-word searches with `limit: 100`, about 22 KB here), the largest batch accepted with the
  * same searches, one such search alone (2026-07-28), and the heaviest the budget lets through: a batch
  * of 10 whose first two searches (two words in every item, then one) score about 31,000 matches and

@@ -17,7 +17,7 @@
  * - warm `search_content` through `wrangler pages dev`: wall per call, over HTTP, p50 and p99;
  * - first call of a fresh process, main-thread CPU, with the binding wrangler's getPlatformProxy gives.
  *
- * Worst requests (the per-request budget, build/core/mcp/budget.ts), on the embedded backend at the
+ * Worst requests (the per-request budget, build/core/edge/mcp/budget.ts), on the embedded backend at the
  * largest round size it accepts (6,000 items) and on D1 at each D1 size: the request of issue 12 (one
  * batch of 100 ten-word searches with limit 100), the largest batch accepted of the same, one such
  * search alone, and the heaviest request accepted whole; the Function's CPU per request (on D1 without

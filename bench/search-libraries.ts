@@ -15,8 +15,8 @@ import { gzipSync } from 'node:zlib';
 // esbuild is wrangler's bundler, so it is installed already; it measures what the Function would ship.
 import { build as bundle } from 'esbuild';
 import MiniSearch from 'minisearch';
-import { LANGUAGES } from '../build/core/languages.ts';
-import { foldTerm } from '../build/core/mcp/text.ts';
+import { LANGUAGES } from '../build/core/edge/languages.ts';
+import { foldTerm } from '../build/core/edge/mcp/text.ts';
 import { build } from '../build/index.ts';
 
 const ROOT = join(import.meta.dirname, '..');

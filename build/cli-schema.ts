@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { formatProblems } from './core/errors.ts';
 import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registry.ts';
-import { withDocsPaths } from './stages/docs-path.ts';
+import { withDocsPaths } from './runtime/docs-path.ts';
 import { checkSnapshots, writeSnapshot } from './stages/schema-snapshots.ts';
 
 export interface SchemaCommandIo {

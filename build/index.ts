@@ -2,28 +2,32 @@ import { access } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { assemble } from './core/assemble.ts';
-import type { DeployLimits } from './core/cloudflare-limits.ts';
+import { resolveSiteConfig } from './core/config/resolve-site-config.ts';
+import type { Env, SiteConfig } from './core/config/site-config.ts';
+import { assemble } from './core/content/assemble.ts';
+import type { ContentModel, FollowedLink } from './core/content/model.ts';
+import type { McpPrepared } from './core/edge/mcp/mcp-data.ts';
+import { MCP_MODULE_PATH } from './core/edge/mcp/worker-module.ts';
+import { ContentIndexError, isContentIndexError, type Problem } from './core/errors.ts';
+import type { DeployLimits } from './core/output/cloudflare-limits.ts';
 import {
   type DeploymentFigures,
   deployLimits,
   deploymentProblems,
   type Headroom,
   headroom,
-} from './core/deploy-limits.ts';
-import { ContentIndexError, isContentIndexError, type Problem } from './core/errors.ts';
-import { announceFromLive, compareWithLive, type LiveSite } from './core/live-check.ts';
-import type { McpPrepared } from './core/mcp/mcp-data.ts';
-import { MCP_MODULE_PATH } from './core/mcp/worker-module.ts';
-import type { ContentModel, FollowedLink } from './core/model.ts';
-import type { OutputFile } from './core/outputs.ts';
-import { PUBLISHED_RECORD_FILE, recordPublished, renderPublishedRecord } from './core/published-record.ts';
-import { render } from './core/render.ts';
-import { resolveSiteConfig } from './core/resolve-site-config.ts';
+} from './core/output/deploy-limits.ts';
+import type { OutputFile } from './core/output/outputs.ts';
+import { render } from './core/output/render.ts';
+import { validateIndex } from './core/output/validate-index.ts';
 import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registry.ts';
-import type { Env, SiteConfig } from './core/site-config.ts';
-import { validateIndex } from './core/validate-index.ts';
-import { validateManifest } from './core/validate-manifest.ts';
+import { announceFromLive, compareWithLive, type LiveSite } from './core/versions/live-check.ts';
+import {
+  PUBLISHED_RECORD_FILE,
+  recordPublished,
+  renderPublishedRecord,
+} from './core/versions/published-record.ts';
+import { validateManifest } from './core/versions/validate-manifest.ts';
 import { docsAssets } from './stages/docs-assets.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { loadAuthorFiles } from './stages/load-author-files.ts';
@@ -39,16 +43,8 @@ import { servedOutput } from './stages/wrangler-config.ts';
 import { type OutputStep, writeOutput } from './stages/write.ts';
 import { countOtherFiles, recoverHeldPrivateFiles, writePrivateFiles } from './stages/write-private.ts';
 
-// The package's public API (`import { … } from 'content-index'`): the configuration helpers and their
-// types, the programmatic build, its errors, and the version registry a custom version extends.
-export type { Problem, ProblemCode } from './core/errors.ts';
-export { ContentIndexError, formatProblem, formatProblems, isContentIndexError } from './core/errors.ts';
-export type { CacheControlInput, HeadersConfigInput, VersionInput } from './core/headers-config.ts';
-export { defineHeaders } from './core/headers-config.ts';
-export type { LiveSite } from './core/live-check.ts';
-export type { ContentEntry, ContentModel, Translation } from './core/model.ts';
-export type { SerializerRegistry, VersionContext, VersionSerializer } from './core/serializers/registry.ts';
-export { SERIALIZERS } from './core/serializers/registry.ts';
+export type { CacheControlInput, HeadersConfigInput, VersionInput } from './core/config/lifecycle-config.ts';
+export { defineHeaders } from './core/config/lifecycle-config.ts';
 export type {
   ContentLayoutInput,
   LanguageRule,
@@ -56,8 +52,16 @@ export type {
   SectionInput,
   SiteConfig,
   SiteConfigInput,
-} from './core/site-config.ts';
-export { defineSite } from './core/site-config.ts';
+} from './core/config/site-config.ts';
+export { defineSite } from './core/config/site-config.ts';
+export type { ContentEntry, ContentModel, Translation } from './core/content/model.ts';
+// The package's public API (`import { … } from 'content-index'`): the configuration helpers and their
+// types, the programmatic build, its errors, and the version registry a custom version extends.
+export type { Problem, ProblemCode } from './core/errors.ts';
+export { ContentIndexError, formatProblem, formatProblems, isContentIndexError } from './core/errors.ts';
+export type { SerializerRegistry, VersionContext, VersionSerializer } from './core/serializers/registry.ts';
+export { SERIALIZERS } from './core/serializers/registry.ts';
+export type { LiveSite } from './core/versions/live-check.ts';
 export { fetchLive } from './stages/fetch-live.ts';
 export type { OutputStep } from './stages/write.ts';
 
@@ -85,7 +89,7 @@ export interface BuildOptions {
   dryRun?: boolean;
   /**
    * Source of "now": which future-dated items and API versions are published. Tests inject one.
-   * `generated` is derived from the content and never later than it (build/core/generated.ts).
+   * `generated` is derived from the content and never later than it (build/core/content/generated.ts).
    */
   clock?: () => Date;
   /** Environment for configuration overrides and `SOURCE_DATE_EPOCH`. Default: none (the CLI passes process.env). */

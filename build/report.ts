@@ -1,10 +1,10 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { formatSize, type Headroom, PLAN_NAME } from './core/deploy-limits.ts';
+import type { FollowedLink, LeftOut } from './core/content/model.ts';
+import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from './core/edge/languages.ts';
 import type { Problem } from './core/errors.ts';
-import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from './core/languages.ts';
-import type { FollowedLink, LeftOut } from './core/model.ts';
-import type { OutputFile } from './core/outputs.ts';
+import { formatSize, type Headroom, PLAN_NAME } from './core/output/deploy-limits.ts';
+import type { OutputFile } from './core/output/outputs.ts';
 import { printable } from './core/printable.ts';
 import type { BuildResult } from './index.ts';
 import { formatBytes } from './stages/parse/format-bytes.js';

@@ -44,13 +44,13 @@ async function filesUnder(dir) {
 }
 
 /**
- * ajv's standalone code for every schema the package validates with (build/core/validators-standalone.ts),
+ * ajv's standalone code for every schema the package validates with (build/core/validation/validators-standalone.ts),
  * compiled once here so that the CLI neither loads ajv nor compiles a schema when it starts.
  */
 async function precompiledValidators() {
   const esbuild = await import('esbuild');
   const generator = await esbuild.build({
-    entryPoints: [join(ROOT, 'build/core/validators-standalone.ts')],
+    entryPoints: [join(ROOT, 'build/core/validation/validators-standalone.ts')],
     bundle: true,
     packages: 'external',
     format: 'esm',
@@ -79,10 +79,10 @@ async function bundle(out) {
   const precompiled = {
     name: 'precompiled-validators',
     setup(build) {
-      build.onLoad({ filter: /[\\/]build[\\/]core[\\/]precompiled-validators\.ts$/ }, () => ({
+      build.onLoad({ filter: /[\\/]build[\\/]core[\\/]validation[\\/]precompiled-validators\.ts$/ }, () => ({
         contents: validators,
         loader: 'js',
-        resolveDir: join(ROOT, 'build', 'core'),
+        resolveDir: join(ROOT, 'build', 'core', 'validation'),
       }));
     },
   };
@@ -104,8 +104,8 @@ async function bundle(out) {
       cli: join(ROOT, 'build/cli.ts'),
       index: join(ROOT, 'build/index.ts'),
       'parse-worker': join(ROOT, 'build/stages/parse/worker.js'),
-      // Started as a process of its own by `dev` (build/stages/wrangler.ts), from beside the bundle.
-      'wrangler-supervisor': join(ROOT, 'build/stages/wrangler-supervisor.js'),
+      // Started as a process of its own by `dev` (build/runtime/wrangler.ts), from beside the bundle.
+      'wrangler-supervisor': join(ROOT, 'build/runtime/wrangler-supervisor.js'),
     },
     outdir: out,
     chunkNames: 'chunk-[hash]',

@@ -5,9 +5,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { createAjv } from '../build/core/_ajv.ts';
-import { BUILT_IN_SCHEMAS, builtInValidator, type ValidatorName } from '../build/core/validators.ts';
-import { standaloneValidators } from '../build/core/validators-standalone.ts';
+import { createAjv } from '../build/core/validation/_ajv.ts';
+import {
+  BUILT_IN_SCHEMAS,
+  builtInValidator,
+  type ValidatorName,
+} from '../build/core/validation/validators.ts';
+import { standaloneValidators } from '../build/core/validation/validators-standalone.ts';
 import aiPluginSchema from '../build/schemas/ai-plugin.schema.json' with { type: 'json' };
 import frontMatterSchema from '../build/schemas/front-matter.schema.json' with { type: 'json' };
 import headersConfigSchema from '../build/schemas/headers-config.schema.json' with { type: 'json' };
@@ -83,7 +87,7 @@ describe('the precompiled validators', () => {
     const dir = await mkdtemp(join(tmpdir(), 'content-index-validators-'));
     try {
       const require = createRequire(import.meta.url);
-      const ajvModule = pathToFileURL(join(import.meta.dirname, '../build/core/_ajv.ts')).href;
+      const ajvModule = pathToFileURL(join(import.meta.dirname, '../build/core/validation/_ajv.ts')).href;
       const code = standaloneValidators(ajvModule, (module) => pathToFileURL(require.resolve(module)).href);
       await writeFile(join(dir, 'validators.mjs'), code);
       const { PRECOMPILED } = (await import(pathToFileURL(join(dir, 'validators.mjs')).href)) as {

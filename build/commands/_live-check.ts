@@ -1,15 +1,15 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
-import { versionState } from '../core/lifecycle.ts';
-import { type LiveSite, liveAddress } from '../core/live-check.ts';
-import { resolveSiteConfig } from '../core/resolve-site-config.ts';
-import { MANIFEST_PATH } from '../core/version-manifest.ts';
+import { resolveSiteConfig } from '../core/config/resolve-site-config.ts';
+import { versionState } from '../core/edge/lifecycle.ts';
+import { MANIFEST_PATH } from '../core/edge/version-manifest.ts';
+import { type LiveSite, liveAddress } from '../core/versions/live-check.ts';
 import { fetchLive } from '../stages/fetch-live.ts';
 import { importConfigModule } from '../stages/load-config.ts';
 
 /**
  * The live check shared by `check --live` and `deploy`: read what the deployed site publishes, so the
- * build can hold the configuration to it (build/core/live-check.ts has the rules).
+ * build can hold the configuration to it (build/core/versions/live-check.ts has the rules).
  */
 export interface LiveFlags {
   config?: string;

@@ -2,11 +2,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../cli.ts';
-import { formatAnnotation } from '../core/annotations.ts';
 import { formatProblems, isContentIndexError, type Problem } from '../core/errors.ts';
 import type { BuildOptions } from '../index.ts';
 import { count } from '../report.ts';
-import { withDocsPaths } from '../stages/docs-path.ts';
+import { formatAnnotation } from '../runtime/annotations.ts';
+import { withDocsPaths } from '../runtime/docs-path.ts';
 
 export interface BuildFlags {
   content?: string;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
 import { isContentIndexError } from '../core/errors.ts';
-import { PUBLISHED_RECORD_FILE } from '../core/published-record.ts';
+import { PUBLISHED_RECORD_FILE } from '../core/versions/published-record.ts';
 import { type BuildStage, build, type LiveSite } from '../index.ts';
 import { createReport, type FailureReport, formatReport, gzipSizes } from '../report.ts';
 import { configuredSite, livePassed, readLiveSite, withAllowDroppedField } from './_live-check.ts';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
-import { importGeneration, readD1Manifest, switchGeneration } from '../stages/d1-import.ts';
+import { importGeneration, readD1Manifest, switchGeneration } from '../runtime/d1-import.ts';
 import { reportFailure } from './_shared.ts';
 
 interface D1Flags {

@@ -2,9 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
-import { deployLimits, formatSize, PLAN_NAME } from '../core/deploy-limits.ts';
 import { ContentIndexError } from '../core/errors.ts';
-import { GENERATOR_COMMAND } from '../core/init-plan.ts';
+import { deployLimits, formatSize, PLAN_NAME } from '../core/output/deploy-limits.ts';
 import { printable } from '../core/printable.ts';
 import { type BuildOptions, type BuildResult, build, type LiveSite } from '../index.ts';
 import { count } from '../report.ts';
@@ -14,11 +13,12 @@ import {
   markPreview,
   readD1Manifest,
   switchGeneration,
-} from '../stages/d1-import.ts';
-import { detectGenerator } from '../stages/site-generator.ts';
-import { verifyOutput } from '../stages/verify-output.ts';
-import { compiledWorkerGzipBytes } from '../stages/worker-size.ts';
-import { spawnWrangler } from '../stages/wrangler.ts';
+} from '../runtime/d1-import.ts';
+import { GENERATOR_COMMAND } from '../runtime/init-plan.ts';
+import { detectGenerator } from '../runtime/site-generator.ts';
+import { verifyOutput } from '../runtime/verify-output.ts';
+import { compiledWorkerGzipBytes } from '../runtime/worker-size.ts';
+import { spawnWrangler } from '../runtime/wrangler.ts';
 import { readWranglerConfig, servedOutput } from '../stages/wrangler-config.ts';
 import { holdPrivateFiles, privateFilesAre } from '../stages/write-private.ts';
 import { configuredSite, livePassed, readLiveSite, withAllowDroppedField } from './_live-check.ts';

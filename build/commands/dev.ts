@@ -3,27 +3,27 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
+import { resolveSiteConfig } from '../core/config/resolve-site-config.ts';
+import { DEFAULT_LAYOUT, type SiteConfig } from '../core/config/site-config.ts';
 import { ContentIndexError, formatProblems, isContentIndexError } from '../core/errors.ts';
 import { printable } from '../core/printable.ts';
-import { resolveSiteConfig } from '../core/resolve-site-config.ts';
-import { DEFAULT_LAYOUT, type SiteConfig } from '../core/site-config.ts';
 import { type BuildOptions, type BuildResult, build } from '../index.ts';
 import { count } from '../report.ts';
-import { importGeneration, readD1Manifest, switchGeneration } from '../stages/d1-import.ts';
-import { withDocsPaths } from '../stages/docs-path.ts';
-import { DEFAULT_MAX_FILE_BYTES, sourcesUnchanged } from '../stages/load.ts';
-import { importConfigModule } from '../stages/load-config.ts';
-import { refusedOutput, trackedFilesProblem } from '../stages/output/guard.ts';
-import { PRIVATE_DIR } from '../stages/output/place.ts';
-import { ParseCache } from '../stages/parse-cache.ts';
+import { importGeneration, readD1Manifest, switchGeneration } from '../runtime/d1-import.ts';
+import { withDocsPaths } from '../runtime/docs-path.ts';
 // chokidar loads only when dev runs: every other command starts without it.
-import type { SourceEvent, WatchPlan } from '../stages/watch-sources.ts';
+import type { SourceEvent, WatchPlan } from '../runtime/watch-sources.ts';
 import {
   compatibilityArgs,
   type SupervisedWrangler,
   startSupervisedWrangler,
   stripAnsi,
-} from '../stages/wrangler.ts';
+} from '../runtime/wrangler.ts';
+import { DEFAULT_MAX_FILE_BYTES, sourcesUnchanged } from '../stages/load.ts';
+import { importConfigModule } from '../stages/load-config.ts';
+import { refusedOutput, trackedFilesProblem } from '../stages/output/guard.ts';
+import { PRIVATE_DIR } from '../stages/output/place.ts';
+import { ParseCache } from '../stages/parse-cache.ts';
 import { type BuildFlags, buildOptions, printWarnings, reportFailure, withBuildFlags } from './_shared.ts';
 
 interface DevFlags extends BuildFlags {
@@ -235,7 +235,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     return;
   }
   // Watching starts before the first build, so nothing saved while it runs is missed.
-  const { watchSources } = await import('../stages/watch-sources.ts');
+  const { watchSources } = await import('../runtime/watch-sources.ts');
   const watcher = watchSources(initial, {
     ignore: [outDir, resolve(root, PRIVATE_DIR)],
     ignorePrefixes: [join(dirname(outDir), `.${basename(outDir)}.content-index`)],

@@ -3,16 +3,16 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
+import { withDocsPaths } from '../runtime/docs-path.ts';
 import {
   GENERATOR_COMMAND,
   INIT_PATHS,
   type InitPlan,
   type ProjectFacts,
   planInit,
-} from '../core/init-plan.ts';
-import { withDocsPaths } from '../stages/docs-path.ts';
-import { detectGenerator, readHugoSite } from '../stages/site-generator.ts';
-import { COMPATIBILITY_DATE } from '../stages/wrangler.ts';
+} from '../runtime/init-plan.ts';
+import { detectGenerator, readHugoSite } from '../runtime/site-generator.ts';
+import { COMPATIBILITY_DATE } from '../runtime/wrangler.ts';
 import { reportFailure } from './_shared.ts';
 
 interface InitFlags {

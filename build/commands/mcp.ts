@@ -23,7 +23,7 @@ export function registerMcpCommand(program: Command, context: CliContext): void 
           const ignored = SOURCE_FLAGS.filter((name) => command.getOptionValueSource(name) === 'cli');
           if (ignored.length > 0) throw new ContentIndexError(ignored.map(withoutSources));
         }
-        const { serveMcpStdio } = await import('../stages/mcp-stdio.ts');
+        const { serveMcpStdio } = await import('../runtime/mcp-stdio.ts');
         await serveMcpStdio({
           ...(flags.root !== undefined && { root: flags.root }),
           ...(flags.sources && {

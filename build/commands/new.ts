@@ -2,11 +2,11 @@ import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli.ts';
+import { resolveSiteConfig } from '../core/config/resolve-site-config.ts';
+import { scaffold } from '../core/content/scaffold.ts';
+import { CONTENT_TYPES, type ContentType, isLanguage, type Language } from '../core/edge/languages.ts';
 import { ContentIndexError } from '../core/errors.ts';
-import { CONTENT_TYPES, type ContentType, isLanguage, type Language } from '../core/languages.ts';
 import { printable } from '../core/printable.ts';
-import { resolveSiteConfig } from '../core/resolve-site-config.ts';
-import { scaffold } from '../core/scaffold.ts';
 import { importConfigModule } from '../stages/load-config.ts';
 import { reportFailure } from './_shared.ts';
 

@@ -1,7 +1,7 @@
 // The /api/* Pages Function a site's `functions/api/[[path]].ts` re-exports (`content-index init` writes
 // that file). `_routes.json` keeps the current version and the alias static, so this runs only for
 // deprecated, withdrawn and unknown versions. The logic lives in the pure core.
-import { type AssetFetcher, requestClock, serveApi } from '../core/serve-api.ts';
+import { type AssetFetcher, requestClock, serveApi } from '../core/edge/serve-api.ts';
 
 export interface ApiFunctionEnv {
   ASSETS: AssetFetcher;

@@ -1,10 +1,10 @@
 // What a site's `functions/mcp/[[path]].ts` (written by `content-index init`) builds the /mcp and /mcp/*
 // Pages Function from: `export const onRequest = createMcpFunction(data)`, with `data` the module
 // `content-index build` writes into the site's private folder (.content-index/worker/mcp-data.mjs). The
-// endpoint lives in core/mcp/function.ts and http.ts, shared with the stdio command.
-import { createMcpFunction as create, type McpFunctionContext } from '../core/mcp/function.ts';
+// endpoint lives in core/edge/mcp/function.ts and http.ts, shared with the stdio command.
+import { createMcpFunction as create, type McpFunctionContext } from '../core/edge/mcp/function.ts';
 
-export type { McpFunctionContext } from '../core/mcp/function.ts';
+export type { McpFunctionContext } from '../core/edge/mcp/function.ts';
 
 /**
  * The Function's `onRequest`, made in its global scope: everything that can be done before a request

@@ -1,8 +1,8 @@
 import { type Dirent, readdir, realpathSync, type Stats } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { FollowedLink } from '../core/content/model.ts';
 import type { Problem } from '../core/errors.ts';
-import type { FollowedLink } from '../core/model.ts';
 
 /** A symbolic link among the content files, and what became of it. */
 export interface ContentLink {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { BUNDLED } from '../core/bundled.ts';
 import { DOCS_SCRIPT } from '../core/discovery/docs-page.ts';
-import type { OutputFile } from '../core/outputs.ts';
+import type { OutputFile } from '../core/output/outputs.ts';
 import { REDOC_FILES, readRedoc } from './redoc-bundle.js';
 
 /**

@@ -1,6 +1,6 @@
+import { apiPath, MANIFEST_PATH, parseManifest } from '../core/edge/version-manifest.ts';
 import { ContentIndexError } from '../core/errors.ts';
-import type { LiveSite } from '../core/live-check.ts';
-import { apiPath, MANIFEST_PATH, parseManifest } from '../core/version-manifest.ts';
+import type { LiveSite } from '../core/versions/live-check.ts';
 
 export interface FetchLiveOptions {
   /** How long one request may take, in milliseconds. Default: 15 s. */

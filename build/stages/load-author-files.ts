@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ContentIndexError } from '../core/errors.ts';
-import type { AuthorFile } from '../core/headers-file.ts';
+import type { AuthorFile } from '../core/output/headers-file.ts';
 
 /**
  * The author's own `_headers` and `_redirects` live at the project root: inside `public/` those names

@@ -1,10 +1,10 @@
 import { relative, resolve } from 'node:path';
+import { type ResolvedHeaders, resolveHeadersConfig } from '../core/config/resolve-lifecycle-config.ts';
+import type { SiteConfig } from '../core/config/site-config.ts';
+import { versionState } from '../core/edge/lifecycle.ts';
 import { ContentIndexError } from '../core/errors.ts';
-import { versionState } from '../core/lifecycle.ts';
-import { checkPublishedRecord } from '../core/published-record.ts';
-import { type ResolvedHeaders, resolveHeadersConfig } from '../core/resolve-headers-config.ts';
 import type { SerializerRegistry } from '../core/serializers/registry.ts';
-import type { SiteConfig } from '../core/site-config.ts';
+import { checkPublishedRecord } from '../core/versions/published-record.ts';
 import { importConfigModule } from './load-config.ts';
 import { type LoadedRecord, readPublishedRecord } from './published-record.ts';
 import { checkSnapshots } from './schema-snapshots.ts';

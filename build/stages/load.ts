@@ -1,12 +1,12 @@
 import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import fg from 'fast-glob';
 import picomatch from 'picomatch';
+import type { ContentLayout } from '../core/config/site-config.ts';
+import { createKeyFolder } from '../core/content/front-matter.ts';
+import { globBase, type Location, locate, unknownLanguage } from '../core/content/layout.ts';
+import type { FollowedLink, SourceFile, UnreadableSource } from '../core/content/model.ts';
+import { CONTENT_TYPES, type ContentType, type Language, normalizeLanguage } from '../core/edge/languages.ts';
 import type { Problem } from '../core/errors.ts';
-import { createKeyFolder } from '../core/front-matter.ts';
-import { CONTENT_TYPES, type ContentType, type Language, normalizeLanguage } from '../core/languages.ts';
-import { globBase, type Location, locate, unknownLanguage } from '../core/layout.ts';
-import type { FollowedLink, SourceFile, UnreadableSource } from '../core/model.ts';
-import type { ContentLayout } from '../core/site-config.ts';
 import { linkProblems, linkWatcher } from './content-links.ts';
 import { keyLines } from './parse/key-lines.js';
 import type { ParseTask } from './parse/parse-chunk.js';

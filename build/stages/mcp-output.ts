@@ -1,21 +1,21 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import type { DeployLimits } from '../core/cloudflare-limits.ts';
-import type { Problem } from '../core/errors.ts';
-import { chooseBackend, type EmbeddedSize, FUNCTIONS_CODE_GZIP_BYTES } from '../core/mcp/choose-backend.ts';
-import { type D1Target, d1Data } from '../core/mcp/d1-backend.ts';
-import { d1ImportSql, GENERATION_PLACEHOLDER } from '../core/mcp/d1-sql.ts';
-import { embeddedData, embeddedSizeAtLeast } from '../core/mcp/embedded.ts';
-import type { McpPrepared } from '../core/mcp/mcp-data.ts';
+import type { SiteConfig } from '../core/config/site-config.ts';
+import { type D1Target, d1Data } from '../core/edge/mcp/d1-backend.ts';
+import { d1ImportSql, GENERATION_PLACEHOLDER } from '../core/edge/mcp/d1-sql.ts';
+import { embeddedData, embeddedSizeAtLeast } from '../core/edge/mcp/embedded.ts';
+import type { McpPrepared } from '../core/edge/mcp/mcp-data.ts';
 import {
   MCP_MODULE_PATH,
   MCP_MODULE_TYPES,
   MCP_MODULE_TYPES_PATH,
   type McpModule,
   renderMcpModule,
-} from '../core/mcp/worker-module.ts';
-import type { SiteConfig } from '../core/site-config.ts';
+} from '../core/edge/mcp/worker-module.ts';
+import type { Problem } from '../core/errors.ts';
+import { chooseBackend, type EmbeddedSize, FUNCTIONS_CODE_GZIP_BYTES } from '../core/mcp/choose-backend.ts';
+import type { DeployLimits } from '../core/output/cloudflare-limits.ts';
 import { d1BindingProblems, readWranglerConfig } from './wrangler-config.ts';
 
 const gzip = promisify(gzipCallback);

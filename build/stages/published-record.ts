@@ -7,7 +7,7 @@ import {
   type PublishedRecord,
   parsePublishedRecord,
   renderPublishedRecord,
-} from '../core/published-record.ts';
+} from '../core/versions/published-record.ts';
 
 export interface LoadedRecord {
   record: PublishedRecord;

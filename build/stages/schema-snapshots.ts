@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { BUNDLED } from '../core/bundled.ts';
 import type { Problem } from '../core/errors.ts';
 import type { SerializerRegistry, VersionSerializer } from '../core/serializers/registry.ts';
-import { compareSchemas } from '../core/shape-guard.ts';
+import { compareSchemas } from '../core/versions/shape-guard.ts';
 
 /** Paths in messages are relative to the content-index package (its checkout, or its installed copy). */
 const TOOL_ROOT = fileURLToPath(new URL(BUNDLED ? '../' : '../../', import.meta.url));

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { parseSourceDateEpoch, type SourceDates } from '../core/generated.ts';
-import type { Env } from '../core/site-config.ts';
+import type { Env } from '../core/config/site-config.ts';
+import { parseSourceDateEpoch, type SourceDates } from '../core/content/generated.ts';
 
 export interface SourceDatesOptions {
   root: string;
@@ -10,7 +10,7 @@ export interface SourceDatesOptions {
 }
 
 /**
- * What `generated` is derived from besides the content (build/core/generated.ts): `SOURCE_DATE_EPOCH`
+ * What `generated` is derived from besides the content (build/core/content/generated.ts): `SOURCE_DATE_EPOCH`
  * from the environment, and the time of the last commit that touched `paths` when `root` is in a git
  * checkout. No git, no repository, or nothing committed yet: no commit time, and no error, since the
  * build does not need one. Throws ContentIndexError at once for a malformed `SOURCE_DATE_EPOCH`.

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
-import type { OutputFile } from '../core/outputs.ts';
+import type { OutputFile } from '../core/output/outputs.ts';
 import {
   type Current,
   generations,

@@ -6,7 +6,7 @@ import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
 import { build } from '../../build/index.ts';
 import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
 
-// `generated` says when the published content last changed (build/core/generated.ts); the build's
+// `generated` says when the published content last changed (build/core/content/generated.ts); the build's
 // clock only decides what is published. The served side of this (same ETags an hour later) is in
 // tests/serve-lifecycle.test.ts.
 

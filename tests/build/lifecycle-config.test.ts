@@ -10,7 +10,7 @@ const clock = () => new Date('2026-11-22T12:00:00Z');
 const FILES = { 'content/posts/hola.es.md': md({ title: 'Hola', date: '2026-01-01' }) };
 
 function headersConfig(versions: Record<string, Record<string, string>>, extra = ''): string {
-  const helper = join(PROJECT_ROOT, 'build/core/headers-config.ts');
+  const helper = join(PROJECT_ROOT, 'build/core/config/lifecycle-config.ts');
   return `import { defineHeaders } from ${JSON.stringify(helper)};\nexport default defineHeaders({ versions: ${JSON.stringify(versions)}${extra} });\n`;
 }
 

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PAGES_LIMITS } from '../../build/core/cloudflare-limits.ts';
 import { formatProblems } from '../../build/core/errors.ts';
-import { renderRoutesFile } from '../../build/core/routes-file.ts';
+import { PAGES_LIMITS } from '../../build/core/output/cloudflare-limits.ts';
+import { renderRoutesFile } from '../../build/core/output/routes-file.ts';
 import { build, isContentIndexError } from '../../build/index.ts';
 import { WITH_V2 } from '../fixtures/v2/serializer.ts';
 import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { resolveSiteConfig } from '../../build/core/config/resolve-site-config.ts';
+import { siteDescription, siteName } from '../../build/core/config/site-config.ts';
 import { formatProblems, isContentIndexError } from '../../build/core/errors.ts';
-import { resolveSiteConfig } from '../../build/core/resolve-site-config.ts';
-import { siteDescription, siteName } from '../../build/core/site-config.ts';
 import { FIXTURE_CONFIG } from '../helpers/site.ts';
 
 const resolve = (extra: Record<string, unknown>) =>

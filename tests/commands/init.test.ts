@@ -2,7 +2,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { FUNCTION_FILES } from '../../build/core/init-plan.ts';
+import { FUNCTION_FILES } from '../../build/runtime/init-plan.ts';
 import { md, PROJECT_ROOT, runCli, snapshotDir } from '../helpers/site.ts';
 
 let root: string | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readDate } from '../../build/core/dates.ts';
+import { readDate } from '../../build/core/edge/dates.ts';
 
 const published = (text: string) => {
   const date = readDate(text);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type HugoConfigFile, type HugoSettings, readHugoConfig } from '../../build/core/hugo-config.ts';
-import { fromPermalink, type HugoSetup, planHugoSite } from '../../build/core/hugo-site.ts';
+import { type HugoConfigFile, type HugoSettings, readHugoConfig } from '../../build/runtime/hugo-config.ts';
+import { fromPermalink, type HugoSetup, planHugoSite } from '../../build/runtime/hugo-site.ts';
 
 const settings = (...files: [string, string][]): HugoSettings => {
   const result = readHugoConfig(files.map(([path, text]): HugoConfigFile => ({ path, text })));

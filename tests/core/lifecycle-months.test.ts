@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { resolveHeadersConfig } from '../../build/core/config/resolve-lifecycle-config.ts';
+import { addMonths, isoSeconds, type Lifecycle } from '../../build/core/edge/lifecycle.ts';
+import type { VersionManifest } from '../../build/core/edge/version-manifest.ts';
 import { formatProblems } from '../../build/core/errors.ts';
-import { addMonths, isoSeconds, type Lifecycle } from '../../build/core/lifecycle.ts';
-import { announceFromLive, compareWithLive, type LiveSite } from '../../build/core/live-check.ts';
-import { resolveHeadersConfig } from '../../build/core/resolve-headers-config.ts';
-import type { VersionManifest } from '../../build/core/version-manifest.ts';
+import { announceFromLive, compareWithLive, type LiveSite } from '../../build/core/versions/live-check.ts';
 import { WITH_V2 } from '../fixtures/v2/serializer.ts';
 
 // The 12-month arithmetic every lifecycle rule shares: the same day of the month and time, 12 calendar

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Lifecycle } from '../../build/core/lifecycle.ts';
-import { announceFromLive, fieldPaths, type LiveSite } from '../../build/core/live-check.ts';
-import type { ManifestVersion } from '../../build/core/version-manifest.ts';
+import type { Lifecycle } from '../../build/core/edge/lifecycle.ts';
+import type { ManifestVersion } from '../../build/core/edge/version-manifest.ts';
+import { announceFromLive, fieldPaths, type LiveSite } from '../../build/core/versions/live-check.ts';
 
 const base = 'https://example.com/';
 

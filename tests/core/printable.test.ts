@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatAnnotation } from '../../build/core/annotations.ts';
 import { formatProblem } from '../../build/core/errors.ts';
 import { printable } from '../../build/core/printable.ts';
+import { formatAnnotation } from '../../build/runtime/annotations.ts';
 
 describe('printable', () => {
   it.each([

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AS_WRITTEN, expandRoute, type RouteValues, type UrlStyle } from '../../build/core/route-pattern.ts';
+import {
+  AS_WRITTEN,
+  expandRoute,
+  type RouteValues,
+  type UrlStyle,
+} from '../../build/core/config/route-pattern.ts';
 
 const HUGO: UrlStyle = { style: 'hugo', lowercase: true, removeAccents: false };
 const page = (values: Partial<RouteValues> = {}): RouteValues => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareSchemas } from '../../build/core/shape-guard.ts';
+import { compareSchemas } from '../../build/core/versions/shape-guard.ts';
 import snapshot from '../../build/schemas/snapshots/v1.schema.json' with { type: 'json' };
 
 type Schema = Record<string, unknown>;

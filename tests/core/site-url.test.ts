@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { siteUrl } from '../../build/core/site-config.ts';
+import { siteUrl } from '../../build/core/config/site-config.ts';
 
 // siteUrl joins plain paths as text instead of parsing them: it must give what the URL parser gives.
 it('siteUrl resolves every path as the URL parser does', () => {

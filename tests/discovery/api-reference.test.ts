@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PROBLEM_NAMES } from '../../build/core/problem-types.ts';
+import { PROBLEM_NAMES } from '../../build/core/edge/problem-types.ts';
 import { build } from '../../build/index.ts';
 import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
 

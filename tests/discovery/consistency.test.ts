@@ -5,7 +5,13 @@ import { dirname, join } from 'node:path';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LLMS_STRINGS } from '../../build/core/discovery/llms-txt-strings.ts';
-import { CONTENT_TYPES, LANGUAGES, type Language, PLURAL, URL_FIELD } from '../../build/core/languages.ts';
+import {
+  CONTENT_TYPES,
+  LANGUAGES,
+  type Language,
+  PLURAL,
+  URL_FIELD,
+} from '../../build/core/edge/languages.ts';
 import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
 import { type BuildResult, build } from '../../build/index.ts';
 import { countsOf } from '../helpers/counts.ts';

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBLEM_NAMES } from '../../build/core/problem-types.ts';
+import { PROBLEM_NAMES } from '../../build/core/edge/problem-types.ts';
 import { build } from '../../build/index.ts';
 import { CHROMIUM, hasChromium, launchChromium, warnIfNoChromium } from '../helpers/chromium.ts';
 import { type PagesDev, startPagesDev, startProjectPagesDev } from '../helpers/pages-dev.ts';

@@ -8,10 +8,10 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import { Client as V1_12Client } from '@modelcontextprotocol/sdk-1-12/client/index.js';
 import { StreamableHTTPClientTransport as V1_12Transport } from '@modelcontextprotocol/sdk-1-12/client/streamableHttp.js';
 import type { Transport as V1_12TransportType } from '@modelcontextprotocol/sdk-1-12/shared/transport.js';
-import type { LoadedMcp } from '../../build/core/mcp/backend.ts';
-import { createEmbeddedBackend } from '../../build/core/mcp/embedded.ts';
-import type { McpEntry } from '../../build/core/mcp/mcp-data.ts';
-import { MCP_MODULE_PATH, parseMcpModule } from '../../build/core/mcp/worker-module.ts';
+import type { LoadedMcp } from '../../build/core/edge/mcp/backend.ts';
+import { createEmbeddedBackend } from '../../build/core/edge/mcp/embedded.ts';
+import type { McpEntry } from '../../build/core/edge/mcp/mcp-data.ts';
+import { MCP_MODULE_PATH, parseMcpModule } from '../../build/core/edge/mcp/worker-module.ts';
 import { type SampleProject, sampleProject } from './project.ts';
 import { PROJECT_ROOT } from './site.ts';
 

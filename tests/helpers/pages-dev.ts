@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compatibilityArgs } from '../../build/stages/wrangler.ts';
+import { compatibilityArgs } from '../../build/runtime/wrangler.ts';
 import { installFunctions } from './functions.ts';
 import { PROJECT_ROOT } from './site.ts';
 

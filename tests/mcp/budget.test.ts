@@ -1,21 +1,25 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { normalizeLanguage } from '../../build/core/languages.ts';
-import type { LoadedMcp } from '../../build/core/mcp/backend.ts';
+import { normalizeLanguage } from '../../build/core/edge/languages.ts';
+import type { LoadedMcp } from '../../build/core/edge/mcp/backend.ts';
 import {
   BudgetExceeded,
   REQUEST_LIMITS,
   RequestBudget,
   type RequestLimits,
   SearchWorkExceeded,
-} from '../../build/core/mcp/budget.ts';
-import { createEmbeddedBackend, embeddedData } from '../../build/core/mcp/embedded.ts';
-import { buildSearchIndex, loadSearchIndex, type SearchDocument } from '../../build/core/mcp/search-index.ts';
-import { searchTerms } from '../../build/core/mcp/text.ts';
-import { TOOL_SCHEMAS } from '../../build/core/mcp/tool-schemas.ts';
-import { listContent, searchContent } from '../../build/core/mcp/tools.ts';
+} from '../../build/core/edge/mcp/budget.ts';
+import { createEmbeddedBackend, embeddedData } from '../../build/core/edge/mcp/embedded.ts';
+import {
+  buildSearchIndex,
+  loadSearchIndex,
+  type SearchDocument,
+} from '../../build/core/edge/mcp/search-index.ts';
+import { searchTerms } from '../../build/core/edge/mcp/text.ts';
+import { TOOL_SCHEMAS } from '../../build/core/edge/mcp/tool-schemas.ts';
+import { listContent, searchContent } from '../../build/core/edge/mcp/tools.ts';
 import { build } from '../../build/index.ts';
-import { leadingId } from '../../build/stages/stdio-lines.ts';
+import { leadingId } from '../../build/runtime/stdio-lines.ts';
 import { GENERATED } from '../helpers/mcp.ts';
 import { PROJECT_ROOT } from '../helpers/site.ts';
 

@@ -1,10 +1,14 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { createEmbeddedBackend, type EmbeddedData, embeddedData } from '../../build/core/mcp/embedded.ts';
-import { createMcpFunction } from '../../build/core/mcp/function.ts';
-import { createMcpFetch, MAX_REQUEST_BYTES } from '../../build/core/mcp/http.ts';
-import { buildSearchIndex } from '../../build/core/mcp/search-index.ts';
-import { MCP_MODULE_PATH, renderMcpModule } from '../../build/core/mcp/worker-module.ts';
+import {
+  createEmbeddedBackend,
+  type EmbeddedData,
+  embeddedData,
+} from '../../build/core/edge/mcp/embedded.ts';
+import { createMcpFunction } from '../../build/core/edge/mcp/function.ts';
+import { createMcpFetch, MAX_REQUEST_BYTES } from '../../build/core/edge/mcp/http.ts';
+import { buildSearchIndex } from '../../build/core/edge/mcp/search-index.ts';
+import { MCP_MODULE_PATH, renderMcpModule } from '../../build/core/edge/mcp/worker-module.ts';
 import { build } from '../../build/index.ts';
 import { GENERATED, JSON_RPC_HEADERS } from '../helpers/mcp.ts';
 import { md, PROJECT_ROOT, tempSite } from '../helpers/site.ts';
@@ -92,7 +96,7 @@ describe('the embedded data', () => {
 
   it('answers 503 naming the binding when a D1 build is deployed without its database', async () => {
     const { mcpPrepared } = await build({ root: PROJECT_ROOT, dryRun: true, clock: () => GENERATED });
-    const { d1Data } = await import('../../build/core/mcp/d1-backend.ts');
+    const { d1Data } = await import('../../build/core/edge/mcp/d1-backend.ts');
     const data = d1Data(mcpPrepared, {
       binding: 'CONTENT_INDEX_DB',
       database: 'content-index',
@@ -112,7 +116,7 @@ describe('the embedded data', () => {
 
   it('says what to do when a D1 deploy reads tables that were never imported', async () => {
     const { mcpPrepared } = await build({ root: PROJECT_ROOT, dryRun: true, clock: () => GENERATED });
-    const { d1Data } = await import('../../build/core/mcp/d1-backend.ts');
+    const { d1Data } = await import('../../build/core/edge/mcp/d1-backend.ts');
     const data = d1Data(mcpPrepared, {
       binding: 'CONTENT_INDEX_DB',
       database: 'content-index',

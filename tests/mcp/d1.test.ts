@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoadedMcp } from '../../build/core/mcp/backend.ts';
-import { listContent, searchContent } from '../../build/core/mcp/tools.ts';
+import type { LoadedMcp } from '../../build/core/edge/mcp/backend.ts';
+import { listContent, searchContent } from '../../build/core/edge/mcp/tools.ts';
 import { runScenario, SCENARIOS, verdicts } from '../helpers/conformance.ts';
 import {
   type BuiltSample,

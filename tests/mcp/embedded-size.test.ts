@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { generateSite as benchSite } from '../../bench/generate-site.ts';
-import { embeddedData, embeddedSizeAtLeast } from '../../build/core/mcp/embedded.ts';
-import { renderMcpModule } from '../../build/core/mcp/worker-module.ts';
+import { embeddedData, embeddedSizeAtLeast } from '../../build/core/edge/mcp/embedded.ts';
+import { renderMcpModule } from '../../build/core/edge/mcp/worker-module.ts';
 import { build } from '../../build/index.ts';
 import { generateSite } from '../helpers/generate-site.ts';
 import { type TempSite, tempSite } from '../helpers/site.ts';

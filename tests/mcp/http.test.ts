@@ -1,8 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REQUEST_LIMITS } from '../../build/core/mcp/budget.ts';
-import { MAX_REQUEST_BYTES } from '../../build/core/mcp/http.ts';
+import { REQUEST_LIMITS } from '../../build/core/edge/mcp/budget.ts';
+import { MAX_REQUEST_BYTES } from '../../build/core/edge/mcp/http.ts';
 import {
   type BuiltSample,
   buildSample,

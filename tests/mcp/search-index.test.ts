@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LoadedMcp, searchContent, ToolArgumentError } from '../../build/core/mcp/tools.ts';
+import { type LoadedMcp, searchContent, ToolArgumentError } from '../../build/core/edge/mcp/tools.ts';
 import { loadProjectMcp } from '../helpers/mcp.ts';
 import { md, type TempSite, tempSite } from '../helpers/site.ts';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MCP_MODULE_PATH } from '../../build/core/mcp/worker-module.ts';
+import { MCP_MODULE_PATH } from '../../build/core/edge/mcp/worker-module.ts';
 import { installFunctions } from '../helpers/functions.ts';
 import { connectV2Http } from '../helpers/mcp.ts';
 import { startProjectPagesDev } from '../helpers/pages-dev.ts';

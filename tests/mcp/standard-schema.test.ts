@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { publishedSchema, standardSchema } from '../../build/core/mcp/standard-schema.ts';
+import { publishedSchema, standardSchema } from '../../build/core/edge/mcp/standard-schema.ts';
 
 const schema = {
   type: 'object',

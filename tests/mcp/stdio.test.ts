@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_REQUEST_BYTES } from '../../build/core/mcp/http.ts';
+import { MAX_REQUEST_BYTES } from '../../build/core/edge/mcp/http.ts';
 import { type BuiltSample, buildSample, connectStdio, type StdioConnection } from '../helpers/mcp.ts';
 import { PROJECT_ROOT } from '../helpers/site.ts';
 import { toolSuite } from './tool-suite.ts';

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { build } from '../../build/index.ts';
-import { verifyOutput } from '../../build/stages/verify-output.ts';
+import { verifyOutput } from '../../build/runtime/verify-output.ts';
 import { WITH_V2 } from '../fixtures/v2/serializer.ts';
 import { md, type TempSite, tempSite } from '../helpers/site.ts';
 

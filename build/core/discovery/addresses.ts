@@ -1,4 +1,4 @@
-import type { Language } from '../languages.ts';
+import type { Language } from '../edge/languages.ts';
 
 /**
  * Where each discovery document lives, relative to the site address (and to the output folder, which is

@@ -1,4 +1,4 @@
-import type { VersionState } from '../lifecycle.ts';
+import type { VersionState } from '../edge/lifecycle.ts';
 
 /** Where a version of the API (the segment after /api/) is in its lifecycle (spec section 3). */
 export type ApiVersionState = VersionState;

@@ -1,5 +1,5 @@
-import { PROBLEM_NAMES, PROBLEM_TYPES } from '../problem-types.ts';
-import { type SiteConfig, siteName } from '../site-config.ts';
+import { type SiteConfig, siteName } from '../config/site-config.ts';
+import { PROBLEM_NAMES, PROBLEM_TYPES } from '../edge/problem-types.ts';
 import { DISCOVERY_PATHS, LLMS_TXT_PATHS, schemaPath } from './addresses.ts';
 import { escapeHtml } from './html.ts';
 

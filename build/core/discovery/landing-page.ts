@@ -1,6 +1,6 @@
-import { LANGUAGES } from '../languages.ts';
-import { type SiteConfig, siteDescription, siteName } from '../site-config.ts';
-import { MANIFEST_PATH } from '../version-manifest.ts';
+import { type SiteConfig, siteDescription, siteName } from '../config/site-config.ts';
+import { LANGUAGES } from '../edge/languages.ts';
+import { MANIFEST_PATH } from '../edge/version-manifest.ts';
 import { DISCOVERY_PATHS, INDEX_ALIAS_PATH, indexPath, LLMS_TXT_PATHS, schemaPath } from './addresses.ts';
 import type { ApiVersion } from './api-versions.ts';
 import { escapeHtml } from './html.ts';

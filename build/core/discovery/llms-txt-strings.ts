@@ -1,4 +1,4 @@
-import type { ContentType, Language } from '../languages.ts';
+import type { ContentType, Language } from '../edge/languages.ts';
 
 /** Addresses the fixed text of an llms.txt links to. */
 export interface LlmsLinks {

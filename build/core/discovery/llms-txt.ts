@@ -1,6 +1,6 @@
-import { CONTENT_TYPES, LANGUAGES, type Language } from '../languages.ts';
-import type { ContentModel } from '../model.ts';
-import { type SiteConfig, siteDescription, siteName } from '../site-config.ts';
+import { type SiteConfig, siteDescription, siteName } from '../config/site-config.ts';
+import type { ContentModel } from '../content/model.ts';
+import { CONTENT_TYPES, LANGUAGES, type Language } from '../edge/languages.ts';
 import { addressOf, DISCOVERY_PATHS, indexPath, LLMS_TXT_PATHS } from './addresses.ts';
 import { LLMS_STRINGS } from './llms-txt-strings.ts';
 import { headingText, linkDestination, markdownText } from './markdown-text.ts';

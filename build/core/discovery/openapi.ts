@@ -9,12 +9,12 @@ import openApiDocumentSchema from '../../schemas/discovery/openapi-document.sche
 };
 import problemSchema from '../../schemas/problem.schema.json' with { type: 'json' };
 import versionsSchema from '../../schemas/versions.schema.json' with { type: 'json' };
-import { SERVER_CARD_MEDIA_TYPE } from '../http-headers.ts';
-import { LANGUAGES, type Language } from '../languages.ts';
-import { PROBLEM_NAMES, PROBLEM_TYPES, problemTypeUri } from '../problem-types.ts';
-import { type SiteConfig, siteName } from '../site-config.ts';
-import { indexSchema } from '../validate-index.ts';
-import { MANIFEST_PATH } from '../version-manifest.ts';
+import { type SiteConfig, siteName } from '../config/site-config.ts';
+import { SERVER_CARD_MEDIA_TYPE } from '../edge/http-headers.ts';
+import { LANGUAGES, type Language } from '../edge/languages.ts';
+import { PROBLEM_NAMES, PROBLEM_TYPES, problemTypeUri } from '../edge/problem-types.ts';
+import { MANIFEST_PATH } from '../edge/version-manifest.ts';
+import { indexSchema } from '../output/validate-index.ts';
 import {
   addressOf,
   DISCOVERY_PATHS,

@@ -1,9 +1,9 @@
-import type { HeaderRule } from '../headers-file.ts';
-import { LANGUAGES } from '../languages.ts';
-import { TOOLS } from '../mcp/tools.ts';
-import type { ContentModel } from '../model.ts';
-import { type OutputFile, prettyJsonFile } from '../outputs.ts';
-import type { SiteConfig } from '../site-config.ts';
+import type { SiteConfig } from '../config/site-config.ts';
+import type { ContentModel } from '../content/model.ts';
+import { LANGUAGES } from '../edge/languages.ts';
+import { TOOLS } from '../edge/mcp/tools.ts';
+import type { HeaderRule } from '../output/headers-file.ts';
+import { type OutputFile, prettyJsonFile } from '../output/outputs.ts';
 import { DISCOVERY_PATHS, LLMS_TXT_PATHS } from './addresses.ts';
 import { aiPluginManifest } from './ai-plugin.ts';
 import { type ApiVersion, currentVersion } from './api-versions.ts';

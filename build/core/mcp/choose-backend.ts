@@ -1,7 +1,7 @@
-import type { DeployLimits } from '../cloudflare-limits.ts';
-import { formatSize, PLAN_NAME, workerProblem } from '../deploy-limits.ts';
+import type { CloudflarePlan, McpBackendName } from '../config/site-config.ts';
 import type { Problem } from '../errors.ts';
-import type { CloudflarePlan, McpBackendName } from '../site-config.ts';
+import type { DeployLimits } from '../output/cloudflare-limits.ts';
+import { formatSize, PLAN_NAME, workerProblem } from '../output/deploy-limits.ts';
 
 /**
  * The embedded backend's ceiling: the largest data module (uncompressed) that an isolate loads well

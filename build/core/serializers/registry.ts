@@ -1,6 +1,6 @@
 import contentIndexV1Schema from '../../schemas/v1/content-index.schema.json' with { type: 'json' };
 import { BUNDLED } from '../bundled.ts';
-import type { ContentModel } from '../model.ts';
+import type { ContentModel } from '../content/model.ts';
 import { type DeprecationV1, type SerializeContext, serializeV1 } from './v1.ts';
 
 /** `versions.deprecation` of a deprecated version's body: `$defs/Deprecation` in every version's schema. */

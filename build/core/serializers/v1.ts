@@ -1,7 +1,7 @@
-import { isoSeconds } from '../dates.ts';
-import { LANGUAGES, PLURAL, URL_FIELD } from '../languages.ts';
-import type { ContentEntry, ContentModel } from '../model.ts';
-import type { SiteConfig } from '../site-config.ts';
+import type { SiteConfig } from '../config/site-config.ts';
+import type { ContentEntry, ContentModel } from '../content/model.ts';
+import { isoSeconds } from '../edge/dates.ts';
+import { LANGUAGES, PLURAL, URL_FIELD } from '../edge/languages.ts';
 
 export interface ContentItemV1 {
   type: 'post' | 'project' | 'tip';

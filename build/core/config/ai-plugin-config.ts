@@ -1,0 +1,161 @@
+import aiPluginSchema from '../../schemas/ai-plugin.schema.json' with { type: 'json' };
+import { addressOf, DISCOVERY_PATHS, INDEX_ALIAS_PATH } from '../discovery/addresses.ts';
+import { aiPluginManifest } from '../discovery/ai-plugin.ts';
+import { ContentIndexError, type Problem } from '../errors.ts';
+import { ajvProblems } from '../validation/_ajv.ts';
+import { builtInValidator } from '../validation/validators.ts';
+import { siteUrl } from './site-config.ts';
+
+/** `aiPlugin` in `site.config.ts`: every key optional. */
+export interface AiPluginInput {
+  /** At most 20 characters. Default: `name`, else the site's host. */
+  nameForHuman?: string;
+  /** At most 50 letters, digits and underscores. Default: `name` folded to ASCII snake case. */
+  nameForModel?: string;
+  /** At most 100 characters. Default: `description`, shortened at a word to fit. */
+  descriptionForHuman?: string;
+  /** At most 8,000 characters. Default: a description of the API and the MCP server. */
+  descriptionForModel?: string;
+  /** Absolute, or relative to the site. Default: `/logo.png`. */
+  logoUrl?: string;
+  /** Default: `webmaster@<site host>`, the mailbox RFC 2142 reserves for web services. */
+  contactEmail?: string;
+  /** Absolute, or relative to the site. Default: the API reference page (`/docs/`), which states the terms of use. */
+  legalInfoUrl?: string;
+}
+
+/** Every value filled in; addresses absolute. */
+export type AiPluginConfig = Required<AiPluginInput>;
+
+export interface AiPluginSiteValues {
+  /** Ends with `/`. */
+  site: string;
+  /** The API reference page's address (the default terms of use). */
+  reference: string;
+  name?: string;
+  description?: string;
+}
+
+/** Manifest field → configuration key, so a problem names what the author can edit. */
+const CONFIG_KEY: Record<string, keyof AiPluginInput> = {
+  name_for_human: 'nameForHuman',
+  name_for_model: 'nameForModel',
+  description_for_human: 'descriptionForHuman',
+  description_for_model: 'descriptionForModel',
+  logo_url: 'logoUrl',
+  contact_email: 'contactEmail',
+  legal_info_url: 'legalInfoUrl',
+};
+
+const DEFAULT_FROM: Record<keyof AiPluginInput, string> = {
+  nameForHuman: 'it defaults to name (or the site host)',
+  nameForModel: 'it defaults to name folded to letters, digits and underscores',
+  descriptionForHuman: 'it defaults to description, shortened',
+  descriptionForModel: 'it defaults to a text built from name and description',
+  logoUrl: 'it defaults to /logo.png on the site',
+  contactEmail: 'it defaults to webmaster@ the site host',
+  legalInfoUrl: 'it defaults to the API reference page (apiReference, /docs/ unless moved)',
+};
+
+/**
+ * Fills in the defaults and checks the resulting manifest against the published limits. Explicit values
+ * were already checked by the configuration schema; this catches defaults that break a limit (a long
+ * `description` becoming a too-long `description_for_human`) and says where the value came from.
+ */
+export function resolveAiPlugin(
+  input: AiPluginInput | undefined,
+  values: AiPluginSiteValues,
+  file: string,
+): AiPluginConfig {
+  const given = input ?? {};
+  const { site } = values;
+  const host = new URL(site);
+  const name = values.name ?? host.host;
+  const problems: Problem[] = [];
+  const address = (key: 'logoUrl' | 'legalInfoUrl', fallback: string): string => {
+    const value = given[key] ?? fallback;
+    try {
+      return siteUrl(site, value);
+    } catch {
+      problems.push({
+        code: 'config_invalid',
+        file,
+        field: `aiPlugin.${key}`,
+        message: `must be an address, got ${JSON.stringify(value)}`,
+      });
+      return value;
+    }
+  };
+  const resolved: AiPluginConfig = {
+    nameForHuman: given.nameForHuman ?? name,
+    nameForModel: given.nameForModel ?? modelName(name),
+    descriptionForHuman:
+      given.descriptionForHuman ??
+      shorten(
+        values.description ?? `Posts, projects and tips from ${name}, in Spanish, English and Portuguese.`,
+        HUMAN_DESCRIPTION_LIMIT,
+      ),
+    descriptionForModel: given.descriptionForModel ?? descriptionForModel(name, values),
+    logoUrl: address('logoUrl', '/logo.png'),
+    contactEmail: given.contactEmail ?? `webmaster@${host.hostname}`,
+    legalInfoUrl: address('legalInfoUrl', values.reference),
+  };
+  if (problems.length > 0) throw new ContentIndexError(problems);
+
+  const validateManifest = builtInValidator('ai-plugin');
+  if (!validateManifest(aiPluginManifest(resolved, site))) {
+    throw new ContentIndexError(
+      ajvProblems(validateManifest, { file, code: 'config_invalid' }).map((problem) => {
+        const key = CONFIG_KEY[problem.field ?? ''];
+        if (!key) return problem;
+        const hint =
+          given[key] === undefined
+            ? [DEFAULT_FROM[key], problem.hint].filter(Boolean).join('; ')
+            : problem.hint;
+        return { ...problem, field: `aiPlugin.${key}`, ...(hint && { hint }) };
+      }),
+    );
+  }
+  return resolved;
+}
+
+const HUMAN_DESCRIPTION_LIMIT = aiPluginSchema.properties.description_for_human.maxLength;
+
+/**
+ * A one-line summary is still useful cut at a word, so a long `description` does not fail the build;
+ * a name cut short would not be, so names are never shortened.
+ */
+export function shorten(text: string, limit: number): string {
+  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
+  if (chars.length <= limit) return chars.join('');
+  const cut = chars.slice(0, limit - 1).join('');
+  const atWord = cut.replace(/\s+\S*$/, '');
+  return `${(atWord || cut).replace(/[\s,;:.-]+$/, '')}…`;
+}
+
+/** `Código y Neuronas` → `codigo_y_neuronas`: ASCII letters, digits and underscores, at most 50. */
+export function modelName(name: string): string {
+  const folded = name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .toLowerCase()
+    .slice(0, 50)
+    .replace(/^_+|_+$/g, '');
+  return folded || 'content_index';
+}
+
+function descriptionForModel(name: string, values: AiPluginSiteValues): string {
+  const index = addressOf(values.site, INDEX_ALIAS_PATH);
+  const mcp = addressOf(values.site, DISCOVERY_PATHS.mcp);
+  return [
+    `${name} (${values.site}) publishes a read-only Content Index API that needs no authentication.`,
+    ...(values.description ? [`About the site: ${values.description}`] : []),
+    `Call getContentIndex (GET ${index}) to get every post, project and tip in one JSON document;`,
+    'each item has type (post, project or tip), title, description, url (the canonical Spanish page),',
+    'url_en and url_pt (the English and Brazilian Portuguese pages, when they exist), image and, for projects,',
+    'technologies. There is no paging or filtering: fetch the index once and filter it yourself, and link',
+    'readers to the page in their language. To search or filter without downloading the index, use the',
+    `Model Context Protocol server at ${mcp} (tools list_content, search_content and content_stats).`,
+  ].join(' ');
+}

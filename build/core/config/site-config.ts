@@ -1,0 +1,280 @@
+import type { ContentType, Language } from '../edge/languages.ts';
+import type { AiPluginConfig, AiPluginInput } from './ai-plugin-config.ts';
+import type { UrlStyle } from './route-pattern.ts';
+
+export type RoutePatterns = Record<ContentType, Record<Language, string>>;
+
+/**
+ * How a file's language is known: `suffix` (Hugo: `name.en.md`, `name/index.en.md`), `folder`
+ * (Astro i18n: `blog/en/name.md`) or `field` (a front-matter key such as `lang: en`).
+ */
+export type LanguageRule = 'suffix' | 'folder' | 'field';
+
+export interface ContentLayoutInput {
+  /** Folder the globs are relative to. Default `content`; the CLI's --content overrides it. */
+  dir?: string;
+  /** Globs per type. Default: `posts/**`, `projects/**`, `tips/**` (Markdown files). */
+  types?: Partial<Record<ContentType, string | string[]>>;
+  /** Default `suffix`. */
+  language?: LanguageRule;
+  /** Front-matter key for the `field` rule. Default `lang`. */
+  languageField?: string;
+  /** Folder name of each language for the `folder` rule. Default: the language code. */
+  languageFolders?: Partial<Record<Language, string>>;
+  /**
+   * The suffix of each language under the `suffix` rule, as Hugo's language keys are (`name.pt.md`:
+   * `{ es: 'es', en: 'en', 'pt-br': 'pt' }`). When set it is the whole list, as in Hugo: any other suffix
+   * is part of the file name (`charla.api.md` is the page `charla.api`). Default: each language by its
+   * code, and another suffix that looks like a language is an error.
+   */
+  languageSuffixes?: Partial<Record<Language, string>>;
+  /**
+   * Suffixes of the site's other languages, which content-index does not publish (a Hugo site's `fr`):
+   * their files are left out.
+   */
+  skipLanguages?: string[];
+  /**
+   * The language of a file that names none (no suffix, no language folder, no language field). Default
+   * `es`. A Hugo site whose `defaultContentLanguage` is another language sets it, so its unsuffixed
+   * files are read as what Hugo publishes them as.
+   */
+  defaultLanguage?: Language;
+}
+
+export interface ContentLayout {
+  dir: string;
+  types: Record<ContentType, string[]>;
+  language: LanguageRule;
+  languageField: string;
+  languageFolders: Record<Language, string>;
+  /** Undefined: every language by its code. */
+  languageSuffixes?: Partial<Record<Language, string>>;
+  skipLanguages: string[];
+  defaultLanguage: Language;
+}
+
+export const DEFAULT_LAYOUT: ContentLayout = {
+  dir: 'content',
+  types: {
+    post: ['posts/**/*.{md,markdown,mdx}'],
+    project: ['projects/**/*.{md,markdown,mdx}'],
+    tip: ['tips/**/*.{md,markdown,mdx}'],
+  },
+  language: 'suffix',
+  languageField: 'lang',
+  languageFolders: { es: 'es', en: 'en', 'pt-br': 'pt-br' },
+  skipLanguages: [],
+  defaultLanguage: 'es',
+};
+
+export interface SectionInput {
+  name: string;
+  /** Absolute, or relative to the site address. */
+  url: string;
+}
+
+/** What an author writes in `site.config.ts`. */
+export interface SiteConfigInput {
+  /** Address of the site, e.g. `https://example.com/`. Env: CONTENT_INDEX_SITE_URL. */
+  site: string;
+  /** Base address of the image host; relative `image` values resolve against it. Env: CONTENT_INDEX_IMAGE_BASE_URL. */
+  images: string;
+  /** The site's name: one for every language, or one per language (`es` required, the others default to it). */
+  name?: LocalizedText;
+  /**
+   * The site's description. A plain string is the Spanish (canonical) one: the English and Portuguese
+   * `llms.txt` then open with a summary in their own language. Give one per language to choose those too.
+   */
+  description?: LocalizedText;
+  /** The API's licence in `/openapi.json`. Default: the site's terms of use at `aiPlugin.legalInfoUrl`. */
+  license?: LicenseInput;
+  /** Address of the human documentation. Default: the API reference page (`apiReference`). */
+  documentation?: string;
+  /**
+   * Where the build writes the API reference page (`index.html` and its renderer), a folder on the site
+   * such as `/api-docs/`. Every document links to it, and each problem `type` is an anchor on it.
+   * Default `/docs/`: move it when the site has a `/docs/` of its own.
+   */
+  apiReference?: string;
+  sections?: SectionInput[];
+  /**
+   * Per type and language, the address of a page: relative to the site address (or absolute), with
+   * tokens such as `{slug}`, `{path}` or `{year}` (docs/configuration.md, Routes). Missing entries use
+   * defaults.
+   */
+  routes?: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
+  /**
+   * How routes turn values into addresses: `as-written` (default; values percent-encoded as they are) or
+   * `hugo` (the path made as Hugo makes it: lowercase, spaces to hyphens, and the front matter's `url`).
+   */
+  urls?: { style?: UrlStyle['style']; lowercase?: boolean; removeAccents?: boolean };
+  /** Values of `/.well-known/ai-plugin.json`; each has a default derived from the rest of the configuration. */
+  aiPlugin?: AiPluginInput;
+  /** Where the content is and how its language is told, for existing Hugo or Astro trees. */
+  content?: ContentLayoutInput;
+  /**
+   * A folder of your own files (robots.txt, a logo) published into the output folder as they are, like
+   * Hugo's `static/`. Leave it unset in a site whose generator already copies that folder.
+   */
+  static?: string;
+  /** The MCP server at `/mcp`. */
+  mcp?: McpConfigInput;
+  /**
+   * Write `index.html` at the root of the output folder: a page listing what is served (the API
+   * addresses, `/docs/`, `/mcp`, the `llms.txt` files). Default `false`: a site's own home page is never
+   * replaced, and the build stops rather than overwrite an `index.html` it did not write.
+   */
+  landingPage?: boolean;
+  /**
+   * The Cloudflare plan the site is deployed on (`free` or `paid`, Workers Paid): it sets the limits the
+   * build checks (files per deployment, Worker size). Default `free`.
+   */
+  plan?: CloudflarePlan;
+}
+
+/** A text for every language, or one per language with the Spanish (canonical) one required. */
+export type LocalizedText = string | ({ es: string } & Partial<Record<Exclude<Language, 'es'>, string>>);
+
+/** OpenAPI's License Object: a name, and an SPDX `identifier` or a `url`. */
+export interface LicenseInput {
+  name: string;
+  identifier?: string;
+  /** Absolute, or relative to the site. */
+  url?: string;
+}
+
+export type CloudflarePlan = 'free' | 'paid';
+
+/**
+ * Where `/mcp` reads the index from: `embedded` (bundled into the Function; the default, for sites
+ * that fit one isolate), `d1` (Cloudflare D1, for large sites) or `auto` (embedded while it fits the
+ * plan's limits, D1 past them).
+ */
+export type McpBackendName = 'embedded' | 'd1' | 'auto';
+
+export interface McpConfigInput {
+  /**
+   * Host names (no scheme, no port) the MCP endpoint answers for besides the site's own host and
+   * loopback, e.g. `content-index.pages.dev` or `*.content-index.pages.dev` for preview deployments.
+   * Any other `Host` is refused (DNS-rebinding defence).
+   */
+  allowedHosts?: string[];
+  /** Default `embedded`. */
+  backend?: McpBackendName;
+  /** The D1 database of the `d1` backend, as bound in wrangler.toml. */
+  d1?: { database?: string; binding?: string };
+}
+
+export const DEFAULT_D1 = { database: 'content-index', binding: 'CONTENT_INDEX_DB' } as const;
+
+export interface ResolvedSection {
+  name: string;
+  url: string;
+}
+
+/** The configuration after defaults, environment overrides and normalisation. */
+export interface SiteConfig {
+  /** Always ends with `/`. */
+  site: string;
+  /** Always ends with `/`. */
+  images: string;
+  /** The Spanish (canonical) name: the one of content.json, the OpenAPI title and the MCP server. */
+  name?: string;
+  /** The Spanish (canonical) description. */
+  description?: string;
+  /** Each language's name and description, for the documents written in that language (llms.txt). */
+  perLanguage: Record<Language, { name?: string; description?: string }>;
+  /** `identifier` and `url` are exclusive (OpenAPI); `url` is absolute. */
+  license: { name: string; identifier?: string; url?: string };
+  documentation: string;
+  /** The API reference page: its folder in the output (`docs/`, relative, ends with `/`) and its address. */
+  apiReference: { path: string; url: string };
+  sections: ResolvedSection[];
+  routes: RoutePatterns;
+  urls: UrlStyle;
+  aiPlugin: AiPluginConfig;
+  content: ContentLayout;
+  /** Relative to the project root; unset: none. */
+  static?: string;
+  mcp: { allowedHosts: string[]; backend: McpBackendName; d1: { database: string; binding: string } };
+  landingPage: boolean;
+  plan: CloudflarePlan;
+}
+
+export const DEFAULT_ROUTES: RoutePatterns = {
+  post: { es: '/blog/{slug}/', en: '/en/blog/{slug}/', 'pt-br': '/pt-br/blog/{slug}/' },
+  project: { es: '/proyectos/{slug}/', en: '/en/projects/{slug}/', 'pt-br': '/pt-br/projetos/{slug}/' },
+  tip: { es: '/consejos/{slug}/', en: '/en/tips/{slug}/', 'pt-br': '/pt-br/dicas/{slug}/' },
+};
+
+/** The site's name for titles and headings in `lang` (default Spanish): the configured one, or its host name. */
+export function siteName(
+  config: Pick<SiteConfig, 'name' | 'site'> & { perLanguage?: SiteConfig['perLanguage'] },
+  lang: Language = 'es',
+): string {
+  return config.perLanguage?.[lang].name ?? config.name ?? new URL(config.site).host;
+}
+
+/** The site's description written in `lang`, when the configuration has one. */
+export function siteDescription(config: Pick<SiteConfig, 'perLanguage'>, lang: Language): string | undefined {
+  return config.perLanguage[lang].description;
+}
+
+/** Identity helper that gives `site.config.ts` type checking and editor completion. */
+export function defineSite(config: SiteConfigInput): SiteConfigInput {
+  return config;
+}
+
+/** Environment variables that override the configuration, for preview deployments. */
+export const SITE_ENV = {
+  site: 'CONTENT_INDEX_SITE_URL',
+  images: 'CONTENT_INDEX_IMAGE_BASE_URL',
+} as const;
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export function withTrailingSlash(address: string): string {
+  return address.endsWith('/') ? address : `${address}/`;
+}
+
+/**
+ * Resolves `path` (absolute or relative to the site) against the site address. A leading `/` is taken
+ * as "the site root", which keeps a site published under a sub-path (`https://host/blog/`) working.
+ */
+export function siteUrl(site: string, path: string): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path)) return new URL(path).href;
+  const relative = path.replace(/^\/+/, '');
+  // Every translation's address comes through here: a path the URL parser would leave as it is (no
+  // character it encodes, no dot segment) after a site address it would leave as it is, is joined as
+  // text. tests/core/site-url.test.ts holds this to the parser.
+  // `/a:` without its slash reads as a scheme to the parser: such a path is left to it.
+  if (
+    PLAIN_PATH.test(relative) &&
+    !DOT_SEGMENT.test(relative) &&
+    !SCHEME.test(relative) &&
+    isNormalSite(site)
+  )
+    return site + relative;
+  return new URL(relative, site).href;
+}
+
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+const PLAIN_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/;
+// `%2e` is a dot to the parser too.
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+const NORMAL_SITES = new Map<string, boolean>();
+
+function isNormalSite(site: string): boolean {
+  let normal = NORMAL_SITES.get(site);
+  if (normal === undefined) {
+    try {
+      const url = new URL(site);
+      normal = url.href === site && site.endsWith('/') && url.search === '' && url.hash === '';
+    } catch {
+      normal = false;
+    }
+    if (NORMAL_SITES.size > 100) NORMAL_SITES.clear();
+    NORMAL_SITES.set(site, normal);
+  }
+  return normal;
+}

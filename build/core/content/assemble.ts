@@ -1,0 +1,483 @@
+import { addressSegment, expandRoute } from '../config/route-pattern.ts';
+import { type ContentLayout, type SiteConfig, siteUrl } from '../config/site-config.ts';
+import { isoSeconds } from '../edge/dates.ts';
+import { CANONICAL_LANGUAGE, LANGUAGES, type Language } from '../edge/languages.ts';
+import type { Problem } from '../errors.ts';
+import { printable } from '../printable.ts';
+import { type FrontMatter, validateFrontMatter } from './front-matter.ts';
+import type {
+  ContentEntry,
+  ContentModel,
+  LeftOut,
+  SourceFile,
+  Translation,
+  UnreadableSource,
+} from './model.ts';
+import { slugProblem } from './slug.ts';
+
+export interface AssembleOptions {
+  /** Include files marked `draft: true`. */
+  drafts?: boolean;
+  /** Include files dated after `now`. */
+  future?: boolean;
+  now: Date;
+  /** Files found but not read: a translation group one of them may belong to is not reported as orphaned. */
+  unreadable?: readonly UnreadableSource[];
+}
+
+export type AssembleResult =
+  | { ok: true; model: ContentModel; warnings: Problem[] }
+  | { ok: false; problems: Problem[]; warnings: Problem[] };
+
+interface Checked {
+  file: SourceFile;
+  data: FrontMatter;
+}
+
+/** localeCompare's order, without making a collator per comparison (26,000 files sorted per build). */
+const LOCALE = new Intl.Collator();
+/**
+ * Validates every file and pairs translations into entries. Collects every problem instead of stopping
+ * at the first, so one build run tells the author everything that needs fixing.
+ */
+export function assemble(
+  files: readonly SourceFile[],
+  config: SiteConfig,
+  options: AssembleOptions,
+): AssembleResult {
+  const problems: Problem[] = [];
+  const warnings: Problem[] = [];
+  const checked = new Map<SourceFile, FrontMatter>();
+  const days = new Map<SourceFile, string>();
+  const urls = JSON.stringify(config.urls);
+  for (const file of files) {
+    const result = validated(file, config, urls);
+    warnings.push(...result.warnings);
+    if (!result.ok) {
+      problems.push(...result.problems);
+      continue;
+    }
+    // A file without a slug of its own publishes under its name, which follows the same rule.
+    const why =
+      result.data.slug === undefined ? slugProblem(addressSegment(file.name, config.urls)) : undefined;
+    if (why) {
+      problems.push({
+        code: 'field_invalid',
+        file: file.path,
+        line: 1,
+        field: 'slug',
+        message: `the file name cannot be the page's slug: ${JSON.stringify(file.name)} ${why}`,
+        hint: 'rename the file (or its bundle folder), or give it a slug: in the front matter',
+      });
+      continue;
+    }
+    checked.set(file, result.data);
+    if (result.day !== undefined) days.set(file, result.day);
+  }
+
+  // Group on translationKey when present (Hugo's rule), otherwise on the file name, within a type.
+  const groups = new Map<string, SourceFile[]>();
+  for (const file of files) {
+    const key = translationKeyOf(file) ?? file.name;
+    const id = `${file.type}/${key}`;
+    const group = groups.get(id);
+    if (group) group.push(file);
+    else groups.set(id, [file]);
+  }
+
+  const entries: ContentEntry[] = [];
+  const leftOut: LeftOut[] = [];
+  const nowPublished = isoSeconds(options.now);
+  for (const [id, group] of groups) {
+    const byLang = new Map<Language, SourceFile>();
+    for (const file of group) {
+      const first = byLang.get(file.lang);
+      if (first) {
+        problems.push({
+          code: 'translation_duplicate',
+          file: file.path,
+          line: file.lines.translationKey ?? 1,
+          field: 'translationKey',
+          message: `a second ${file.lang} file for "${id}"; ${printable(first.path)} is the first`,
+          hint: 'give one of them a different file name or translationKey',
+        });
+      } else {
+        byLang.set(file.lang, file);
+      }
+    }
+    const canonicalFile = byLang.get(CANONICAL_LANGUAGE);
+    if (!canonicalFile) {
+      // The Spanish file may be there but unreadable: its own error says so, and says enough.
+      if (mayBeCanonical(group, options.unreadable ?? [])) continue;
+      for (const file of byLang.values()) {
+        problems.push({
+          code: 'translation_orphan',
+          file: file.path,
+          line: file.lines.translationKey ?? 1,
+          field: 'translationKey',
+          message: `this ${file.lang} translation has no Spanish (canonical) file`,
+          hint: `add ${printable(canonicalFileFor(file, config.content))}, or set translationKey to the Spanish file's translationKey or name`,
+        });
+      }
+      continue;
+    }
+
+    const included = new Map<Language, Checked>();
+    let whole: LeftOut | undefined;
+    for (const lang of LANGUAGES) {
+      const file = byLang.get(lang);
+      const data = file && checked.get(file);
+      if (!file || !data) continue;
+      const reason = exclusion(data, options, nowPublished);
+      if (reason) {
+        const record: LeftOut = { file: file.path, item: id, reason, wholeItem: lang === CANONICAL_LANGUAGE };
+        if (reason === 'future' && data.date) record.date = data.date;
+        if (record.wholeItem) whole = record;
+        leftOut.push(record);
+        continue;
+      }
+      included.set(lang, { file, data });
+    }
+    // A left-out Spanish file takes its translations with it: each is named, so every file is accounted for.
+    if (whole) {
+      for (const { file } of included.values())
+        leftOut.push({ file: file.path, item: id, reason: whole.reason, wholeItem: false, along: true });
+    }
+    // Images are checked on every file (translations too), so a mistake surfaces before it is published.
+    for (const file of byLang.values()) {
+      const data = checked.get(file);
+      if (data?.image !== undefined) {
+        const image = resolvedImage(data.image, config.images);
+        if (!image.ok) problems.push({ ...image.problem, file: file.path, line: file.lines.image ?? 1 });
+      }
+    }
+
+    const canonical = included.get(CANONICAL_LANGUAGE);
+    // An invalid Spanish file has already been reported; a left-out one takes its translations with it.
+    if (!canonical || !checked.has(canonicalFile)) continue;
+    const translations = {} as ContentEntry['translations'];
+    let addressed = true;
+    for (const [lang, { file, data }] of included) {
+      const translation = translationOf(file, data, days.get(file), config, urls);
+      if ('problem' in translation) {
+        problems.push(translation.problem);
+        addressed = false;
+      } else {
+        translations[lang] = translation;
+      }
+    }
+    if (!addressed) continue;
+    const entry: ContentEntry = { id, type: canonical.file.type, translations };
+    if (canonical.data.date) entry.date = canonical.data.date;
+    if (canonical.data.image !== undefined) {
+      const image = resolvedImage(canonical.data.image, config.images);
+      if (image.ok) entry.image = image.url;
+    }
+    if (entry.type === 'project') entry.technologies = canonical.data.technologies ?? [];
+    entries.push(entry);
+  }
+
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  problems.push(...addressConflicts(entries, (path) => byPath.get(path)?.lines.slug ?? 1));
+  if (problems.length > 0) return { ok: false, problems, warnings };
+  sortEntries(entries);
+  leftOut.sort((a, b) => LOCALE.compare(a.file, b.file));
+  return { ok: true, model: { entries, leftOut }, warnings };
+}
+
+/**
+ * Whether an unreadable file could be the missing Spanish file of a group: same type, Spanish or of an
+ * unknown language, and paired to it by name or by the translationKey its text shows.
+ */
+function mayBeCanonical(group: readonly SourceFile[], unreadable: readonly UnreadableSource[]): boolean {
+  const keys = new Set(group.flatMap((file) => [file.name, translationKeyOf(file) ?? file.name]));
+  return unreadable.some(
+    (u) =>
+      u.type === group[0]?.type &&
+      (u.lang === undefined || u.lang === CANONICAL_LANGUAGE) &&
+      (keys.has(u.name) || (u.translationKey !== undefined && keys.has(u.translationKey))),
+  );
+}
+
+function translationKeyOf(file: SourceFile): string | undefined {
+  const data = file.data as Record<string, unknown> | null;
+  const key = typeof data === 'object' && data !== null ? data.translationKey : undefined;
+  return typeof key === 'string' && key.trim() !== '' ? key : undefined;
+}
+
+/** Where the missing Spanish file would go, in the site's own layout. */
+function canonicalFileFor(file: SourceFile, layout: ContentLayout): string {
+  switch (layout.language) {
+    case 'suffix': {
+      const spanish = `.${layout.languageSuffixes?.[CANONICAL_LANGUAGE] ?? CANONICAL_LANGUAGE}`;
+      const [, stem = file.path, extension = ''] = /^(.*?)(\.[A-Za-z]+)$/.exec(file.path) ?? [];
+      // A file of the layout's default language carries no suffix: the Spanish one goes before the extension.
+      const base = file.lang === layout.defaultLanguage ? stem : stem.replace(/\.[^./]+$/, '');
+      return `${base}${spanish}${extension}`;
+    }
+    case 'folder': {
+      const from = `/${layout.languageFolders[file.lang]}/`;
+      const at = file.path.lastIndexOf(from);
+      return at < 0
+        ? `a Spanish file for ${file.path}`
+        : `${file.path.slice(0, at)}/${layout.languageFolders[CANONICAL_LANGUAGE]}/${file.path.slice(at + from.length)}`;
+    }
+    case 'field':
+      return `a Spanish file (${layout.languageField}: ${CANONICAL_LANGUAGE}) named ${file.name} or with the same translationKey`;
+  }
+}
+
+/** Validated dates all have the published form (UTC, whole seconds), which sorts as text sorts. */
+function exclusion(data: FrontMatter, options: AssembleOptions, now: string): LeftOut['reason'] | undefined {
+  if (data.draft === true && !options.drafts) return 'draft';
+  if (data.date && !options.future && data.date > now) return 'future';
+  return undefined;
+}
+
+// Dev rebuilds keep the SourceFile of an unchanged file (the same object, stages/load.ts): what is
+// worked out from it alone is kept by it, so that a save redoes one file's share.
+type Validated = ReturnType<typeof validateFrontMatter>;
+type Addressed = Translation | { problem: Problem };
+const VALIDATED = new WeakMap<SourceFile, { urls: string; result: Validated }>();
+const TRANSLATED = new WeakMap<FrontMatter, { key: string; translation: Addressed }>();
+const IMAGES = new Map<string, ImageResult>();
+
+function validated(file: SourceFile, config: SiteConfig, urls: string): Validated {
+  const known = VALIDATED.get(file);
+  if (known && known.urls === urls) return known.result;
+  const result = validateFrontMatter(file, config.urls);
+  VALIDATED.set(file, { urls, result });
+  return result;
+}
+
+/** A translation, kept by its validated front matter (itself kept by its file) for the same routes. */
+function translationOf(
+  file: SourceFile,
+  data: FrontMatter,
+  day: string | undefined,
+  config: SiteConfig,
+  urls: string,
+): Addressed {
+  const key = `${config.site}\u0000${config.routes[file.type][file.lang]}\u0000${urls}\u0000${day ?? ''}\u0000${file.dir}`;
+  const known = TRANSLATED.get(data);
+  if (known && known.key === key) return known.translation;
+  const translation = newTranslation(file, data, day, config);
+  TRANSLATED.set(data, { key, translation });
+  return translation;
+}
+
+function resolvedImage(image: string, imageBase: string): ImageResult {
+  const key = `${imageBase}\u0000${image}`;
+  let result = IMAGES.get(key);
+  if (!result) {
+    result = resolveImage(image, imageBase);
+    if (IMAGES.size > 100_000) IMAGES.clear();
+    IMAGES.set(key, result);
+  }
+  return result;
+}
+
+function newTranslation(
+  file: SourceFile,
+  data: FrontMatter,
+  day: string | undefined,
+  config: SiteConfig,
+): Addressed {
+  const slug = data.slug ?? file.name;
+  const address = addressOf(file, data, day, config);
+  if (typeof address !== 'string') return address;
+  const translation: Translation = {
+    lang: file.lang,
+    title: data.title,
+    slug,
+    url: address,
+    tags: data.tags ?? [],
+    file: file.path,
+  };
+  if (data.description !== undefined) translation.description = data.description;
+  if (data.date) translation.date = data.date;
+  return translation;
+}
+
+/** The page's address: its route filled in, or (Hugo's rule) the `url` its front matter sets. */
+function addressOf(
+  file: SourceFile,
+  data: FrontMatter,
+  day: string | undefined,
+  config: SiteConfig,
+): string | { problem: Problem } {
+  const pattern = config.routes[file.type][file.lang];
+  if (config.urls.style === 'hugo') {
+    const url = frontMatterUrl(data);
+    if (typeof url === 'string' && url.startsWith('/')) {
+      // Hugo takes it as written, from the site's root: no language prefix, no lowercasing.
+      const path = /\.[a-z0-9]+$/i.test(url) || url.endsWith('/') ? url : `${url}/`;
+      return siteUrl(config.site, path.split('/').map(encodeSegment).join('/'));
+    }
+    if (url !== undefined) {
+      return {
+        problem: {
+          code: 'field_invalid',
+          file: file.path,
+          line: file.lines.url ?? 1,
+          field: 'url',
+          message: `${JSON.stringify(url)}: content-index reads a url written from the site's root only`,
+          hint: 'start it with / and the language folder Hugo puts it under, e.g. url: /en/about/',
+        },
+      };
+    }
+  }
+  const filled = expandRoute(
+    pattern,
+    {
+      ...(data.slug !== undefined && { slug: data.slug }),
+      filename: file.name,
+      title: data.title,
+      dir: file.dir,
+      ...(day !== undefined && { day }),
+    },
+    config.urls,
+  );
+  if (filled.ok) return siteUrl(config.site, filled.path);
+  return {
+    problem: {
+      code: 'field_invalid',
+      file: file.path,
+      line: filled.token === 'title' || filled.token === 'slugOrTitle' ? (file.lines.title ?? 1) : 1,
+      field: ['year', 'month', 'day'].includes(filled.token) ? 'date' : filled.token,
+      message: `${filled.message}; the ${file.type} route for ${file.lang} is ${pattern}`,
+      hint:
+        filled.token === 'section'
+          ? 'move the file into a folder, or change the route in site.config.ts'
+          : ['year', 'month', 'day'].includes(filled.token)
+            ? 'give it a date, or change the route in site.config.ts'
+            : 'give it a slug, or change the route in site.config.ts',
+    },
+  };
+}
+
+/** Hugo reads front-matter keys without regard to case (`URL`, `url`). */
+function frontMatterUrl(data: FrontMatter): unknown {
+  const key = Object.keys(data).find((k) => k.toLowerCase() === 'url');
+  return key === undefined ? undefined : (data as unknown as Record<string, unknown>)[key];
+}
+
+/** Percent-encode what an address cannot carry as it is, keeping what already is an escape. */
+function encodeSegment(segment: string): string {
+  return encodeURIComponent(decodeSafely(segment));
+}
+
+function decodeSafely(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+type ImageResult = { ok: true; url: string } | { ok: false; problem: Omit<Problem, 'file' | 'line'> };
+
+/**
+ * A relative image resolves on the image host, under its folder; an absolute one must already be there.
+ * What is published is what was written: a value the URL parser would rewrite (`..` segments, a path
+ * from the host's root outside its folder) is refused rather than published as another address.
+ */
+export function resolveImage(image: string, imageBase: string): ImageResult {
+  let url: URL;
+  try {
+    url = new URL(image, imageBase);
+  } catch {
+    return {
+      ok: false,
+      problem: {
+        code: 'field_invalid',
+        field: 'image',
+        message: `is not a valid address: ${JSON.stringify(image)}`,
+      },
+    };
+  }
+  const base = new URL(imageBase);
+  const host = base.host;
+  // Quoted as written, without any user name or password: a message must not repeat a credential.
+  const shown = url.username !== '' || url.password !== '' ? withoutCredentials(image) : image;
+  const hint = `upload the image to ${imageBase} and write its path relative to it, e.g. image: posts/cover.png`;
+  const refused = (code: Problem['code'], message: string, why = hint): ImageResult => ({
+    ok: false,
+    problem: { code, field: 'image', message, hint: why },
+  });
+  // Published addresses are fetched by browsers and crawlers: only https on the image host (javascript:,
+  // data: or plain http would be a script, an inline blob, a mixed-content warning or a downgrade).
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return refused('image_host', `${shown} must be an https: address on the image host ${host}`);
+  if (url.host !== host) return refused('image_host', `${shown} is not on the image host ${host}`);
+  if (url.protocol !== 'https:') return refused('image_host', `${shown} must be an https: address`);
+  if (url.username !== '' || url.password !== '')
+    return refused('image_host', 'must not carry a user name or password (user:password@host)');
+  const dotHint = `write the path from the image host’s folder ${imageBase} without .. segments, e.g. image: posts/cover.png`;
+  // The path as written, up to its query: the URL parser reads \ as / and %2e as a dot.
+  const segments = (image.split(/[?#]/)[0] ?? '').split(/[\\/]/);
+  if (segments.some((segment) => /^(?:\.|%2e){2}$/i.test(segment)))
+    return refused(
+      'field_invalid',
+      `${shown} has a .. segment, which would publish another address than the one written`,
+      dotHint,
+    );
+  // A relative path stays in the host's folder; an absolute address on the host is taken as written.
+  const relative = !/^[a-z][a-z0-9+.-]*:/i.test(image);
+  if (relative && !url.href.startsWith(base.href))
+    return refused(
+      'image_host',
+      `${shown} resolves to ${url.href}, outside the image host’s folder ${base.href}`,
+      dotHint,
+    );
+  return { ok: true, url: url.href };
+}
+
+/** `https://user:secret@host/a.png` → `https://host/a.png`: the rest as written. */
+function withoutCredentials(written: string): string {
+  const authority = /^([a-z][a-z0-9+.-]*:[\\/]*)([^\\/?#]*)/i.exec(written);
+  if (!authority) return written;
+  const [whole, scheme = '', rest = ''] = authority;
+  const at = rest.lastIndexOf('@');
+  return at < 0 ? written : `${scheme}${rest.slice(at + 1)}${written.slice(whole.length)}`;
+}
+
+function addressConflicts(entries: readonly ContentEntry[], slugLine: (file: string) => number): Problem[] {
+  const owners = new Map<string, Translation>();
+  const problems: Problem[] = [];
+  const all = entries.flatMap((e) => Object.values(e.translations) as Translation[]);
+  // Almost always every address is once: the files are sorted (to name the owner) only when one is not.
+  const addresses = new Set<string>();
+  for (const translation of all) addresses.add(translation.url);
+  if (addresses.size === all.length) return problems;
+  all.sort((a, b) => LOCALE.compare(a.file, b.file));
+  for (const translation of all) {
+    const owner = owners.get(translation.url);
+    if (!owner) {
+      owners.set(translation.url, translation);
+      continue;
+    }
+    problems.push({
+      code: 'address_conflict',
+      file: translation.file,
+      line: slugLine(translation.file),
+      field: 'slug',
+      message: `publishes ${translation.url}, the same address as ${printable(owner.file)}`,
+      hint: 'give one of the two files a different slug',
+    });
+  }
+  return problems;
+}
+
+/**
+ * Newest first, undated last, ties by canonical address. Dates have one form (UTC, whole seconds, fixed
+ * width), so comparing them as text is comparing them in time, and nothing is parsed.
+ */
+function sortEntries(entries: ContentEntry[]): void {
+  const keyed = entries.map((entry) => ({ entry, date: entry.date ?? '', url: entry.translations.es.url }));
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  keyed.sort((a, b) => order(b.date, a.date) || order(a.url, b.url));
+  keyed.forEach((k, i) => {
+    entries[i] = k.entry;
+  });
+}

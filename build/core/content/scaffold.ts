@@ -1,0 +1,110 @@
+import type { ContentLayout } from '../config/site-config.ts';
+import { CANONICAL_LANGUAGE, type ContentType, LANGUAGES, type Language } from '../edge/languages.ts';
+import { ContentIndexError } from '../errors.ts';
+import { CONTROL_CHARACTERS } from '../printable.ts';
+import { globBase } from './layout.ts';
+import { SLUG_HINT, slugProblem } from './slug.ts';
+
+export interface ScaffoldRequest {
+  type: ContentType;
+  slug: string;
+  langs: Language[];
+  layout: ContentLayout;
+  /** YYYY-MM-DD */
+  date: string;
+  /** The title of each language's file; a language without one gets the placeholder. */
+  titles?: Partial<Record<Language, string>>;
+}
+
+const PLACEHOLDER: Record<Language, { title: string; description: string }> = {
+  es: { title: 'Título en español', description: 'Una o dos frases que resumen la página.' },
+  en: { title: 'English title', description: 'One or two sentences that summarise the page.' },
+  'pt-br': { title: 'Título em português', description: 'Uma ou duas frases que resumem a página.' },
+};
+
+/** True when a title or description is still the text the scaffold wrote: the build refuses to publish it. */
+export function isPlaceholder(key: 'title' | 'description', value: string): boolean {
+  return PLACEHOLDERS[key].has(value.trim());
+}
+
+const PLACEHOLDERS = {
+  title: new Set(LANGUAGES.map((lang) => PLACEHOLDER[lang].title)),
+  description: new Set(LANGUAGES.map((lang) => PLACEHOLDER[lang].description)),
+};
+
+/** The files `content-index new` writes: where the layout expects them, as drafts that already validate. */
+export function scaffold(request: ScaffoldRequest): { path: string; content: string }[] {
+  const { type, slug, layout } = request;
+  // The slug rule every slug follows, and for new files the house style on top: the name is also a
+  // file name on every operating system the site is edited on.
+  const why =
+    slugProblem(slug) ??
+    (/^[a-z0-9][a-z0-9-]*$/.test(slug) ? undefined : 'is not lowercase letters, digits and hyphens');
+  if (why) {
+    throw new ContentIndexError([
+      { code: 'field_invalid', field: 'slug', message: `"${slug}" is not a slug: ${why}`, hint: SLUG_HINT },
+    ]);
+  }
+  const titles = request.titles ?? {};
+  const badTitles = LANGUAGES.flatMap((lang) => {
+    const title = titles[lang];
+    const why =
+      title === undefined
+        ? undefined
+        : title.trim() === ''
+          ? 'is empty'
+          : CONTROL_CHARACTERS.test(title)
+            ? 'contains a control character'
+            : undefined;
+    return why ? [{ lang, why }] : [];
+  });
+  if (badTitles.length > 0) {
+    throw new ContentIndexError(
+      badTitles.map(({ lang, why }) => ({
+        code: 'field_invalid' as const,
+        field: `title.${lang}`,
+        message: why,
+        hint: 'a title is one line of text, e.g. --title "Redes neuronales desde cero"',
+      })),
+    );
+  }
+  // The Spanish file is canonical: always written, so the new item builds.
+  const langs = LANGUAGES.filter((l) => l === CANONICAL_LANGUAGE || request.langs.includes(l));
+  const glob = layout.types[type][0] ?? '';
+  const [first = '', ...rest] = glob.split('/');
+  // `{es,en}/posts/**` (Hugo's content folder per language): the language folder comes first.
+  const languageFirst =
+    layout.language === 'folder' && globBase(glob) === '' && /^(\{[^/]*\}|\*)$/.test(first);
+  const dir = [layout.dir, languageFirst ? '' : globBase(glob)].filter(Boolean).join('/');
+  const below = languageFirst ? globBase(rest.join('/')) : '';
+  return langs.map((lang) => {
+    const lines = [
+      '---',
+      // A JSON string is a YAML double-quoted scalar: any title is written safely.
+      `title: ${JSON.stringify(titles[lang] ?? PLACEHOLDER[lang].title)}`,
+      `description: "${PLACEHOLDER[lang].description}"`,
+      `date: ${request.date}`,
+      'draft: true',
+    ];
+    if (lang !== CANONICAL_LANGUAGE) lines.push(`slug: ${slug}`);
+    if (layout.language === 'field')
+      lines.push(`${layout.languageField}: ${lang}`, `translationKey: ${slug}`);
+    if (type === 'project') lines.push('technologies: []');
+    lines.push('tags: []', '---', '', '');
+    const path = languageFirst
+      ? [dir, layout.languageFolders[lang], below, `${slug}.md`].filter(Boolean).join('/')
+      : `${dir}/${pathFor(slug, lang, layout)}`;
+    return { path, content: lines.join('\n') };
+  });
+}
+
+function pathFor(slug: string, lang: Language, layout: ContentLayout): string {
+  switch (layout.language) {
+    case 'suffix':
+      return `${slug}.${layout.languageSuffixes?.[lang] ?? lang}.md`;
+    case 'folder':
+      return `${layout.languageFolders[lang]}/${slug}.md`;
+    case 'field':
+      return lang === CANONICAL_LANGUAGE ? `${slug}.md` : `${slug}-${lang}.md`;
+  }
+}

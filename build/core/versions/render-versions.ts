@@ -1,0 +1,79 @@
+import type { SiteConfig } from '../config/site-config.ts';
+import type { ContentModel } from '../content/model.ts';
+import { currentVersion, isoSeconds, type Lifecycle, versionState } from '../edge/lifecycle.ts';
+import { apiUrl, buildManifest, MANIFEST_PATH, type VersionManifest } from '../edge/version-manifest.ts';
+import { jsonFile, type OutputFile, prettyJsonFile } from '../output/outputs.ts';
+import type { DeprecationBody, SerializerRegistry } from '../serializers/registry.ts';
+
+export interface VersionsContext {
+  config: SiteConfig;
+  /** The build's clock: each version's state. */
+  now: Date;
+  /** The bodies' `generated`. */
+  generated: Date;
+  lifecycle: Lifecycle;
+  serializers: SerializerRegistry;
+}
+
+export interface RenderedVersions {
+  /** Bodies per published (not withdrawn) version, validated by the caller before anything is written. */
+  bodies: Record<string, object>;
+  latest: string;
+  manifest: VersionManifest;
+  files: OutputFile[];
+}
+
+/**
+ * Every version that is current or deprecated at the build time, each from its own serializer; the
+ * alias as a copy of the current one; and the manifest. A withdrawn version's files are no longer
+ * published: the Pages Function answers 410 for its routes.
+ */
+export function renderVersions(model: ContentModel, ctx: VersionsContext): RenderedVersions {
+  const { config, lifecycle } = ctx;
+  const current = currentVersion(lifecycle);
+  const currentUrl = apiUrl(config.site, current.version);
+  const bodies: Record<string, object> = {};
+  const files: OutputFile[] = [];
+  const texts = new Map<string, string>();
+  for (const version of lifecycle.versions) {
+    const state = versionState(version, ctx.now);
+    if (state === 'withdrawn') continue;
+    const serializer = ctx.serializers[version.version];
+    if (!serializer) throw new Error(`no serializer for ${version.version}`); // refused by the config check
+    let deprecation: DeprecationBody | null = null;
+    if (state === 'deprecated' && version.deprecated && version.sunset) {
+      deprecation = {
+        version: version.version,
+        successor: current.version,
+        successor_url: currentUrl,
+        deprecated_at: isoSeconds(version.deprecated),
+        sunset_at: isoSeconds(version.sunset),
+        documentation: version.documentation,
+      };
+    }
+    const body = serializer.serialize(model, {
+      config,
+      generated: ctx.generated,
+      current: current.version,
+      deprecation,
+    });
+    bodies[version.version] = body;
+    const file = jsonFile(`api/${version.version}/content.json`, body);
+    texts.set(version.version, file.content);
+    files.push(
+      file,
+      prettyJsonFile(`api/${version.version}/schema.json`, {
+        ...serializer.schema,
+        $id: apiUrl(config.site, version.version, 'schema.json'),
+      }),
+    );
+  }
+  const latest = texts.get(current.version);
+  if (latest === undefined) throw new Error(`the current version ${current.version} has no body`);
+  // The alias is a copy, not a rewrite: a plain static file on every host, cached at the edge,
+  // with the same bytes and so the same ETag as the versioned route. The same string, serialized once.
+  files.push({ path: 'api/content.json', content: latest });
+  const manifest = buildManifest(lifecycle, config.site, config.documentation, config.apiReference.url);
+  files.push(prettyJsonFile(MANIFEST_PATH, manifest));
+  return { bodies, latest: current.version, manifest, files };
+}

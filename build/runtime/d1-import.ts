@@ -1,0 +1,179 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { d1Tables, GENERATION_PATTERN, GENERATIONS_TABLE } from '../core/edge/mcp/d1-sql.ts';
+import { ContentIndexError } from '../core/errors.ts';
+import { D1_MANIFEST_PATH, type D1Manifest } from '../stages/mcp-output.ts';
+import { spawnWrangler, stripAnsi } from './wrangler.ts';
+
+/** Where the SQL goes: wrangler's local D1 (for `wrangler pages dev`) or the account's database. */
+export interface D1Location {
+  remote: boolean;
+  /** Local state folder, as `wrangler pages dev --persist-to` takes it. Default: wrangler's (.wrangler/state). */
+  persistTo?: string;
+  /** Project root: wrangler reads wrangler.toml from here. */
+  root: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The D1 import the last build wrote, or undefined when that build serves /mcp embedded. */
+export async function readD1Manifest(root: string): Promise<D1Manifest | undefined> {
+  const text = await readFile(join(root, D1_MANIFEST_PATH), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const manifest = JSON.parse(text) as D1Manifest;
+  if (!GENERATION_PATTERN.test(manifest.generation)) {
+    throw new ContentIndexError([
+      {
+        code: 'source_unreadable',
+        file: D1_MANIFEST_PATH,
+        message: 'is damaged',
+        hint: 'run content-index build again',
+      },
+    ]);
+  }
+  return manifest;
+}
+
+interface Generation {
+  id: string;
+  state: string;
+}
+
+export interface ImportResult {
+  /** False when the database already held this generation (same content): nothing was written. */
+  imported: boolean;
+  ms: number;
+}
+
+/**
+ * Imports the build's generation into D1, unless it is there already. Its tables carry the generation
+ * in their names, so the import never touches what the live site reads; the generation's row, written
+ * by the import's last statement, is checked afterwards: without it the import did not finish, and the
+ * caller must not switch to it.
+ */
+export async function importGeneration(
+  manifest: D1Manifest,
+  where: D1Location,
+): Promise<ImportResult & { state: D1State }> {
+  const started = performance.now();
+  const before = await d1State(manifest, where);
+  if (before.generations.some((g) => g.id === manifest.generation)) {
+    return { imported: false, ms: performance.now() - started, state: before };
+  }
+  await execute(manifest, where, ['--file', join(where.root, manifest.sql)]);
+  const ms = performance.now() - started;
+  const after = await d1State(manifest, where);
+  if (!after.generations.some((g) => g.id === manifest.generation)) {
+    throw new ContentIndexError([
+      {
+        code: 'output_failed',
+        file: `D1 database ${manifest.database}`,
+        message: `the import of ${manifest.generation} did not finish (its completion row is missing); nothing was switched`,
+        hint: 'run the deploy again: an unfinished generation is imported again from the start',
+      },
+    ]);
+  }
+  return { imported: true, ms, state: after };
+}
+
+/**
+ * After a successful deploy (or a local import): this generation becomes `live`, the one live before it
+ * `previous` (kept: isolates of the deployment being replaced may still be answering, and it allows a
+ * one-step rollback), and every other generation's tables are dropped, including those of preview
+ * deployments and of imports that never finished. Returns the generations dropped.
+ */
+export async function switchGeneration(
+  manifest: D1Manifest,
+  where: D1Location,
+  state?: D1State,
+): Promise<string[]> {
+  const { generations: known, tables } = state ?? (await d1State(manifest, where));
+  const current = manifest.generation;
+  const live = known.find((g) => g.state === 'live' && g.id !== current)?.id;
+  const ids = new Set([
+    ...known.map((g) => g.id),
+    ...tables.flatMap((name) => /^ci_(g[0-9a-f]{12})_/.exec(name)?.[1] ?? []),
+  ]);
+  const drop = [...ids].filter((id) => id !== current && id !== live && GENERATION_PATTERN.test(id)).sort();
+  const statements = [
+    ...drop.flatMap((id) => [
+      ...Object.values(d1Tables(id)).map((table) => `DROP TABLE IF EXISTS ${table}`),
+      `DELETE FROM ${GENERATIONS_TABLE} WHERE id = '${id}'`,
+    ]),
+    ...(live ? [`UPDATE ${GENERATIONS_TABLE} SET state = 'previous' WHERE id = '${live}'`] : []),
+    `UPDATE ${GENERATIONS_TABLE} SET state = 'live' WHERE id = '${current}'`,
+  ];
+  await execute(manifest, where, ['--command', `${statements.join('; ')};`]);
+  return drop;
+}
+
+/** A preview deployment's generation is imported but never made live: production keeps its tables. */
+export async function markPreview(manifest: D1Manifest, where: D1Location): Promise<void> {
+  await execute(manifest, where, [
+    '--command',
+    `UPDATE ${GENERATIONS_TABLE} SET state = 'preview' WHERE id = '${manifest.generation}' AND state = 'ready';`,
+  ]);
+}
+
+/** The generations a database holds, and its content-index tables (those of unfinished imports too). */
+export interface D1State {
+  generations: Generation[];
+  tables: string[];
+}
+
+/** One wrangler run (each costs seconds of start-up): the generations and the tables together. */
+async function d1State(manifest: D1Manifest, where: D1Location): Promise<D1State> {
+  const output = await execute(manifest, where, [
+    '--command',
+    `CREATE TABLE IF NOT EXISTS ${GENERATIONS_TABLE} (id TEXT PRIMARY KEY, items INTEGER NOT NULL, state TEXT NOT NULL); SELECT id, state FROM ${GENERATIONS_TABLE}; SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ci\\_g%' ESCAPE '\\'`,
+    '--json',
+  ]);
+  const results = (JSON.parse(output.slice(output.indexOf('['))) as { results?: unknown[] }[]).map(
+    (r) => r.results ?? [],
+  );
+  return {
+    generations: (results.at(-2) ?? []) as Generation[],
+    tables: ((results.at(-1) ?? []) as { name: string }[]).map((t) => t.name),
+  };
+}
+
+function execute(manifest: D1Manifest, where: D1Location, args: string[]): Promise<string> {
+  const full = [
+    'd1',
+    'execute',
+    manifest.database,
+    where.remote ? '--remote' : '--local',
+    ...(where.persistTo && !where.remote ? ['--persist-to', where.persistTo] : []),
+    '--yes',
+    ...args,
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawnWrangler(full, { cwd: where.root, env: where.env, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk) => (stdout += chunk));
+    child.stderr?.on('data', (chunk) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code === 0) return resolve(stdout);
+      const said = stripAnsi(`${stderr}\n${stdout}`)
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => /ERROR|error|✘/.test(line))
+        .slice(0, 3)
+        .join(' ');
+      reject(
+        new ContentIndexError([
+          {
+            code: 'output_failed',
+            file: `D1 database ${manifest.database}${where.remote ? '' : ' (local)'}`,
+            message: `wrangler d1 execute failed (exit ${code}): ${said || 'no message'}`,
+            hint: where.remote
+              ? 'check CLOUDFLARE_API_TOKEN has the "D1: Edit" permission and that wrangler.toml has the database_id wrangler d1 create printed'
+              : 'check wrangler.toml binds this database ([[d1_databases]])',
+          },
+        ]),
+      );
+    });
+  });
+}
