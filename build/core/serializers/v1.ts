@@ -1,18 +1,10 @@
 import type { SiteConfig } from '../config/site-config.ts';
 import type { ContentEntry, ContentModel } from '../content/model.ts';
+import type { ContentItemV1 } from '../edge/content-item-v1.ts';
 import { isoSeconds } from '../edge/dates.ts';
 import { LANGUAGES, PLURAL, URL_FIELD } from '../edge/languages.ts';
 
-export interface ContentItemV1 {
-  type: 'post' | 'project' | 'tip';
-  title: string;
-  description?: string;
-  url: string;
-  url_en?: string;
-  url_pt?: string;
-  image?: string;
-  technologies?: string[];
-}
+export type { ContentItemV1 } from '../edge/content-item-v1.ts';
 
 export interface DeprecationV1 {
   version: string;

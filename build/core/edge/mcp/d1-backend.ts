@@ -1,4 +1,4 @@
-import type { ContentItemV1 } from '../../serializers/v1.ts';
+import type { ContentItemV1 } from '../content-item-v1.ts';
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language } from '../languages.ts';
 import type { Found, FoundEntry, ListQuery, McpBackend, SearchRequest } from './backend.ts';
 import {

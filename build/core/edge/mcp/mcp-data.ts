@@ -1,10 +1,6 @@
-import type { SiteConfig } from '../../config/site-config.ts';
-import type { ContentModel } from '../../content/model.ts';
-import type { ContentItemV1 } from '../../serializers/v1.ts';
-import { isoSeconds } from '../dates.ts';
-import { LANGUAGES, type Language, URL_FIELD } from '../languages.ts';
+import type { ContentItemV1 } from '../content-item-v1.ts';
+import { type ContentType, LANGUAGES, type Language, URL_FIELD } from '../languages.ts';
 import type { SearchDocument } from './search-index.ts';
-import { type ContentStats, contentStats } from './stats.ts';
 
 /**
  * Bumped when the shape of what the build hands the Function changes, so a Function never misreads data
@@ -69,6 +65,15 @@ export function languageBit(lang: Language): number {
   return 1 << LANGUAGES.indexOf(lang);
 }
 
+/** `content_stats`' answer. It depends only on the build, so the build works it out once. */
+export interface ContentStats extends Record<string, unknown> {
+  counts: Record<'posts' | 'projects' | 'tips' | 'total', number>;
+  languages: Record<Language, { items: number; share: number }>;
+  technologies: { name: string; count: number }[];
+  newest: { date: string; type: ContentType; title: string; url: string } | null;
+  generated: string;
+}
+
 export interface McpSite {
   site: string;
   name?: string;
@@ -92,54 +97,4 @@ export interface McpPrepared {
   entries: McpEntry[];
   /** One search document per entry, in the same order. */
   documents: SearchDocument[];
-}
-
-export interface McpDataContext {
-  config: SiteConfig;
-  generated: Date;
-  /** The v1 body's items, so MCP answers are the index's items and never drift from them. */
-  items: readonly ContentItemV1[];
-}
-
-export function prepareMcp(model: ContentModel, ctx: McpDataContext): McpPrepared {
-  const { config } = ctx;
-  const documents: SearchDocument[] = [];
-  const entries = model.entries.map((entry, i): McpEntry => {
-    const item = ctx.items[i];
-    if (!item || item.url !== entry.translations.es.url) throw new Error('MCP data: items out of step');
-    const present = LANGUAGES.flatMap((lang) => {
-      const t = entry.translations[lang];
-      return t ? [[lang, t] as const] : [];
-    });
-    // Tags every translation has are indexed once for the entry; the rest under their language.
-    const shared = [...new Set(entry.translations.es.tags)].filter((tag) =>
-      present.every(([, t]) => t.tags.includes(tag)),
-    );
-    const translations: McpEntry['translations'] = {};
-    const text: SearchDocument['text'] = {};
-    for (const [lang, t] of present) {
-      const description = t.description !== undefined ? { description: t.description } : {};
-      if (lang !== 'es') translations[lang] = { title: t.title, ...description };
-      text[lang] = { title: t.title, ...description, tags: t.tags.filter((tag) => !shared.includes(tag)) };
-    }
-    documents.push({ id: i, text, tags: shared, technologies: entry.technologies ?? [] });
-    return { item, ...(entry.date !== undefined && { date: entry.date }), translations };
-  });
-  const site = new URL(config.site);
-  const generated = isoSeconds(ctx.generated);
-  return {
-    info: {
-      generated,
-      site: {
-        site: config.site,
-        ...(config.name !== undefined && { name: config.name }),
-        ...(config.description !== undefined && { description: config.description }),
-        documentation: config.documentation,
-        hosts: [...new Set([site.hostname, ...config.mcp.allowedHosts])],
-      },
-      stats: contentStats(entries, generated),
-    },
-    entries,
-    documents,
-  };
 }

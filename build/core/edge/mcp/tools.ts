@@ -1,10 +1,10 @@
-import type { ContentItemV1 } from '../../serializers/v1.ts';
+import type { ContentItemV1 } from '../content-item-v1.ts';
 import { type ContentType, type Language, normalizeLanguage } from '../languages.ts';
 import type { Found, LoadedMcp } from './backend.ts';
 import { type RequestBudget, SearchWorkExceeded } from './budget.ts';
 import { CursorError, type CursorPosition, checkCursorOffset, decodeCursor, encodeCursor } from './cursor.ts';
+import type { ContentStats } from './mcp-data.ts';
 import { type McpEntry, type TranslationInfo, translationOf } from './mcp-data.ts';
-import type { ContentStats } from './stats.ts';
 import { queryWords, searchTerms } from './text.ts';
 import { type JsonSchema, TOOL_SCHEMAS } from './tool-schemas.ts';
 

@@ -1,15 +1,7 @@
-import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from '../languages.ts';
-import { hasTranslation, type McpEntry } from './mcp-data.ts';
+import { CONTENT_TYPES, LANGUAGES, PLURAL } from '../edge/languages.ts';
+import { type ContentStats, hasTranslation, type McpEntry } from '../edge/mcp/mcp-data.ts';
 
-/** `content_stats`' answer. It depends only on the build, so the build works it out once. */
-export interface ContentStats extends Record<string, unknown> {
-  counts: Record<'posts' | 'projects' | 'tips' | 'total', number>;
-  languages: Record<Language, { items: number; share: number }>;
-  technologies: { name: string; count: number }[];
-  newest: { date: string; type: ContentType; title: string; url: string } | null;
-  generated: string;
-}
-
+/** `content_stats`' answer depends only on the build, so the build works it out once. */
 export function contentStats(entries: readonly McpEntry[], generated: string): ContentStats {
   const counts = { posts: 0, projects: 0, tips: 0, total: entries.length };
   for (const type of CONTENT_TYPES) counts[PLURAL[type]] = entries.filter((e) => e.item.type === type).length;
