@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
+import type { CliContext, CliIo } from './cli-context.ts';
 import { registerSchemaCommands } from './cli-schema.ts';
 import { reportFailure } from './commands/_shared.ts';
 import { registerBuildCommands } from './commands/build.ts';
@@ -10,21 +11,6 @@ import { registerInitCommand } from './commands/init.ts';
 import { registerMcpCommand } from './commands/mcp.ts';
 import { registerNewCommand } from './commands/new.ts';
 import { isContentIndexError } from './core/errors.ts';
-
-export interface CliIo {
-  out: { write(text: string): unknown; isTTY?: boolean };
-  err: { write(text: string): unknown; isTTY?: boolean };
-}
-
-/** What a command needs from the outside world; tests pass their own. */
-export interface CliContext {
-  io: CliIo;
-  env: Readonly<Record<string, string | undefined>>;
-  print(text: string): void;
-  printErr(text: string): void;
-  /** The exit code the command ends with; the bin hands it to process.exitCode. */
-  exit(code: number): void;
-}
 
 /** The only place that decides the exit code. Returns it, so tests run the CLI in-process. */
 export async function main(

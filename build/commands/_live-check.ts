@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CliContext } from '../cli.ts';
+import type { CliContext } from '../cli-context.ts';
 import { resolveSiteConfig } from '../core/config/resolve-site-config.ts';
 import { versionState } from '../core/edge/lifecycle.ts';
 import { MANIFEST_PATH } from '../core/edge/version-manifest.ts';

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
-import type { CliContext } from '../cli.ts';
+import type { CliContext } from '../cli-context.ts';
 import { formatProblems, isContentIndexError, type Problem } from '../core/errors.ts';
 import type { BuildOptions } from '../index.ts';
 import { count } from '../report.ts';

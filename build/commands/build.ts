@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CliContext } from '../cli.ts';
+import type { CliContext } from '../cli-context.ts';
 import { isContentIndexError } from '../core/errors.ts';
 import { PUBLISHED_RECORD_FILE } from '../core/versions/published-record.ts';
 import { type BuildStage, build, type LiveSite } from '../index.ts';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { CliContext } from '../cli.ts';
+import type { CliContext } from '../cli-context.ts';
 import { importGeneration, readD1Manifest, switchGeneration } from '../runtime/d1-import.ts';
 import { reportFailure } from './_shared.ts';
 

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
-import type { CliContext } from '../cli.ts';
+import type { CliContext } from '../cli-context.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import { deployLimits, formatSize, PLAN_NAME } from '../core/output/deploy-limits.ts';
 import { printable } from '../core/printable.ts';

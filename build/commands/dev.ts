@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
-import type { CliContext } from '../cli.ts';
+import type { CliContext } from '../cli-context.ts';
 import { resolveSiteConfig } from '../core/config/resolve-site-config.ts';
 import { DEFAULT_LAYOUT, type SiteConfig } from '../core/config/site-config.ts';
 import { ContentIndexError, formatProblems, isContentIndexError } from '../core/errors.ts';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import type { CliContext } from '../cli.ts';
+import type { CliContext } from '../cli-context.ts';
 import { withDocsPaths } from '../runtime/docs-path.ts';
 import {
   GENERATOR_COMMAND,

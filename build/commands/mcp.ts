@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CliContext } from '../cli.ts';
+import type { CliContext } from '../cli-context.ts';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
 import { type BuildFlags, reportFailure, withBuildFlags } from './_shared.ts';
 

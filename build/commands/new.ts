@@ -1,7 +1,7 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { CliContext } from '../cli.ts';
+import type { CliContext } from '../cli-context.ts';
 import { resolveSiteConfig } from '../core/config/resolve-site-config.ts';
 import { scaffold } from '../core/content/scaffold.ts';
 import { CONTENT_TYPES, type ContentType, isLanguage, type Language } from '../core/edge/languages.ts';
