@@ -4,28 +4,7 @@ import { aiPluginManifest } from '../discovery/ai-plugin.ts';
 import { ContentIndexError, type Problem } from '../errors.ts';
 import { ajvProblems } from '../validation/_ajv.ts';
 import { builtInValidator } from '../validation/validators.ts';
-import { siteUrl } from './site-config.ts';
-
-/** `aiPlugin` in `site.config.ts`: every key optional. */
-export interface AiPluginInput {
-  /** At most 20 characters. Default: `name`, else the site's host. */
-  nameForHuman?: string;
-  /** At most 50 letters, digits and underscores. Default: `name` folded to ASCII snake case. */
-  nameForModel?: string;
-  /** At most 100 characters. Default: `description`, shortened at a word to fit. */
-  descriptionForHuman?: string;
-  /** At most 8,000 characters. Default: a description of the API and the MCP server. */
-  descriptionForModel?: string;
-  /** Absolute, or relative to the site. Default: `/logo.png`. */
-  logoUrl?: string;
-  /** Default: `webmaster@<site host>`, the mailbox RFC 2142 reserves for web services. */
-  contactEmail?: string;
-  /** Absolute, or relative to the site. Default: the API reference page (`/docs/`), which states the terms of use. */
-  legalInfoUrl?: string;
-}
-
-/** Every value filled in; addresses absolute. */
-export type AiPluginConfig = Required<AiPluginInput>;
+import { type AiPluginConfig, type AiPluginInput, siteUrl } from './site-config.ts';
 
 export interface AiPluginSiteValues {
   /** Ends with `/`. */

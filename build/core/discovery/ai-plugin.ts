@@ -1,4 +1,4 @@
-import type { AiPluginConfig } from '../config/ai-plugin-config.ts';
+import type { AiPluginConfig } from '../config/site-config.ts';
 import { addressOf, DISCOVERY_PATHS } from './addresses.ts';
 
 /** The manifest, keys in the order agent platforms document them. */
