@@ -1,8 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EMBEDDED_MODULE_BYTES } from '../../build/core/mcp/choose-backend.ts';
-import { PLAN_LIMITS } from '../../build/core/output/cloudflare-limits.ts';
+import { EMBEDDED_MODULE_BYTES, PLAN_LIMITS } from '../../build/core/output/cloudflare-limits.ts';
 import { build, ContentIndexError } from '../../build/index.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
 import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';

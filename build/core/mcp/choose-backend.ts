@@ -4,16 +4,6 @@ import type { DeployLimits } from '../output/cloudflare-limits.ts';
 import { formatSize, PLAN_NAME, workerProblem } from '../output/deploy-limits.ts';
 
 /**
- * The embedded backend's ceiling: the largest data module (uncompressed) that an isolate loads well
- * within its limits. Measured (`npm run bench`, docs/performance.md; one thread, an upper bound): the
- * global scope costs about 90 ms of CPU plus 31 ms per MiB of module (the module's evaluation, the
- * search index's load, the warm-up), and keeps about 14 MiB of heap plus 5.2 MiB per MiB. At 8 MiB that
- * is about 340 ms of the 1 s a Worker may take to start and 55 MiB of the 128 MB an isolate has,
- * leaving the rest to requests; on the synthetic sites, about 6,400 items.
- */
-export const EMBEDDED_MODULE_BYTES = 8 * 1024 * 1024;
-
-/**
  * The Functions' Worker without the MCP data, compressed (the /api and /mcp Functions, the MCP SDK,
  * MiniSearch, wrangler's router). The build adds the data module's compressed size to it; deploy then
  * compiles the real Worker and checks it exactly. tests/mcp/limits.test.ts keeps this figure honest.

@@ -33,12 +33,22 @@ export interface DeployLimits {
   /**
    * The embedded backend's data module, uncompressed: past this its evaluation at startup and the heap
    * it keeps leave too little of an isolate (1 s to start, 128 MB of memory). Measured: see
-   * EMBEDDED_MODULE_BYTES in build/core/mcp/choose-backend.ts.
+   * EMBEDDED_MODULE_BYTES below.
    */
   embeddedModuleBytes: number;
 }
 
 const MIB = 1024 * 1024;
+
+/**
+ * The embedded backend's ceiling: the largest data module (uncompressed) that an isolate loads well
+ * within its limits. Measured (`npm run bench`, docs/performance.md; one thread, an upper bound): the
+ * global scope costs about 90 ms of CPU plus 31 ms per MiB of module (the module's evaluation, the
+ * search index's load, the warm-up), and keeps about 14 MiB of heap plus 5.2 MiB per MiB. At 8 MiB that
+ * is about 340 ms of the 1 s a Worker may take to start and 55 MiB of the 128 MB an isolate has,
+ * leaving the rest to requests; on the synthetic sites, about 6,400 items.
+ */
+export const EMBEDDED_MODULE_BYTES = 8 * 1024 * 1024;
 
 export const PLAN_LIMITS: Record<'free' | 'paid', Omit<DeployLimits, 'embeddedModuleBytes'>> = {
   free: { assetBytes: 25 * MIB, files: 20_000, workerGzipBytes: 3 * MIB },

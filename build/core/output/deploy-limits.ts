@@ -1,7 +1,6 @@
 import type { CloudflarePlan } from '../config/site-config.ts';
 import type { Problem } from '../errors.ts';
-import { EMBEDDED_MODULE_BYTES } from '../mcp/choose-backend.ts';
-import { type DeployLimits, PLAN_LIMITS } from './cloudflare-limits.ts';
+import { type DeployLimits, EMBEDDED_MODULE_BYTES, PLAN_LIMITS } from './cloudflare-limits.ts';
 
 /** The plan's limits; tests inject smaller ones instead of building giant fixtures. */
 export function deployLimits(plan: CloudflarePlan, overrides: Partial<DeployLimits> = {}): DeployLimits {
