@@ -14,7 +14,7 @@ import { SERVER_CARD_MEDIA_TYPE } from '../edge/http-headers.ts';
 import { LANGUAGES, type Language } from '../edge/languages.ts';
 import { PROBLEM_NAMES, PROBLEM_TYPES, problemTypeUri } from '../edge/problem-types.ts';
 import { MANIFEST_PATH } from '../edge/version-manifest.ts';
-import { indexSchema } from '../output/validate-index.ts';
+import { indexSchema } from '../serializers/registry.ts';
 import {
   addressOf,
   DISCOVERY_PATHS,

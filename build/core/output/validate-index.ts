@@ -1,16 +1,11 @@
 import type { ValidateFunction } from 'ajv';
 import type { ContentModel } from '../content/model.ts';
 import type { Problem } from '../errors.ts';
-import { SERIALIZERS } from '../serializers/registry.ts';
+import { indexSchema } from '../serializers/registry.ts';
 import { ajvProblems, createAjv } from '../validation/_ajv.ts';
 import { BUILT_IN_SCHEMAS, builtInValidator } from '../validation/validators.ts';
 
 const compiled = new WeakMap<object, ValidateFunction>();
-
-/** A registered version's published schema (the serializer registry is the one list of versions). */
-export function indexSchema(version: string): object | undefined {
-  return SERIALIZERS[version]?.schema;
-}
 
 /**
  * The last gate before anything is written: the assembled body must pass the schema we publish.

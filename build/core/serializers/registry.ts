@@ -35,6 +35,11 @@ export const SERIALIZERS: SerializerRegistry = {
   },
 };
 
+/** A registered version's published schema (the serializer registry is the one list of versions). */
+export function indexSchema(version: string): object | undefined {
+  return SERIALIZERS[version]?.schema;
+}
+
 /** A file of `build/schemas/`, which the package carries as `dist/schemas/`. */
 function schemaUrl(path: string): URL {
   return new URL(`${BUNDLED ? './schemas/' : '../../schemas/'}${path}`, import.meta.url);
