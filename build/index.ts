@@ -38,6 +38,7 @@ import { refusedOutput, trackedFilesProblem } from './stages/output/guard.ts';
 import { PRIVATE_DIR } from './stages/output/place.ts';
 import { ParseCache } from './stages/parse-cache.ts';
 import { writePublishedRecord } from './stages/published-record.ts';
+import { guardShapes } from './stages/schema-snapshots.ts';
 import { readSourceDates } from './stages/source-dates.ts';
 import { servedOutput } from './stages/wrangler-config.ts';
 import { type OutputStep, writeOutput } from './stages/write.ts';
@@ -222,6 +223,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const serializers = options.serializers ?? SERIALIZERS;
   const headersFile = options.headers ?? 'headers.config.ts';
   const headers = await loadLifecycle({ root, file: headersFile, now, serializers, config });
+  await guardShapes(serializers, headers.lifecycle, now);
   const lifecycle = options.live ? announceFromLive(headers.lifecycle, options.live, now) : headers.lifecycle;
   // Read while the sources load: the last commit that touched the content or the configuration.
   const sourceDates = readSourceDates({

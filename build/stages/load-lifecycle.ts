@@ -1,13 +1,11 @@
 import { relative, resolve } from 'node:path';
 import { type ResolvedHeaders, resolveHeadersConfig } from '../core/config/resolve-lifecycle-config.ts';
 import type { SiteConfig } from '../core/config/site-config.ts';
-import { versionState } from '../core/edge/lifecycle.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import type { SerializerRegistry } from '../core/serializers/registry.ts';
 import { checkPublishedRecord } from '../core/versions/published-record.ts';
 import { importConfigModule } from './load-config.ts';
 import { type LoadedRecord, readPublishedRecord } from './published-record.ts';
-import { checkSnapshots } from './schema-snapshots.ts';
 
 export interface LoadLifecycleOptions {
   root: string;
@@ -24,9 +22,9 @@ export interface LoadedLifecycle extends ResolvedHeaders {
 }
 
 /**
- * Loads and validates `headers.config.ts`, holds it to the site's record of published versions, then
- * runs the shape guard on every version the build is about to publish. Throws ContentIndexError naming
- * the rule or the field.
+ * Loads and validates `headers.config.ts` and holds it to the site's record of published versions.
+ * Throws ContentIndexError naming the rule or the field. The shape guard is the next step
+ * (schema-snapshots.ts: guardShapes).
  */
 export async function loadLifecycle(options: LoadLifecycleOptions): Promise<LoadedLifecycle> {
   const input = await importConfigModule(options.root, options.file, 'headers configuration', {
@@ -46,11 +44,5 @@ export async function loadLifecycle(options: LoadLifecycleOptions): Promise<Load
   const record = await readPublishedRecord(options.root);
   const removed = checkPublishedRecord(record.record, headers.lifecycle, { file, now: options.now });
   if (removed.length > 0) throw new ContentIndexError(removed);
-  const publishing = headers.lifecycle.versions.filter((v) => versionState(v, options.now) !== 'withdrawn');
-  const changed = await checkSnapshots(
-    options.serializers,
-    publishing.map((v) => v.version),
-  );
-  if (changed.length > 0) throw new ContentIndexError(changed);
   return { ...headers, record };
 }

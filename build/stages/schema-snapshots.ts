@@ -2,7 +2,8 @@ import { copyFile, readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLED } from '../core/bundled.ts';
-import type { Problem } from '../core/errors.ts';
+import { type Lifecycle, versionState } from '../core/edge/lifecycle.ts';
+import { ContentIndexError, type Problem } from '../core/errors.ts';
 import type { SerializerRegistry, VersionSerializer } from '../core/serializers/registry.ts';
 import { compareSchemas } from '../core/versions/shape-guard.ts';
 
@@ -11,6 +12,24 @@ const TOOL_ROOT = fileURLToPath(new URL(BUNDLED ? '../' : '../../', import.meta.
 
 function shown(url: URL): string {
   return relative(TOOL_ROOT, fileURLToPath(url)).split('\\').join('/');
+}
+
+/**
+ * The shape guard, a step of its own in build(): every version the build is about to publish (all but
+ * the withdrawn ones) must have the shape of its frozen snapshot. Throws ContentIndexError naming each
+ * changed field.
+ */
+export async function guardShapes(
+  serializers: SerializerRegistry,
+  lifecycle: Lifecycle,
+  now: Date,
+): Promise<void> {
+  const publishing = lifecycle.versions.filter((v) => versionState(v, now) !== 'withdrawn');
+  const changed = await checkSnapshots(
+    serializers,
+    publishing.map((v) => v.version),
+  );
+  if (changed.length > 0) throw new ContentIndexError(changed);
 }
 
 /**
