@@ -282,8 +282,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const invalid = Object.entries(rendered.bodies).flatMap(([version, body]) =>
     validateIndex(version, body, model, serializers[version]?.schema),
   );
-  const manifest = rendered.files.find((f) => f.path === 'api/versions.json');
-  if (manifest) invalid.push(...validateManifest(JSON.parse(manifest.content)));
+  invalid.push(...validateManifest(rendered.manifest));
   if (options.live) {
     invalid.push(
       ...compareWithLive(

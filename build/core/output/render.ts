@@ -5,9 +5,10 @@ import type { ContentModel } from '../content/model.ts';
 import { discoveryFiles, discoveryHeaderRules } from '../discovery/render-discovery.ts';
 import { isoSeconds, type Lifecycle, versionState } from '../edge/lifecycle.ts';
 import type { McpPrepared } from '../edge/mcp/mcp-data.ts';
+import type { VersionManifest } from '../edge/version-manifest.ts';
 import { prepareMcp } from '../mcp/prepare-mcp.ts';
-import { SERIALIZERS, type SerializerRegistry } from '../serializers/registry.ts';
-import { type ContentIndexV1, serializeV1 } from '../serializers/v1.ts';
+import { MCP_VERSION, mcpSerializer, SERIALIZERS, type SerializerRegistry } from '../serializers/registry.ts';
+import type { ContentIndexV1 } from '../serializers/v1.ts';
 import { renderVersions } from '../versions/render-versions.ts';
 import type { HeaderRule } from './headers-file.ts';
 import type { OutputFile } from './outputs.ts';
@@ -35,6 +36,8 @@ export interface Rendered {
   /** The index's `generated`: when the published content last changed. */
   generated: Date;
   latest: string;
+  /** `api/versions.json`'s content (one of `files`), validated by the caller before anything is written. */
+  manifest: VersionManifest;
   files: OutputFile[];
   /**
    * What the MCP server serves: items, translations, search documents and statistics. Not a published
@@ -55,15 +58,14 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
   const headerRules: HeaderRule[] = [...discoveryHeaderRules()];
   const serving: ServingContext = { manifest: api.manifest, now, headerRules };
   if (ctx.author) serving.author = ctx.author;
-  // The MCP tools speak ContentItem v1 whatever the latest version is.
-  const v1 =
-    (api.bodies.v1 as ContentIndexV1 | undefined) ??
-    serializeV1(model, {
+  // The MCP tools speak one version's items, the registry's MCP_VERSION, whatever the latest version is.
+  const mcpBody = (api.bodies[MCP_VERSION] ??
+    mcpSerializer(serializers).serialize(model, {
       config: ctx.config,
       generated,
       current: api.latest,
       deprecation: null,
-    });
+    })) as ContentIndexV1;
   files.push(
     ...discoveryFiles(model, {
       config: ctx.config,
@@ -84,9 +86,10 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
     bodies: api.bodies,
     generated,
     latest: api.latest,
+    manifest: api.manifest,
     files,
     get mcp() {
-      mcp ??= prepareMcp(model, { config: ctx.config, generated, items: v1.content });
+      mcp ??= prepareMcp(model, { config: ctx.config, generated, items: mcpBody.content });
       return mcp;
     },
   };

@@ -35,6 +35,19 @@ export const SERIALIZERS: SerializerRegistry = {
   },
 };
 
+/**
+ * The version whose items the MCP tools answer with: their schemas (schemas/mcp/) embed its ContentItem,
+ * so MCP keeps speaking it when a later version becomes current.
+ */
+export const MCP_VERSION = 'v1';
+
+/** MCP's serializer: the registry's, else the built-in one (a registry passed in may not hold it). */
+export function mcpSerializer(serializers: SerializerRegistry): VersionSerializer {
+  const serializer = serializers[MCP_VERSION] ?? SERIALIZERS[MCP_VERSION];
+  if (!serializer) throw new Error(`the serializer registry has no ${MCP_VERSION}, the version MCP speaks`);
+  return serializer;
+}
+
 /** A registered version's published schema (the serializer registry is the one list of versions). */
 export function indexSchema(version: string): object | undefined {
   return SERIALIZERS[version]?.schema;
