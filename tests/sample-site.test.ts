@@ -41,7 +41,7 @@ describe('the sample site', () => {
     expect(validate(index), JSON.stringify(validate.errors, null, 2)).toBe(true);
   });
 
-  it('matches the spec field tables (section 2)', () => {
+  it('matches the field tables of the API contract (docs/api.md)', () => {
     expect(index.site).toBe('https://example.com/');
     expect(index.languages).toEqual(['es', 'en', 'pt-br']);
     expect(Number.isNaN(Date.parse(index.generated))).toBe(false);

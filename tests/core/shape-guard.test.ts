@@ -20,7 +20,7 @@ function requiredOf(schema: Schema, ...path: string[]): string[] {
   return at(schema, ...path).required as string[];
 }
 
-describe('the shape guard (spec 9.3: fields are only added within a version)', () => {
+describe('the shape guard (docs/api.md: fields are only added within a version)', () => {
   it('passes the live schema identical to its snapshot', () => {
     expect(compareSchemas(snapshot, structuredClone(snapshot))).toEqual([]);
   });

@@ -64,7 +64,7 @@ describe.skipIf(!hasChromium)(`/docs/ in headless Chromium (${CHROMIUM})`, () =>
     expect(errors).toEqual([]);
   });
 
-  it('renders every endpoint of the spec', () => {
+  it('renders every endpoint of the API description', () => {
     for (const path of [
       '/api/v1/content.json',
       '/api/content.json',

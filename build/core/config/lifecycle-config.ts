@@ -7,7 +7,7 @@ export interface VersionInput {
   published: string;
   /**
    * Only for a superseded version: the withdrawal instant, sent as `Sunset`; from then on its routes
-   * answer 410 Gone. At least 12 months after the successor's publication (spec sections 3 and 8).
+   * answer 410 Gone. At least 12 months after the successor's publication (docs/api.md, Versions).
    */
   sunset?: string;
   /**

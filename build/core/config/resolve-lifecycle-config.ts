@@ -30,7 +30,7 @@ export interface ResolvedHeaders {
 }
 
 /**
- * The rules that keep the spec's promise (sections 3, 8 and 9). Each problem names its rule, so an
+ * The rules that keep the API contract's promise (docs/api.md, Versions; docs/versions.md). Each problem names its rule, so an
  * author can look it up in the README and a script can match it.
  */
 export const LIFECYCLE_RULES = {

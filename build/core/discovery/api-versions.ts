@@ -1,6 +1,6 @@
 import type { VersionState } from '../edge/lifecycle.ts';
 
-/** Where a version of the API (the segment after /api/) is in its lifecycle (spec section 3). */
+/** Where a version of the API (the segment after /api/) is in its lifecycle (docs/api.md, Versions). */
 export type ApiVersionState = VersionState;
 
 /** What the discovery documents need to know about one published version. */

@@ -26,7 +26,7 @@ import {
 import { type ApiVersion, currentVersion } from './api-versions.ts';
 import { componentRef, schemaComponents } from './schema-components.ts';
 
-/** The version of this API description (spec section 9.7), not of the index format. */
+/** The version of this API description (docs/discovery.md), not of the index format. */
 export const OPENAPI_INFO_VERSION = '1.0.0';
 
 export interface OpenApiInput {

@@ -4,7 +4,7 @@ export type Language = (typeof LANGUAGES)[number];
 /** Spanish is canonical: its file is required and its title and description go into the index body. */
 export const CANONICAL_LANGUAGE: Language = 'es';
 
-/** The ContentItem field that carries each translation's address (spec 2.4). */
+/** The ContentItem field that carries each translation's address (docs/api.md, ContentItem). */
 export const URL_FIELD = { es: 'url', en: 'url_en', 'pt-br': 'url_pt' } as const satisfies Record<
   Language,
   string

@@ -36,7 +36,7 @@ export interface Lifecycle {
 export type VersionState = 'current' | 'deprecated' | 'withdrawn';
 
 /**
- * Spec section 3: current until a newer version is published, deprecated from then until the sunset,
+ * The API contract (docs/api.md, Versions): current until a newer version is published, deprecated from then until the sunset,
  * withdrawn from the sunset instant on (RFC 8594: the resource stops answering at that time).
  */
 export function versionState(
@@ -65,5 +65,5 @@ export function addMonths(date: Date, months: number): Date {
   return later;
 }
 
-/** The spec's minimum period a superseded version keeps being served (sections 3 and 8). */
+/** The contract's minimum period a superseded version keeps being served (docs/api.md, Versions). */
 export const MINIMUM_DEPRECATION_MONTHS = 12;

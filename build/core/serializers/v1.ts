@@ -37,7 +37,7 @@ export interface SerializeContext {
   deprecation: DeprecationV1 | null;
 }
 
-/** Spec section 2: keys in the spec's order, so the bytes are stable and read naturally. */
+/** Keys in the order docs/api.md (ContentIndex) lists them, so the bytes are stable and read naturally. */
 export function serializeV1(model: ContentModel, ctx: SerializeContext): ContentIndexV1 {
   const { config } = ctx;
   const content = model.entries.map(itemV1);

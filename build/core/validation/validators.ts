@@ -9,7 +9,7 @@ import { createAjv } from './_ajv.ts';
 import { PRECOMPILED } from './precompiled-validators.ts';
 
 /**
- * Posts and tips share the front-matter schema except that `technologies` is refused (spec 2.4). The
+ * Posts and tips share the front-matter schema except that `technologies` is refused (docs/api.md, ContentItem). The
  * variant has no `$id`, so that one ajv can hold both.
  */
 const { $id: _id, ...frontMatterRest } = frontMatterSchema;

@@ -1,6 +1,6 @@
 /**
- * Spec section 9.3: "Within a version the shape is stable: existing fields are never removed and never
- * change type; only new fields are added." The guard flattens a version's frozen schema and its live
+ * The API contract (docs/api.md, Versions): within a version the shape is stable, existing fields are
+ * never removed and never change type; only new fields are added. The guard flattens a version's frozen schema and its live
  * schema into field paths (`content[].url`, `versions.deprecation.sunset_at`) and compares them.
  */
 
