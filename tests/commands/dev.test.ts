@@ -239,10 +239,15 @@ it('serves changes to the root _headers and _redirects (wrangler re-reads the sw
     60_000,
   );
   await site.write('_redirects', '/viejo /otro 302\n');
-  await until('the changed redirect', async () => {
-    const response = await fetch(`${url}/viejo`, { redirect: 'manual' });
-    return response.status === 302 ? true : undefined;
-  });
+  // As patient as for the first redirect: wrangler's own watcher of _redirects decides when it re-reads.
+  await until(
+    'the changed redirect',
+    async () => {
+      const response = await fetch(`${url}/viejo`, { redirect: 'manual' });
+      return response.status === 302 ? true : undefined;
+    },
+    60_000,
+  );
 });
 
 it.each([
