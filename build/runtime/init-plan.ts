@@ -111,7 +111,11 @@ export function planInit(facts: ProjectFacts): InitPlan {
   create(
     'site.config.ts',
     siteConfig({ site, generator: facts.generator, hugo }),
-    site === PLACEHOLDER_SITE ? 'set `site` to your site’s address' : undefined,
+    site === PLACEHOLDER_SITE
+      ? 'set `site` to your site’s address'
+      : httpsOf(site) !== site
+        ? `images is ${httpsOf(site)}: published images must be https, and ${site} is http`
+        : undefined,
   );
   create('headers.config.ts', headersConfig(facts.today));
   for (const [path, content] of Object.entries(FUNCTION_FILES)) create(path, content);
@@ -145,6 +149,11 @@ function hugoSetup(hugo: NonNullable<ProjectFacts['hugo']>): HugoSetup {
   ]);
 }
 
+/** The image host must be https (browsers and crawlers fetch it): an http site's address, made https. */
+function httpsOf(site: string): string {
+  return site.replace(/^http:/i, 'https:');
+}
+
 function siteConfig(options: { site: string; generator: Generator; hugo: HugoSetup | undefined }): string {
   const { hugo } = options;
   const lines = [
@@ -158,8 +167,8 @@ function siteConfig(options: { site: string; generator: Generator; hugo: HugoSet
   lines.push(
     'export default defineSite({',
     `  site: ${quote(options.site)},`,
-    '  // Where relative `image:` values of the front matter resolve.',
-    `  images: ${quote(options.site)},`,
+    '  // Where relative `image:` values of the front matter resolve (an https address).',
+    `  images: ${quote(httpsOf(options.site))},`,
   );
   if (hugo?.name !== undefined) lines.push(`  name: ${literal(hugo.name, '  ')},`);
   if (options.generator === 'astro') {

@@ -33,7 +33,7 @@ export async function importConfigModule(
         message: `${what} not found`,
         hint: example
           ? `create ${shown} with:\n${example}\n  or pass ${flag}`
-          : `create ${shown} (see docs/configuration.md) or pass ${flag}`,
+          : `run content-index init (it writes ${shown} and the rest a site needs), create ${shown} yourself (see docs/configuration.md), or pass ${flag}`,
       },
     ]);
   }

@@ -243,3 +243,18 @@ it('an English-default Hugo site: unsuffixed files are English, so nothing is pu
   );
   expect(build.stderr).toContain('add content/posts/mi-primer-post.es.md');
 });
+
+it('writes an https image host for a site whose address is http (a stock `hugo new site`), and says so', async () => {
+  await project({
+    ...HUGO_SITE,
+    'hugo.toml': "baseURL = 'http://example.org/'\ntitle = 'My New Hugo Site'\n",
+  });
+  const result = await init();
+  expect(result.code).toBe(0);
+  const config = await read('site.config.ts');
+  expect(config).toContain("site: 'http://example.org/',");
+  expect(config).toContain("images: 'https://example.org/',");
+  expect(result.stdout).toContain(
+    'created  site.config.ts (images is https://example.org/: published images must be https, and http://example.org/ is http)',
+  );
+});

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
@@ -63,6 +63,19 @@ describe('content-index new', () => {
     expect((await site.cli('new', 'post', 'Con Espacios')).stderr).toContain(
       'slug: "Con Espacios" is not a slug',
     );
+    // A title where the slug goes: the hint gives the slug it makes and where the title goes.
+    expect((await site.cli('new', 'post', 'Título del post')).stderr).toContain(
+      'hint: use lowercase words joined by hyphens, e.g. redes-neuronales (here: titulo-del-post --title "Título del post"); the title goes in --title',
+    );
+  });
+
+  it('without a site configuration, points at content-index init', async () => {
+    site = await tempSite({});
+    await rm(join(site.root, 'site.config.ts'));
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('site.config.ts: site configuration not found');
+    expect(result.stderr).toContain('hint: run content-index init (it writes site.config.ts');
   });
 
   it('follows the configured layout (an Astro collection with language folders)', async () => {

@@ -161,6 +161,23 @@ describe("a Hugo site's languages: the language of unmarked files, its suffixes,
     },
   };
 
+  it('says to add Spanish to the languages when the suffix list has none (no file name could make one)', async () => {
+    site = await tempSite(
+      {
+        'content/posts/hello.md': md({ title: 'Hello' }),
+        // Not a language of this site: the English page `hola.es`.
+        'content/posts/hola.es.md': md({ title: 'Hola' }),
+      },
+      { ...FIXTURE_CONFIG, content: { languageSuffixes: { en: 'en' }, defaultLanguage: 'en' } },
+    );
+    const result = await site.cli('build');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "content/posts/hello.md:1: translationKey: this en translation has no Spanish (canonical) file\n  hint: the site's languages have no Spanish one",
+    );
+    expect(result.stderr).not.toContain('hola.es.es.md');
+  });
+
   it('reads an unsuffixed file as the default language, name.pt.md as pt-br, and leaves fr out', async () => {
     site = await tempSite(
       {

@@ -232,6 +232,26 @@ describe('--out', () => {
   });
 });
 
+describe("a site generator's own folder as the output", () => {
+  it.each([
+    ['layouts', 'layouts/_default/single.html', "is Hugo's templates folder"],
+    ['static', 'static/favicon.ico', "is Hugo's static files folder"],
+    ['src', 'src/pages/index.astro', "is the site's source folder (Astro's src/)"],
+  ])('refuses %s holding files, outside git too, and moves nothing', async (out, file, reason) => {
+    site = await tempSite({ ...POST, [file]: 'mine\n' });
+    const result = await site.cli('build', '--out', out);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${out}: out: ${reason}, and holds files`);
+    expect(result.stderr).toContain('hint: choose the folder the site generator writes');
+    expect(await isLink(join(site.root, out))).toBe(false);
+    expect(await readFile(join(site.root, file), 'utf8')).toBe('mine\n');
+    // An empty one is a folder like any other.
+    await rm(join(site.root, out), { recursive: true });
+    await mkdir(join(site.root, out));
+    expect((await site.cli('build', '--out', out)).code).toBe(0);
+  });
+});
+
 describe('an existing output folder holding files git tracks', () => {
   const git = (root: string, ...args: string[]) =>
     run('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: root });

@@ -116,7 +116,9 @@ export function assemble(
           line: file.lines.translationKey ?? 1,
           field: 'translationKey',
           message: `this ${file.lang} translation has no Spanish (canonical) file`,
-          hint: `add ${printable(canonicalFileFor(file, config.content))}, or set translationKey to the Spanish file's translationKey or name`,
+          hint: noSpanishSuffix(config.content)
+            ? "the site's languages have no Spanish one (content.languageSuffixes in site.config.ts, from Hugo's languages): add es there (in Hugo: a languages.es entry, then content-index init again on a new site.config.ts) and a Spanish file for each item"
+            : `add ${printable(canonicalFileFor(file, config.content))}, or set translationKey to the Spanish file's translationKey or name`,
         });
       }
       continue;
@@ -203,6 +205,15 @@ function translationKeyOf(file: SourceFile): string | undefined {
   const data = file.data as Record<string, unknown> | null;
   const key = typeof data === 'object' && data !== null ? data.translationKey : undefined;
   return typeof key === 'string' && key.trim() !== '' ? key : undefined;
+}
+
+/** A suffix list without Spanish (a Hugo site's languages): no file name can make a Spanish file. */
+function noSpanishSuffix(layout: ContentLayout): boolean {
+  return (
+    layout.language === 'suffix' &&
+    layout.languageSuffixes !== undefined &&
+    layout.languageSuffixes[CANONICAL_LANGUAGE] === undefined
+  );
 }
 
 /** Where the missing Spanish file would go, in the site's own layout. */

@@ -42,7 +42,12 @@ export function scaffold(request: ScaffoldRequest): { path: string; content: str
     (/^[a-z0-9][a-z0-9-]*$/.test(slug) ? undefined : 'is not lowercase letters, digits and hyphens');
   if (why) {
     throw new ContentIndexError([
-      { code: 'field_invalid', field: 'slug', message: `"${slug}" is not a slug: ${why}`, hint: SLUG_HINT },
+      {
+        code: 'field_invalid',
+        field: 'slug',
+        message: `"${slug}" is not a slug: ${why}`,
+        hint: `${SLUG_HINT}${suggestedSlug(slug)}; the title goes in --title`,
+      },
     ]);
   }
   const titles = request.titles ?? {};
@@ -107,4 +112,15 @@ function pathFor(slug: string, lang: Language, layout: ContentLayout): string {
     case 'field':
       return lang === CANONICAL_LANGUAGE ? `${slug}.md` : `${slug}-${lang}.md`;
   }
+}
+
+/** A title given where the slug goes (`new post "Título"`): the slug it would make, to copy. */
+function suggestedSlug(written: string): string {
+  const slug = written
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return slug && slug !== written ? ` (here: ${slug} --title ${JSON.stringify(written)})` : '';
 }

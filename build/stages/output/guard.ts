@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, join, parse } from 'node:path';
 import type { Problem } from '../../core/errors.ts';
 import { PRIVATE_DIR } from './place.ts';
@@ -91,10 +91,21 @@ export function refusedOutput(out: string, places: GuardedPlaces): Problem | und
 export async function trackedFilesProblem(out: string, root: string): Promise<Problem | undefined> {
   const stats = await lstat(out).catch(() => undefined);
   if (!stats?.isDirectory()) return undefined;
-  const tracked = await gitTrackedFiles(out);
-  if (tracked.length === 0) return undefined;
   const target = join(canonical(dirname(out)), basename(out));
   const shown = within(canonical(root), target) || target;
+  // Outside git too: a site generator's own folder (templates, assets) is never an output folder.
+  const generator = Object.hasOwn(SOURCE_FOLDERS, shown) ? SOURCE_FOLDERS[shown] : undefined;
+  if (generator && (await readdir(out).catch(() => [])).length > 0) {
+    return {
+      code: 'output_refused',
+      file: shown,
+      field: 'out',
+      message: `is ${generator}, and holds files; the build would make ${shown} a link into the git-ignored ${PRIVATE_DIR}/, moving them there`,
+      hint: 'choose the folder the site generator writes (public/ for Hugo, dist/ for Astro) or a new folder for --out',
+    };
+  }
+  const tracked = await gitTrackedFiles(out);
+  if (tracked.length === 0) return undefined;
   const named = tracked.slice(0, 3).map((path) => `${shown}/${path}`);
   const more =
     tracked.length > 3 ? ` and ${tracked.length - 3}${tracked.length >= MAX_LISTED ? '+' : ''} more` : '';
@@ -106,6 +117,20 @@ export async function trackedFilesProblem(out: string, root: string): Promise<Pr
     hint: `choose another output folder (--out), or, if these files are build output that does not belong in git: git rm -r --cached ${shown}, add /${shown} to .gitignore, and build again`,
   };
 }
+
+/** Top-level folders Hugo and Astro read their site from (content/ and static/ are guarded by the layout). */
+const SOURCE_FOLDERS: Record<string, string> = {
+  archetypes: "Hugo's archetypes folder",
+  assets: "Hugo's assets folder",
+  config: "Hugo's configuration folder",
+  data: "Hugo's data folder",
+  i18n: "Hugo's translations folder",
+  layouts: "Hugo's templates folder",
+  static: "Hugo's static files folder",
+  themes: "Hugo's themes folder",
+  resources: "Hugo's generated resources folder",
+  src: "the site's source folder (Astro's src/)",
+};
 
 /** Enough names to show a few and say "and N more". */
 const MAX_LISTED = 1000;
