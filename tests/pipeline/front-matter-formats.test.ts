@@ -216,7 +216,7 @@ describe('front matter as Hugo reads it', () => {
       'content/posts/anidado.es.md:3: params.a: is given twice (first on line 2)',
     );
     expect(result.stderr).toMatch(
-      /^content\/posts\/yaml\.es\.md:3: front matter is not valid YAML: duplicated mapping key/m,
+      /^content\/posts\/yaml\.es\.md:3: front matter is not valid YAML: duplicated mapping key.*\n {2}hint: keep each key once/m,
     );
     expect(result.stderr).toMatch(/^content\/posts\/toml\.es\.md:3: front matter is not valid TOML: /m);
   });

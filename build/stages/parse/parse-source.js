@@ -266,6 +266,8 @@ function matterProblem(path, format, error) {
   } else if (error instanceof yaml.YAMLException) {
     problem.message = `front matter is not valid YAML: ${error.reason}`;
     if (error.mark) problem.line = error.mark.line + 1;
+    if (/duplicated mapping key/.test(error.reason))
+      problem.hint = 'keep each key once (the later one would be lost)';
   } else if (error instanceof TomlError) {
     // smol-toml's message repeats the line with a caret; its first line says what is wrong.
     const reason = (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
