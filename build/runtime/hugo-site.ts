@@ -29,6 +29,8 @@ export interface HugoSetup {
   mapped: Record<string, ContentType>;
   /** Sections no type matches. */
   unmapped: string[];
+  /** The published sections' list pages in the default language (the index's `sections`). */
+  sections: { name: string; url: string }[];
   /** What init assumed or could not do, one sentence each. */
   notes: string[];
 }
@@ -220,6 +222,13 @@ export function planHugoSite(settings: HugoSettings, sections: Record<string, st
     todos,
     mapped,
     unmapped,
+    sections: Object.keys(mapped)
+      .sort()
+      .map((section) => ({
+        name: section.charAt(0).toUpperCase() + section.slice(1),
+        // Hugo's list page of the section, relative to the site (the default language's folder first).
+        url: `${settings.defaultContentLanguageInSubdir ? `${defaultKey}/` : ''}${settings.disablePathToLower ? section : section.toLowerCase()}/`,
+      })),
     notes,
   };
   const site = published.get(defaultLanguage)?.baseURL ?? settings.baseURL;

@@ -178,6 +178,12 @@ function siteConfig(options: { site: string; generator: Generator; hugo: HugoSet
     );
   }
   if (hugo) {
+    if (hugo.sections.length > 0) {
+      lines.push(
+        '  // The sections the index lists: Hugo’s list pages of the published sections.',
+        `  sections: ${literal(hugo.sections, '  ')},`,
+      );
+    }
     if (Object.keys(hugo.content).length > 0) lines.push(`  content: ${literal(hugo.content, '  ')},`);
     const routes: string[] = [];
     for (const type of CONTENT_TYPES) {
