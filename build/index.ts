@@ -27,7 +27,6 @@ import {
   recordPublished,
   renderPublishedRecord,
 } from './core/versions/published-record.ts';
-import { validateManifest } from './core/versions/validate-manifest.ts';
 import { docsAssets } from './stages/docs-assets.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { loadAuthorFiles } from './stages/load-author-files.ts';
@@ -282,7 +281,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const invalid = Object.entries(rendered.bodies).flatMap(([version, body]) =>
     validateIndex(version, body, model, serializers[version]?.schema),
   );
-  invalid.push(...validateManifest(rendered.manifest));
+  invalid.push(...rendered.manifestProblems);
   if (options.live) {
     invalid.push(
       ...compareWithLive(

@@ -6,6 +6,7 @@ import { discoveryFiles, discoveryHeaderRules } from '../discovery/render-discov
 import { isoSeconds, type Lifecycle, versionState } from '../edge/lifecycle.ts';
 import type { McpPrepared } from '../edge/mcp/mcp-data.ts';
 import type { VersionManifest } from '../edge/version-manifest.ts';
+import type { Problem } from '../errors.ts';
 import { prepareMcp } from '../mcp/prepare-mcp.ts';
 import { MCP_VERSION, mcpSerializer, SERIALIZERS, type SerializerRegistry } from '../serializers/registry.ts';
 import type { ContentIndexV1 } from '../serializers/v1.ts';
@@ -38,6 +39,8 @@ export interface Rendered {
   latest: string;
   /** `api/versions.json`'s content (one of `files`), validated by the caller before anything is written. */
   manifest: VersionManifest;
+  /** The manifest's schema problems, found before it was serialized. */
+  manifestProblems: Problem[];
   files: OutputFile[];
   /**
    * What the MCP server serves: items, translations, search documents and statistics. Not a published
@@ -87,6 +90,7 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
     generated,
     latest: api.latest,
     manifest: api.manifest,
+    manifestProblems: api.manifestProblems,
     files,
     get mcp() {
       mcp ??= prepareMcp(model, { config: ctx.config, generated, items: mcpBody.content });

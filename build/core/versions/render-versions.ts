@@ -2,8 +2,10 @@ import type { SiteConfig } from '../config/site-config.ts';
 import type { ContentModel } from '../content/model.ts';
 import { currentVersion, isoSeconds, type Lifecycle, versionState } from '../edge/lifecycle.ts';
 import { apiUrl, buildManifest, MANIFEST_PATH, type VersionManifest } from '../edge/version-manifest.ts';
+import type { Problem } from '../errors.ts';
 import { jsonFile, type OutputFile, prettyJsonFile } from '../output/outputs.ts';
 import type { DeprecationBody, SerializerRegistry } from '../serializers/registry.ts';
+import { validateManifest } from './validate-manifest.ts';
 
 export interface VersionsContext {
   config: SiteConfig;
@@ -20,6 +22,8 @@ export interface RenderedVersions {
   bodies: Record<string, object>;
   latest: string;
   manifest: VersionManifest;
+  /** What the manifest's schema says of it (checked before it was serialized); empty when valid. */
+  manifestProblems: Problem[];
   files: OutputFile[];
 }
 
@@ -74,6 +78,8 @@ export function renderVersions(model: ContentModel, ctx: VersionsContext): Rende
   // with the same bytes and so the same ETag as the versioned route. The same string, serialized once.
   files.push({ path: 'api/content.json', content: latest });
   const manifest = buildManifest(lifecycle, config.site, config.documentation, config.apiReference.url);
+  // Checked as data, before it becomes the file the Function reads: the caller stops on a problem.
+  const manifestProblems = validateManifest(manifest);
   files.push(prettyJsonFile(MANIFEST_PATH, manifest));
-  return { bodies, latest: current.version, manifest, files };
+  return { bodies, latest: current.version, manifest, manifestProblems, files };
 }
