@@ -14,7 +14,7 @@ import {
 import { standaloneValidators } from '../build/core/validation/validators-standalone.ts';
 import aiPluginSchema from '../build/schemas/ai-plugin.schema.json' with { type: 'json' };
 import frontMatterSchema from '../build/schemas/front-matter.schema.json' with { type: 'json' };
-import headersConfigSchema from '../build/schemas/headers-config.schema.json' with { type: 'json' };
+import lifecycleConfigSchema from '../build/schemas/lifecycle-config.schema.json' with { type: 'json' };
 import siteConfigSchema from '../build/schemas/site-config.schema.json' with { type: 'json' };
 import v1Schema from '../build/schemas/v1/content-index.schema.json' with { type: 'json' };
 import versionsSchema from '../build/schemas/versions.schema.json' with { type: 'json' };
@@ -27,7 +27,7 @@ describe('the schemas the build validates with', () => {
     'front-matter': frontMatterSchema,
     'site-config': siteConfigSchema,
     'ai-plugin': aiPluginSchema,
-    'headers-config': headersConfigSchema,
+    'lifecycle-config': lifecycleConfigSchema,
     versions: versionsSchema,
     'v1 content index': v1Schema,
   };
@@ -71,7 +71,7 @@ describe('the precompiled validators', () => {
       { ...FIXTURE_CONFIG, aiPlugin: { nameForModel: 'x'.repeat(80) }, mcp: { backend: 'cloud' } },
     ],
     'ai-plugin': [{}, { schema_version: 'v1', name_for_human: 'x'.repeat(40) }],
-    'headers-config': [
+    'lifecycle-config': [
       FIXTURE_HEADERS,
       { versions: 3 },
       { versions: { v1: { published: '01/15/2025' } }, cache: {} },

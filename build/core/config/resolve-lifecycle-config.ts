@@ -45,7 +45,7 @@ export const LIFECYCLE_RULES = {
 
 /** Validates `headers.config.ts` and derives the lifecycle. Throws ContentIndexError naming the rule broken. */
 export function resolveHeadersConfig(input: unknown, ctx: ResolveHeadersContext): ResolvedHeaders {
-  const validateShape = builtInValidator('headers-config');
+  const validateShape = builtInValidator('lifecycle-config');
   if (!validateShape(input)) {
     throw new ContentIndexError(ajvProblems(validateShape, { file: ctx.file, code: 'config_invalid' }));
   }

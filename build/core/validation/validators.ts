@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import aiPluginSchema from '../../schemas/ai-plugin.schema.json' with { type: 'json' };
 import frontMatterSchema from '../../schemas/front-matter.schema.json' with { type: 'json' };
-import headersConfigSchema from '../../schemas/headers-config.schema.json' with { type: 'json' };
+import lifecycleConfigSchema from '../../schemas/lifecycle-config.schema.json' with { type: 'json' };
 import siteConfigSchema from '../../schemas/site-config.schema.json' with { type: 'json' };
 import v1Schema from '../../schemas/v1/content-index.schema.json' with { type: 'json' };
 import versionsSchema from '../../schemas/versions.schema.json' with { type: 'json' };
@@ -32,7 +32,7 @@ export const BUILT_IN_SCHEMAS = {
   // `aiPlugin` refers to the manifest schema for its limits: one source for both.
   'site-config': { schema: siteConfigSchema, refs: [aiPluginSchema] },
   'ai-plugin': { schema: aiPluginSchema },
-  'headers-config': { schema: headersConfigSchema },
+  'lifecycle-config': { schema: lifecycleConfigSchema },
   versions: { schema: versionsSchema },
   'v1-content-index': { schema: v1Schema },
 } satisfies Record<string, { schema: object; refs?: object[] }>;
