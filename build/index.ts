@@ -1,13 +1,11 @@
-import { access } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { resolveSiteConfig } from './core/config/resolve-site-config.ts';
 import type { Env, SiteConfig } from './core/config/site-config.ts';
 import { assemble } from './core/content/assemble.ts';
 import type { ContentModel, FollowedLink } from './core/content/model.ts';
 import type { McpPrepared } from './core/edge/mcp/mcp-data.ts';
-import { MCP_MODULE_PATH } from './core/edge/mcp/worker-module.ts';
 import { ContentIndexError, isContentIndexError, type Problem } from './core/errors.ts';
 import type { DeployLimits } from './core/output/cloudflare-limits.ts';
 import {
@@ -33,7 +31,7 @@ import { loadAuthorFiles } from './stages/load-author-files.ts';
 import { importConfigModule } from './stages/load-config.ts';
 import { loadLifecycle } from './stages/load-lifecycle.ts';
 import { type McpOutput, mcpOutput } from './stages/mcp-output.ts';
-import { refusedOutput, trackedFilesProblem } from './stages/output/guard.ts';
+import { existingFolderProblem, refusedOutput } from './stages/output/guard.ts';
 import { PRIVATE_DIR } from './stages/output/place.ts';
 import { ParseCache } from './stages/parse-cache.ts';
 import { writePublishedRecord } from './stages/published-record.ts';
@@ -41,7 +39,12 @@ import { guardShapes } from './stages/schema-snapshots.ts';
 import { readSourceDates } from './stages/source-dates.ts';
 import { servedOutput } from './stages/wrangler-config.ts';
 import { type OutputStep, writeOutput } from './stages/write.ts';
-import { countOtherFiles, recoverHeldPrivateFiles, writePrivateFiles } from './stages/write-private.ts';
+import {
+  countOtherFiles,
+  hasMcpModule,
+  recoverHeldPrivateFiles,
+  writePrivateFiles,
+} from './stages/write-private.ts';
 
 export type { CacheControlInput, HeadersConfigInput, VersionInput } from './core/config/lifecycle-config.ts';
 export { defineHeaders } from './core/config/lifecycle-config.ts';
@@ -217,8 +220,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   });
   if (refused) throw new ContentIndexError([refused]);
   // Only a build that writes turns the folder into a link; a dry run (check, mcp --sources) asks nothing.
-  const tracked = options.dryRun ? undefined : await trackedFilesProblem(outDir, root);
-  if (tracked) throw new ContentIndexError([tracked]);
+  const occupied = options.dryRun ? undefined : await existingFolderProblem(outDir, root);
+  if (occupied) throw new ContentIndexError([occupied]);
   const serializers = options.serializers ?? SERIALIZERS;
   const headersFile = options.headers ?? 'headers.config.ts';
   const headers = await loadLifecycle({ root, file: headersFile, now, serializers, config });
@@ -329,9 +332,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     mcpData = {
       // With no data yet (a fresh clone), this build's is the only one the Function can bundle.
       written:
-        !options.dryRun &&
-        (options.writeMcpData ??
-          (outDir === served.path || !(await fileExists(join(root, MCP_MODULE_PATH))))),
+        !options.dryRun && (options.writeMcpData ?? (outDir === served.path || !(await hasMcpModule(root)))),
       served: served.path,
     };
     if (!options.dryRun && !mcpData.written && !served.declared) {
@@ -424,11 +425,4 @@ function outputFailed(error: unknown, root: string, outDir: string): Error {
       hint: 'check free disk space and permissions; the previous output was left as it was',
     },
   ]);
-}
-
-function fileExists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }

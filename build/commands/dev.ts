@@ -21,7 +21,7 @@ import {
 } from '../runtime/wrangler.ts';
 import { DEFAULT_MAX_FILE_BYTES, sourcesUnchanged } from '../stages/load.ts';
 import { importConfigModule } from '../stages/load-config.ts';
-import { refusedOutput, trackedFilesProblem } from '../stages/output/guard.ts';
+import { existingFolderProblem, refusedOutput } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
 import { ParseCache } from '../stages/parse-cache.ts';
 import { type BuildFlags, buildOptions, printWarnings, reportFailure, withBuildFlags } from './_shared.ts';
@@ -229,7 +229,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       home: homedir(),
       content: initial.contentDir,
       ...(initial.staticDir !== undefined && { staticDir: initial.staticDir }),
-    }) ?? (await trackedFilesProblem(outDir, root));
+    }) ?? (await existingFolderProblem(outDir, root));
   if (refused) {
     context.exit(reportFailure(new ContentIndexError([refused]), context, { debug: false, wrote: false }));
     return;

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { MCP_MODULE_PATH } from '../core/edge/mcp/worker-module.ts';
 import type { PrivateFile } from './mcp-output.ts';
 import { inspect } from './output/generations.ts';
 import { isRunning, outputPlace } from './output/place.ts';
@@ -9,6 +10,14 @@ import { walkTree } from './output/tree.ts';
 
 /** The tool's folders in the project's private `.content-index/` that the MCP output owns. */
 export const MCP_PRIVATE_DIRS = ['.content-index/worker', '.content-index/d1'] as const;
+
+/** Whether a build has written the Function's data module yet (a fresh clone has none to bundle). */
+export function hasMcpModule(root: string): Promise<boolean> {
+  return access(join(root, MCP_MODULE_PATH)).then(
+    () => true,
+    () => false,
+  );
+}
 
 /**
  * Writes the build's private files (the Function's data module, the D1 import) into the project root.

@@ -48,11 +48,13 @@ async function publish(files: Record<string, string>): Promise<{ items: Item[]; 
   expect(build.code, `${build.stderr}\n${await readFile(join(root, 'site.config.ts'), 'utf8')}`).toBe(0);
   const index = JSON.parse(await readFile(join(root, 'public/api/v1/content.json'), 'utf8'));
   const items = index.content as Item[];
-  const missing: string[] = [];
   // The sections the index lists are Hugo's list pages, written by hugo too.
   const sections = (index.sections as { url: string }[]).map((s) => s.url);
   expect(sections.length).toBeGreaterThan(0);
-  for (const url of sections) {
+  const published = [...sections, ...items.flatMap((item) => [item.url, item.url_en, item.url_pt])];
+  const missing: string[] = [];
+  for (const url of published) {
+    if (url === undefined) continue;
     const page = join(root, 'public', decodeURIComponent(new URL(url).pathname), 'index.html');
     if (
       !(await access(page).then(
@@ -61,19 +63,6 @@ async function publish(files: Record<string, string>): Promise<{ items: Item[]; 
       ))
     )
       missing.push(url);
-  }
-  for (const item of items) {
-    for (const url of [item.url, item.url_en, item.url_pt]) {
-      if (url === undefined) continue;
-      const page = join(root, 'public', decodeURIComponent(new URL(url).pathname), 'index.html');
-      if (
-        !(await access(page).then(
-          () => true,
-          () => false,
-        ))
-      )
-        missing.push(url);
-    }
   }
   return { items, missing };
 }

@@ -262,7 +262,7 @@ export function withTrailingSlash(address: string): string {
  * as "the site root", which keeps a site published under a sub-path (`https://host/blog/`) working.
  */
 export function siteUrl(site: string, path: string): string {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(path)) return new URL(path).href;
+  if (SCHEME.test(path)) return new URL(path).href;
   const relative = path.replace(/^\/+/, '');
   // Every translation's address comes through here: a path the URL parser would leave as it is (no
   // character it encodes, no dot segment) after a site address it would leave as it is, is joined as

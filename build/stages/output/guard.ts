@@ -83,12 +83,12 @@ export function refusedOutput(out: string, places: GuardedPlaces): Problem | und
 }
 
 /**
- * The files git tracks in an existing real folder that the build is about to turn into a link: they
- * would move into the git-ignored private folder, and git would see them deleted. Asks git (in the
- * folder itself, so a submodule or another repository answers for its own files); no git, or no
- * repository there: nothing to say.
+ * An existing real folder the build is about to turn into a link, whose files would move into the
+ * git-ignored private folder: a site generator's own folder holding files, or files git tracks there
+ * (git would see them deleted). Asks git in the folder itself, so a submodule or another repository
+ * answers for its own files; no git, or no repository there: nothing to say of tracked files.
  */
-export async function trackedFilesProblem(out: string, root: string): Promise<Problem | undefined> {
+export async function existingFolderProblem(out: string, root: string): Promise<Problem | undefined> {
   const stats = await lstat(out).catch(() => undefined);
   if (!stats?.isDirectory()) return undefined;
   const target = join(canonical(dirname(out)), basename(out));
