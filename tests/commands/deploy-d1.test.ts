@@ -1,19 +1,16 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { D1_SITE, generations, WRANGLER_ENV } from '../helpers/d1.ts';
+import { D1_SITE, generations } from '../helpers/d1.ts';
+import { deployWithFakeWrangler } from '../helpers/deploy.ts';
 import { installFunctions } from '../helpers/functions.ts';
-import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
+import { md, type TempSite, tempSite } from '../helpers/site.ts';
 
 // `content-index deploy` with the D1 backend. Cloudflare is played by a stand-in wrangler
 // (tests/fixtures/wrangler/fake-wrangler.mjs): its "remote" D1 is a real local SQLite, its `pages deploy`
 // succeeds or fails on demand, and it logs every call, so the order of the steps can be checked.
-
-const FAKE = join(PROJECT_ROOT, 'tests/fixtures/wrangler/fake-wrangler.mjs');
 
 let site: TempSite;
 let state: string;
@@ -31,33 +28,11 @@ afterAll(async () => {
 
 async function deploy(extra: Record<string, string> = {}, ...args: string[]) {
   await writeFile(log, '');
-  const env = {
-    ...Object.fromEntries(Object.entries(WRANGLER_ENV).filter(([k]) => !k.startsWith('CLOUDFLARE_'))),
-    CLOUDFLARE_API_TOKEN: 'token',
-    CLOUDFLARE_ACCOUNT_ID: 'account',
-    CONTENT_INDEX_WRANGLER: FAKE,
-    FAKE_D1_STATE: state,
-    FAKE_WRANGLER_LOG: log,
-    ...extra,
-  };
-  let result: { code: number; stdout: string; stderr: string };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [
-        join(PROJECT_ROOT, 'bin/content-index.js'),
-        'deploy',
-        '--project-name',
-        'test',
-        '--skip-live-check',
-        ...args,
-      ],
-      { cwd: site.root, env, timeout: 240_000 },
-    );
-    result = { code: 0, stdout, stderr };
-  } catch (error) {
-    result = error as typeof result;
-  }
+  const result = await deployWithFakeWrangler(
+    site.root,
+    { CI: '1', FAKE_D1_STATE: state, FAKE_WRANGLER_LOG: log, ...extra },
+    args,
+  );
   const calls = (await readFile(log, 'utf8'))
     .trim()
     .split('\n')

@@ -1,22 +1,20 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_MODULE_PATH } from '../../build/core/edge/mcp/worker-module.ts';
+import { deployWithFakeWrangler } from '../helpers/deploy.ts';
 import { installFunctions } from '../helpers/functions.ts';
 import { connectV2Http } from '../helpers/mcp.ts';
 import { startProjectPagesDev } from '../helpers/pages-dev.ts';
-import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
+import { md, type TempSite, tempSite } from '../helpers/site.ts';
 
 // The /mcp Function's data module (.content-index/worker/) is bundled by every `wrangler pages dev` and
 // `pages deploy` of the project, whatever folder they serve: it belongs to the build of the folder the
 // Pages project serves (pages_build_output_dir; `public` here, the default), and a build into another
 // folder must not replace it, or that folder's drafts reach /mcp of the served site.
 
-const FAKE = join(PROJECT_ROOT, 'tests/fixtures/wrangler/fake-wrangler.mjs');
 const FILES = {
   'content/posts/publico.es.md': md({ title: 'Entrada pública', date: '2025-01-01' }),
   'content/posts/borrador.es.md': md({ title: 'Borrador secreto', date: '2025-01-02', draft: true }),
@@ -36,38 +34,8 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-async function deploy(env: Record<string, string>, ...args: string[]) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDFLARE_')));
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [
-        join(PROJECT_ROOT, 'bin/content-index.js'),
-        'deploy',
-        '--project-name',
-        'test',
-        '--skip-live-check',
-        ...args,
-      ],
-      {
-        cwd: site.root,
-        env: {
-          ...clean,
-          CLOUDFLARE_API_TOKEN: 'token',
-          CLOUDFLARE_ACCOUNT_ID: 'account',
-          CONTENT_INDEX_WRANGLER: FAKE,
-          WRANGLER_SEND_METRICS: 'false',
-          NO_COLOR: '1',
-          ...env,
-        },
-        timeout: 240_000,
-      },
-    );
-    return { code: 0 as number | null, signal: null as string | null, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number | null; signal: string | null; stdout: string; stderr: string };
-    return { code: e.code, signal: e.signal, stdout: e.stdout, stderr: e.stderr };
-  }
+function deploy(env: Record<string, string>, ...args: string[]) {
+  return deployWithFakeWrangler(site.root, env, args);
 }
 
 describe('a build into another output folder', () => {
