@@ -20,8 +20,6 @@ export default defineSite({
   landingPage: true,
   // robots.txt and the logo, published into public/ as they are.
   static: 'static',
-  // The MCP endpoint also answers on the Pages project's own addresses (production and previews).
-  mcp: { allowedHosts: ['content-index.pages.dev', '*.content-index.pages.dev'] },
   // /.well-known/ai-plugin.json; every key has a default (see docs/discovery.md).
   aiPlugin: {
     nameForHuman: 'Código y Neuronas',

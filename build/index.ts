@@ -37,7 +37,7 @@ import { ParseCache } from './stages/parse-cache.ts';
 import { writePublishedRecord } from './stages/published-record.ts';
 import { guardShapes } from './stages/schema-snapshots.ts';
 import { readSourceDates } from './stages/source-dates.ts';
-import { servedOutput } from './stages/wrangler-config.ts';
+import { readWranglerConfig, servedOutput } from './stages/wrangler-config.ts';
 import { type OutputStep, writeOutput } from './stages/write.ts';
 import {
   countOtherFiles,
@@ -208,7 +208,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let done = stage('config');
   const configFile = options.config ?? 'site.config.ts';
   const configInput = await importConfigModule(root, configFile, 'site configuration');
-  const config = resolveSiteConfig(configInput, options.env ?? {}, relative(root, resolve(root, configFile)));
+  const wrangler = await readWranglerConfig(root);
+  const config = resolveSiteConfig(configInput, options.env ?? {}, relative(root, resolve(root, configFile)), {
+    ...(wrangler.config.name !== undefined && { pagesProject: wrangler.config.name }),
+  });
   const outDir = resolve(root, options.out ?? 'public');
   const contentDir = resolve(root, options.content ?? config.content.dir);
   const staticDir = config.static === undefined ? undefined : resolve(root, config.static);

@@ -157,7 +157,7 @@ describe('the embedded data', () => {
     expect(renderMcpModule(a)).toBe(renderMcpModule(b));
   });
 
-  it('lists the hosts the endpoint answers for: the site, then the configured ones', async () => {
+  it("lists the hosts the endpoint answers for: the site's, then its Pages project's (wrangler.toml name)", async () => {
     expect((await sampleData()).info.site.hosts).toEqual([
       'example.com',
       'content-index.pages.dev',

@@ -20,11 +20,22 @@ import {
   withTrailingSlash,
 } from './site-config.ts';
 
+/** What the project says besides site.config.ts. */
+export interface ProjectFacts {
+  /** The Cloudflare Pages project's name (wrangler.toml `name`): its hosts are the site's too. */
+  pagesProject?: string;
+}
+
 /**
  * Applies environment overrides and defaults, then validates. Throws ContentIndexError naming
  * `file` (and the environment variable, when the bad value came from one).
  */
-export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteConfig {
+export function resolveSiteConfig(
+  input: unknown,
+  env: Env,
+  file: string,
+  project: ProjectFacts = {},
+): SiteConfig {
   const raw = { ...(isRecord(input) ? input : {}) } as Record<string, unknown>;
   const fromEnv = new Set<string>();
   for (const [key, variable] of Object.entries(SITE_ENV)) {
@@ -104,7 +115,12 @@ export function resolveSiteConfig(input: unknown, env: Env, file: string): SiteC
     license: { name: 'Terms of use' },
     content,
     mcp: {
-      allowedHosts: (config.mcp?.allowedHosts ?? []).map((host) => host.toLowerCase()),
+      allowedHosts: [
+        ...new Set([
+          ...(config.mcp?.allowedHosts ?? []).map((host) => host.toLowerCase()),
+          ...pagesHosts(project.pagesProject),
+        ]),
+      ],
       backend: config.mcp?.backend ?? 'embedded',
       d1: { ...DEFAULT_D1, ...config.mcp?.d1 },
     },
@@ -141,6 +157,19 @@ function perLanguage(value: LocalizedText | undefined, shared: boolean): Partial
   }
   return shared ? Object.fromEntries(LANGUAGES.map((lang) => [lang, value[lang] ?? value.es])) : { ...value };
 }
+
+/**
+ * A Pages project answers at `<name>.pages.dev` and each preview deployment at `<hash>.<name>.pages.dev`
+ * (or `<branch>.<name>.pages.dev`): the site's own hosts, which `/mcp` answers without configuration.
+ */
+export function pagesHosts(name: string | undefined): string[] {
+  if (name === undefined || !PAGES_PROJECT.test(name)) return [];
+  const host = `${name.toLowerCase()}.pages.dev`;
+  return [host, `*.${host}`];
+}
+
+// Cloudflare's rule for a project name, which is also a DNS label: letters, digits and inner hyphens.
+const PAGES_PROJECT = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -174,9 +174,9 @@ export type McpBackendName = 'embedded' | 'd1' | 'auto';
 
 export interface McpConfigInput {
   /**
-   * Host names (no scheme, no port) the MCP endpoint answers for besides the site's own host and
-   * loopback, e.g. `content-index.pages.dev` or `*.content-index.pages.dev` for preview deployments.
-   * Any other `Host` is refused (DNS-rebinding defence).
+   * Host names (no scheme, no port) the MCP endpoint answers for besides the site's own host, its Pages
+   * project's (`<name>.pages.dev` and `*.<name>.pages.dev`, from wrangler.toml) and loopback, e.g. a
+   * second domain, or `*.staging.example.org`. Any other `Host` is refused (DNS-rebinding defence).
    */
   allowedHosts?: string[];
   /** Default `embedded`. */
