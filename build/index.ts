@@ -208,10 +208,15 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let done = stage('config');
   const configFile = options.config ?? 'site.config.ts';
   const configInput = await importConfigModule(root, configFile, 'site configuration');
-  const wrangler = await readWranglerConfig(root);
-  const config = resolveSiteConfig(configInput, options.env ?? {}, relative(root, resolve(root, configFile)), {
-    ...(wrangler.config.name !== undefined && { pagesProject: wrangler.config.name }),
-  });
+  const { name: pagesProject } = (await readWranglerConfig(root)).config;
+  const config = resolveSiteConfig(
+    configInput,
+    options.env ?? {},
+    relative(root, resolve(root, configFile)),
+    {
+      ...(pagesProject !== undefined && { pagesProject }),
+    },
+  );
   const outDir = resolve(root, options.out ?? 'public');
   const contentDir = resolve(root, options.content ?? config.content.dir);
   const staticDir = config.static === undefined ? undefined : resolve(root, config.static);
