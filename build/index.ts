@@ -279,13 +279,14 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   done();
 
   done = stage('render', `${model.entries.length} items`);
+  const authorFiles = await loadAuthorFiles(root, config.generatorStatic);
   const rendered = render(model, {
     config,
     now,
     sources: await sourceDates,
     lifecycle,
     serializers,
-    author: await loadAuthorFiles(root),
+    author: authorFiles,
     // The API reference's renderer comes from node_modules: read here, published by the pure render().
     assets: await docsAssets(config.apiReference.path),
   });
@@ -367,6 +368,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         root,
         ...(staticDir !== undefined && { staticDir }),
         apiReference: config.apiReference.path,
+        generatorCopies: authorFiles.generatorCopies,
         ...(options.onOutputStep && { onStep: options.onOutputStep }),
       });
       warnings.push(...written.warnings);

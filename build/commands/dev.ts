@@ -78,9 +78,14 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     contentDir: resolve(root, flags.content ?? (config?.content ?? DEFAULT_LAYOUT).dir),
     globs: Object.values((config?.content ?? DEFAULT_LAYOUT).types).flat(),
     ...(config?.static !== undefined && { staticDir: resolve(root, config.static) }),
-    files: [configFile, resolve(root, flags.headers ?? 'headers.config.ts'), '_headers', '_redirects'].map(
-      (f) => resolve(root, f),
-    ),
+    files: [
+      configFile,
+      resolve(root, flags.headers ?? 'headers.config.ts'),
+      ...['', ...(config?.generatorStatic ?? [])].flatMap((dir) => [
+        join(dir, '_headers'),
+        join(dir, '_redirects'),
+      ]),
+    ].map((f) => resolve(root, f)),
   });
 
   let last: BuildResult | undefined;

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
 import type { OutputFile } from '../core/output/outputs.ts';
 import {
@@ -13,7 +13,13 @@ import {
   switchTo,
   takeSpare,
 } from './output/generations.ts';
-import { classify, conflicts, foldersToCarry, type Ownership } from './output/ownership.ts';
+import {
+  classify,
+  conflicts,
+  foldersToCarry,
+  type GeneratorCopies,
+  type Ownership,
+} from './output/ownership.ts';
 import { generationDir, lockOutput, type OutputPlace, outputPlace, recordFile } from './output/place.ts';
 import { prepareGeneration } from './output/prepare.ts';
 import { reconcile } from './output/reconcile.ts';
@@ -29,6 +35,11 @@ export interface WriteOptions {
   staticDir?: string;
   /** The API reference's folder in the output (`docs/`), named in the conflict a page of the site's there makes. */
   apiReference?: string;
+  /**
+   * Files the site generator copies into the output that the build replaces with its merged version
+   * (`_headers`, `_redirects` from Hugo's `static/`): path → the texts the generator's copy may hold.
+   */
+  generatorCopies?: ReadonlyMap<string, readonly string[]>;
   /** Called after every step that changes the disk (tests kill the build at each one). */
   onStep?: (step: OutputStep) => void;
 }
@@ -70,9 +81,11 @@ export async function writeOutput(
     const { current, warnings } = await recover(place, step);
     const statics = await staticFiles(options.root, options.staticDir);
     const ownership = await classify(currentDir(current), current.record);
+    const copies = await generatorCopies(place, currentDir(current), ownership, options);
     const problems = planProblems(place, ownership, files, statics, {
       unrecorded: current.record === undefined,
       ...(options.apiReference !== undefined && { apiReference: options.apiReference }),
+      copies,
     });
     if (problems.length > 0) throw new ContentIndexError(problems);
 
@@ -127,7 +140,9 @@ export async function writeOutput(
     switched = true;
 
     if (current.kind === 'generation') {
-      warnings.push(...(await reconcile(place, current.dir, current.record, dir, record)));
+      warnings.push(
+        ...(await reconcile(place, current.dir, current.record, dir, record, options.generatorCopies)),
+      );
       step('reconciled');
       // The build's old files go now, not at the next build: a watcher of one of them (wrangler's, of
       // _headers and _redirects) learns of the new one when the old one it watches is unlinked.
@@ -184,7 +199,11 @@ function planProblems(
   ownership: Ownership,
   files: readonly OutputFile[],
   statics: readonly StaticFile[],
-  { unrecorded, apiReference }: { unrecorded: boolean; apiReference?: string },
+  {
+    unrecorded,
+    apiReference,
+    copies,
+  }: { unrecorded: boolean; apiReference?: string; copies: GeneratorCopies },
 ): Problem[] {
   const rendered = new Set(files.map((f) => f.path));
   const problems: Problem[] = statics
@@ -199,7 +218,10 @@ function planProblems(
           : 'move the file or delete it; the build owns this address',
     }));
   const source = new Map(statics.map((f) => [f.path, f.shown]));
-  const found = conflicts(place, ownership, [...rendered, ...source.keys()], source, apiReference);
+  const found = conflicts(place, ownership, [...rendered, ...source.keys()], source, {
+    ...(apiReference !== undefined && { apiReference }),
+    copies,
+  });
   problems.push(...found);
   if (unrecorded && found.length >= 3) {
     // Most likely the output of a content-index from before it kept a record: say so once.
@@ -212,6 +234,44 @@ function planProblems(
   }
   return problems;
 }
+
+/**
+ * Which of the output's `_headers` and `_redirects` are the site generator's copies of its own (Hugo
+ * copies `static/_redirects` into `public/` on every run, over the build's merged file): those the build
+ * replaces again, with no conflict. For the others, whether a conventional generator folder holds the
+ * same bytes (`static/_redirects` in a site whose configuration does not name static/), for the hint.
+ */
+async function generatorCopies(
+  place: OutputPlace,
+  dir: string | undefined,
+  ownership: Ownership,
+  options: WriteOptions,
+): Promise<GeneratorCopies> {
+  const replaceable = new Set<string>();
+  const likelySource = new Map<string, string>();
+  const copies: GeneratorCopies = { replaceable, likelySource };
+  if (dir === undefined) return copies;
+  for (const name of ['_headers', '_redirects']) {
+    const entry = ownership.authors.get(name);
+    if (entry?.kind !== 'file') continue;
+    const text = await readFile(nativePath(dir, name), 'utf8').catch(() => undefined);
+    if (text === undefined) continue;
+    if (options.generatorCopies?.get(name)?.includes(text)) {
+      replaceable.add(name);
+      continue;
+    }
+    for (const folder of GENERATOR_FOLDERS) {
+      // Astro's public/ is a source; a Hugo site's public/ is this very output.
+      if (resolve(options.root, folder) === place.out) continue;
+      const source = await readFile(join(options.root, folder, name), 'utf8').catch(() => undefined);
+      if (source === text) likelySource.set(name, folder);
+    }
+  }
+  return copies;
+}
+
+/** Where site generators keep the files they copy into the output: Hugo's static/, Astro's public/. */
+const GENERATOR_FOLDERS = ['static', 'public'];
 
 function currentDir(current: Current): string | undefined {
   return current.kind === 'none' ? undefined : current.dir;

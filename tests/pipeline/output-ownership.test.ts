@@ -37,7 +37,7 @@ describe('the author’s files in the output folder', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
       'public/_headers: was not written by content-index, and the build writes _headers\n' +
-        '  hint: put its rules in _headers at the project root (the build merges that file into public/_headers), then delete public/_headers',
+        "  hint: put its rules in _headers at the project root, or in the folder your site generator copies into public/ (Hugo's static/, named in generatorStatic in site.config.ts); the build merges either into public/_headers. Then delete public/_headers",
     );
     expect(refused.stderr).toContain('public/_redirects: was not written by content-index');
     expect(refused.stderr).toContain('put its rules in _redirects at the project root');

@@ -124,6 +124,10 @@ export function resolveSiteConfig(
       backend: config.mcp?.backend ?? 'embedded',
       d1: { ...DEFAULT_D1, ...config.mcp?.d1 },
     },
+    generatorStatic:
+      typeof config.generatorStatic === 'string'
+        ? [config.generatorStatic]
+        : [...(config.generatorStatic ?? [])],
     landingPage: config.landingPage ?? false,
     plan: config.plan ?? 'free',
   };

@@ -137,6 +137,14 @@ export interface SiteConfigInput {
    * Hugo's `static/`. Leave it unset in a site whose generator already copies that folder.
    */
   static?: string;
+  /**
+   * The folders your site generator copies into the output folder as they are: Hugo's `static/` (its
+   * `staticDir`), Astro's `public/`. A `_headers` or `_redirects` there reaches the output through the
+   * generator; the build merges its rules with the API's, after those of the project root's file, and
+   * writes the merged file over the generator's copy (which it recognises by its bytes), build after
+   * build. `init` sets it from the generator's configuration. Default: none.
+   */
+  generatorStatic?: string | string[];
   /** The MCP server at `/mcp`. */
   mcp?: McpConfigInput;
   /**
@@ -216,6 +224,8 @@ export interface SiteConfig {
   content: ContentLayout;
   /** Relative to the project root; unset: none. */
   static?: string;
+  /** Relative to the project root, in the order given; empty: none. */
+  generatorStatic: string[];
   mcp: { allowedHosts: string[]; backend: McpBackendName; d1: { database: string; binding: string } };
   landingPage: boolean;
   plan: CloudflarePlan;

@@ -11,8 +11,8 @@ export interface ServingContext {
   manifest: VersionManifest;
   /** The build's clock: which versions are deprecated now. */
   now: Date;
-  /** The author's `_headers` and `_redirects` at the project root. */
-  author?: { headers?: AuthorFile; redirects?: AuthorFile };
+  /** The author's `_headers` and `_redirects` (the project root's, the site generator's copies), in order. */
+  author?: { headers: readonly AuthorFile[]; redirects: readonly AuthorFile[] };
   /** `_headers` rules other outputs contribute. */
   headerRules?: readonly HeaderRule[];
   /** `_redirects` rules other outputs contribute. */
@@ -92,7 +92,7 @@ export function renderServing(ctx: ServingContext): OutputFile[] {
       }),
     });
   }
-  const headers = renderHeadersFile(ctx.author?.headers, [
+  const headers = renderHeadersFile(ctx.author?.headers ?? [], [
     { title: 'Contributed by the other outputs of content-index:', rules: ctx.headerRules ?? [] },
     { title: 'API routes, from headers.config.ts:', rules: apiRules },
   ]);
@@ -101,7 +101,7 @@ export function renderServing(ctx: ServingContext): OutputFile[] {
     exclude: staticApiPaths(manifest),
   });
   const redirects = renderRedirectsFile(
-    ctx.author?.redirects,
+    ctx.author?.redirects ?? [],
     ctx.redirectRules ?? [],
     trailingSlashRedirects(manifest, ctx.files ?? []),
   );

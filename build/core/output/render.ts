@@ -25,7 +25,7 @@ export interface RenderContext {
   lifecycle?: Lifecycle;
   /** Default: every version this build can publish (`build/core/serializers/registry.ts`). */
   serializers?: SerializerRegistry;
-  /** The author's `_headers` and `_redirects` at the project root, merged into the generated ones. */
+  /** The author's `_headers` and `_redirects` (project root, then the generator's copies), merged into the generated ones. */
   author?: ServingContext['author'];
   /** Files the caller read from disk (the API reference's renderer), published as they are. */
   assets?: readonly OutputFile[];

@@ -57,6 +57,14 @@ export function foldersToCarry(ownership: Ownership): Set<string> {
   return keep;
 }
 
+/** The output's `_headers` and `_redirects` that the site generator put there (write.ts works it out). */
+export interface GeneratorCopies {
+  /** Copies of a folder the configuration names in `generatorStatic`: replaced, no conflict. */
+  replaceable: ReadonlySet<string>;
+  /** Path → the generator folder (static/) holding the same bytes, which the configuration does not name. */
+  likelySource: ReadonlyMap<string, string>;
+}
+
 /**
  * Every path the build is about to write that something of the author's stands in the way of: a file
  * the build did not write (or changed since), a folder where a file goes, a file or link where a folder
@@ -67,13 +75,18 @@ export function conflicts(
   ownership: Ownership,
   paths: Iterable<string>,
   staticSource: ReadonlyMap<string, string>,
-  /** The API reference's folder (`docs/`): a page of the author's there is kept by moving the reference. */
-  apiReference?: string,
+  options: {
+    /** The API reference's folder (`docs/`): a page of the author's there is kept by moving the reference. */
+    apiReference?: string;
+    copies?: GeneratorCopies;
+  } = {},
 ): Problem[] {
+  const { apiReference, copies } = options;
   const problems = new Map<string, Problem>();
   const shown = (path: string) => `${place.shown}/${path}`;
   for (const path of paths) {
-    const entry = ownership.authors.get(path);
+    // The site generator's copy of a file the build merges in: written over, as on every build.
+    const entry = copies?.replaceable.has(path) ? undefined : ownership.authors.get(path);
     if (entry && path === LANDING_PAGE_PATH && !ownership.changed.has(path)) {
       // The opt-in landing page never replaces the site's own home page.
       problems.set(path, {
@@ -106,10 +119,12 @@ export function conflicts(
         message:
           entry.kind === 'dir'
             ? `is a folder, and the build writes a file at ${path}`
-            : ownership.changed.has(path)
-              ? 'was written by an earlier build and has been changed since; the build writes this path again'
-              : `was not written by content-index, and the build writes ${path}${fromStatic(staticSource, path)}`,
-        hint: hintFor(place, path, entry, ownership.changed.has(path), staticSource),
+            : copies?.likelySource.has(path)
+              ? `is a copy of ${copies.likelySource.get(path)}/${path}, put there by your site generator${ownership.changed.has(path) ? ' over the file an earlier build wrote' : ''}; the build writes ${path}`
+              : ownership.changed.has(path)
+                ? 'was written by an earlier build and has been changed since; the build writes this path again'
+                : `was not written by content-index, and the build writes ${path}${fromStatic(staticSource, path)}`,
+        hint: hintFor(place, path, entry, ownership.changed.has(path), staticSource, copies),
       });
     }
     for (const parent of parentsOf(path)) {
@@ -138,10 +153,15 @@ function hintFor(
   entry: Entry,
   changed: boolean,
   staticSource: ReadonlyMap<string, string>,
+  copies: GeneratorCopies | undefined,
 ): string {
   const where = `${place.shown}/${path}`;
   if (path === '_headers' || path === '_redirects') {
-    return `put its rules in ${path} at the project root (the build merges that file into ${where}), then delete ${where}`;
+    const folder = copies?.likelySource.get(path);
+    if (folder) {
+      return `it is a copy of ${folder}/${path}, which your site generator copies into ${place.shown}/ (Hugo: static/): add generatorStatic: ['${folder}'] to site.config.ts and the build merges that file into ${where} on every build`;
+    }
+    return `put its rules in ${path} at the project root, or in the folder your site generator copies into ${place.shown}/ (Hugo's static/, named in generatorStatic in site.config.ts); the build merges either into ${where}. Then delete ${where}`;
   }
   const source = staticSource.get(path);
   if (changed && source)

@@ -1,4 +1,4 @@
-import { lstat, mkdir, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { Problem } from '../../core/errors.ts';
 import type { OutputPlace } from './place.ts';
@@ -22,6 +22,8 @@ export async function reconcile(
   oldRecord: OutputRecord | undefined,
   newDir: string,
   newRecord: OutputRecord,
+  /** The site generator's copies of files the build merges in (write.ts): left behind, not rescued. */
+  generatorCopies?: ReadonlyMap<string, readonly string[]>,
 ): Promise<Problem[]> {
   const warnings: Problem[] = [];
   const old = walkTree(oldDir);
@@ -54,6 +56,10 @@ export async function reconcile(
     }
     if (present.ino === entry.ino) continue;
     if (newRecord.files[path] !== undefined) {
+      // A generator run meanwhile (hugo --watch beside dev) rewrote its copy: the next build merges it.
+      const copies = generatorCopies?.get(path);
+      if (copies && copies.includes(await readFile(nativePath(oldDir, path), 'utf8').catch(() => '')))
+        continue;
       warnings.push(await rescue(place, oldDir, path));
       continue;
     }
