@@ -25,6 +25,7 @@ import {
   recordPublished,
   renderPublishedRecord,
 } from './core/versions/published-record.ts';
+import { aiPluginAssets } from './stages/ai-plugin-assets.ts';
 import { docsAssets } from './stages/docs-assets.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
 import { loadAuthorFiles } from './stages/load-author-files.ts';
@@ -279,9 +280,12 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   done();
 
   done = stage('render', `${model.entries.length} items`);
+  const configPath = relative(root, resolve(root, configFile)) || configFile;
   const authorFiles = await loadAuthorFiles(root, config.generatorStatic);
+  // The manifest's logo and contact, held to what the site serves (warnings; the logo found on the site).
+  const assets = await aiPluginAssets(config, { root, outDir, configFile: configPath });
   const rendered = render(model, {
-    config,
+    config: assets.config,
     now,
     sources: await sourceDates,
     lifecycle,
@@ -311,7 +315,6 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   options.onRendered?.(rendered.files);
 
   // The MCP backend, and every limit Cloudflare would otherwise enforce at upload or at the first request.
-  const configPath = relative(root, resolve(root, configFile)) || configFile;
   let mcp: McpOutput | undefined;
   let mcpData: BuildResult['mcpData'];
   const mcpWarnings: Problem[] = [];
@@ -361,7 +364,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 
   done = stage('write', `${rendered.files.length} files`);
   const record = recordPublished(headers.record.record, lifecycle);
-  const warnings = [...headers.warnings, ...loaded.warnings, ...assembled.warnings];
+  const warnings = [...headers.warnings, ...loaded.warnings, ...assembled.warnings, ...assets.warnings];
   if (!options.dryRun) {
     try {
       const written = await writeOutput(outDir, rendered.files, {

@@ -42,6 +42,14 @@ export interface HugoSettings {
   /** An http(s) address ending in `/`; absent when unset or not an address (Hugo's default `/`). */
   baseURL?: string;
   title?: string;
+  /** `params.description`: the site's description, as themes put it in every page's meta tags. */
+  description?: string;
+  /** `params.email`, `params.author.email` or `author.email`: where the site says to write. */
+  email?: string;
+  /** `params.logo`, when it is a path or an address (themes' usual key for the site's logo). */
+  logo?: string;
+  /** `staticDir` (a folder or a list; `staticDir0`…`staticDir10` after it): what Hugo copies into publishDir. */
+  staticDirs: string[];
   /** `languageCode`, which Hugo uses for the HTML lang attribute only (not for files' languages). */
   languageCode?: string;
   publishDir: string;
@@ -64,6 +72,8 @@ export interface HugoSettings {
 export interface HugoLanguage {
   key: string;
   title?: string;
+  /** `params.description` of this language, over the site's. */
+  description?: string;
   contentDir?: string;
   baseURL?: string;
   permalinks: Record<string, string>;
@@ -235,11 +245,13 @@ function settingsOf(config: Tree, files: string[]): HugoSettings {
     )
     .map(({ key, lang }) => {
       const title = text(lang.title);
+      const description = isTree(lang.params) ? text(lang.params.description) : undefined;
       const contentDir = folder(lang.contentdir);
       const baseURL = address(lang.baseurl);
       return {
         key,
         ...(title !== undefined && { title }),
+        ...(description !== undefined && { description }),
         ...(contentDir !== undefined && { contentDir }),
         ...(baseURL !== undefined && { baseURL }),
         permalinks: patterns(lang.permalinks),
@@ -253,10 +265,23 @@ function settingsOf(config: Tree, files: string[]): HugoSettings {
   const baseURL = address(config.baseurl);
   const title = text(config.title);
   const languageCode = text(config.languagecode);
+  const params = isTree(config.params) ? config.params : {};
+  const author = (tree: unknown) => (isTree(tree) ? text(tree.email) : undefined);
+  const description = text(params.description);
+  const email = text(params.email) ?? author(params.author) ?? author(config.author);
+  const logo = text(params.logo);
+  const staticDirs = [
+    ...(Array.isArray(config.staticdir) ? config.staticdir : [config.staticdir ?? 'static']),
+    ...Array.from({ length: 11 }, (_, i) => config[`staticdir${i}`]),
+  ].flatMap((dir) => folder(dir) ?? []);
   return {
     files,
     ...(baseURL !== undefined && { baseURL }),
     ...(title !== undefined && { title }),
+    ...(description !== undefined && { description }),
+    ...(email !== undefined && { email }),
+    ...(logo !== undefined && { logo }),
+    staticDirs,
     ...(languageCode !== undefined && { languageCode }),
     publishDir: folder(config.publishdir) ?? 'public',
     contentDir: folder(config.contentdir) ?? 'content',

@@ -1,5 +1,6 @@
-import type { ContentLayoutInput, SiteConfigInput } from '../core/config/site-config.ts';
+import type { AiPluginInput, ContentLayoutInput, SiteConfigInput } from '../core/config/site-config.ts';
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language } from '../core/edge/languages.ts';
+import aiPluginSchema from '../schemas/ai-plugin.schema.json' with { type: 'json' };
 import type { HugoLanguage, HugoSettings } from './hugo-config.ts';
 
 /**
@@ -19,6 +20,14 @@ export const SECTION_TYPES: Record<ContentType, readonly string[]> = {
 export interface HugoSetup {
   site?: string;
   name?: SiteConfigInput['name'];
+  /** From `params.description`, per language where Hugo has one. */
+  description?: SiteConfigInput['description'];
+  /** ai-plugin.json's values Hugo's configuration gives, made valid (a long title shortened). */
+  aiPlugin: AiPluginInput;
+  /** Said beside aiPlugin in site.config.ts (what was shortened, from what). */
+  aiPluginComments: string[];
+  /** Hugo's static folders, which it copies into the output (their _headers and _redirects are merged). */
+  generatorStatic: string[];
   out: string;
   content: ContentLayoutInput;
   routes: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
@@ -66,14 +75,22 @@ export function planHugoSite(settings: HugoSettings, sections: Record<string, st
   for (const language of ordered) {
     const lang = languageOfKey(language.key);
     if (language.disabled) {
-      skipped.push(language.key);
+      if (isSuffix(language.key)) skipped.push(language.key);
     } else if (!lang) {
-      skipped.push(language.key);
-      notes.push(
-        `language ${language.key}: content-index publishes es, en and pt-br; its files are left out (content.skipLanguages)`,
-      );
+      if (isSuffix(language.key)) {
+        skipped.push(language.key);
+        notes.push(
+          `language ${language.key}: content-index publishes es, en and pt-br; its files are left out (content.skipLanguages)`,
+        );
+      } else {
+        // Hugo takes the last dot-separated part of a file name as its language: `name.zh.hant.md` is a
+        // page of the default language named `name.zh.hant`, and so it is to content-index.
+        notes.push(
+          `language ${language.key}: a file name cannot carry this key (Hugo reads name.${language.key}.md as a page of the default language), so none is left out for it`,
+        );
+      }
     } else if (published.has(lang)) {
-      skipped.push(language.key);
+      if (isSuffix(language.key)) skipped.push(language.key);
       notes.push(
         `language ${language.key}: ${published.get(lang)?.key} is already the site's ${lang}; the files of ${language.key} are left out`,
       );
@@ -224,18 +241,73 @@ export function planHugoSite(settings: HugoSettings, sections: Record<string, st
     unmapped,
     sections: Object.keys(mapped)
       .sort()
-      .map((section) => ({
-        name: section.charAt(0).toUpperCase() + section.slice(1),
-        // Hugo's list page of the section, relative to the site (the default language's folder first).
-        url: `${settings.defaultContentLanguageInSubdir ? `${defaultKey}/` : ''}${settings.disablePathToLower ? section : section.toLowerCase()}/`,
-      })),
+      .map((section) => {
+        const path = settings.disablePathToLower ? section : section.toLowerCase();
+        const ugly =
+          settings.uglyURLs === true ||
+          (typeof settings.uglyURLs === 'object' && settings.uglyURLs[section.toLowerCase()] === true);
+        return {
+          name: section.charAt(0).toUpperCase() + section.slice(1),
+          // Hugo's list page of the section, relative to the site (the default language's folder first);
+          // with uglyURLs, `posts.html` beside the folder.
+          url: `${settings.defaultContentLanguageInSubdir ? `${defaultKey}/` : ''}${path}${ugly ? '.html' : '/'}`,
+        };
+      }),
+    aiPlugin: {},
+    aiPluginComments: [],
+    generatorStatic: settings.staticDirs,
     notes,
   };
   const site = published.get(defaultLanguage)?.baseURL ?? settings.baseURL;
   if (site) setup.site = site;
   const name = siteNames(settings, published);
   if (name) setup.name = name;
+  const description = siteDescriptions(settings, published, defaultLanguage);
+  if (description) setup.description = description;
+  const canonical = typeof name === 'string' ? name : name?.es;
+  if (canonical !== undefined && Array.from(canonical).length > NAME_FOR_HUMAN_LIMIT) {
+    // ai-plugin.json names the site to people in at most 20 characters; a longer title fails the build.
+    const short = shortName(canonical, NAME_FOR_HUMAN_LIMIT);
+    setup.aiPlugin.nameForHuman = short;
+    setup.aiPluginComments.push(
+      `Hugo's title is ${Array.from(canonical).length} characters; ai-plugin.json's name_for_human takes ${NAME_FOR_HUMAN_LIMIT}: shortened.`,
+    );
+    notes.push(
+      `title: "${canonical}" is longer than the ${NAME_FOR_HUMAN_LIMIT} characters of ai-plugin.json's name_for_human, which is "${short}" (aiPlugin.nameForHuman: edit it to taste)`,
+    );
+  }
+  if (settings.email && EMAIL.test(settings.email)) setup.aiPlugin.contactEmail = settings.email;
+  if (settings.logo && !/^(data|javascript):/i.test(settings.logo)) {
+    // A theme's logo path is relative to the site (static/images/logo.png is served at /images/logo.png).
+    setup.aiPlugin.logoUrl = /^https?:\/\//i.test(settings.logo)
+      ? settings.logo
+      : `/${settings.logo.replace(/^\/+/, '')}`;
+  }
   return { ok: true, setup };
+}
+
+const NAME_FOR_HUMAN_LIMIT = aiPluginSchema.properties.name_for_human.maxLength;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Hugo's separators between a site's name and its tagline: `Name | Tagline`, `Name - Tagline`. */
+const TAGLINE = /\s+[|·—–-]\s+|:\s+/;
+
+/**
+ * A name of at most `limit` characters from a longer one: the part before a tagline when it fits, else
+ * whole words up to the limit (a single long word is cut), no trailing punctuation.
+ */
+export function shortName(name: string, limit: number): string {
+  const fits = (text: string) => Array.from(text).length <= limit;
+  const trimmed = (text: string) => text.replace(/[\s,;:.|·—–-]+$/u, '').trim();
+  const head = trimmed(name.split(TAGLINE)[0] ?? '');
+  if (head && fits(head)) return head;
+  let out = '';
+  for (const word of name.trim().split(/\s+/)) {
+    const next = out ? `${out} ${word}` : word;
+    if (!fits(trimmed(next))) break;
+    out = next;
+  }
+  return trimmed(out) || Array.from(name.trim()).slice(0, limit).join('').trim();
 }
 
 /**
@@ -289,6 +361,31 @@ function siteNames(
   if (!es) return settings.title;
   const distinct = new Set(Object.values(titles));
   return distinct.size === 1 ? es : { ...titles, es };
+}
+
+/**
+ * Hugo's `params.description` per language (a language's own over the site's, as Hugo reads them):
+ * one text per published language, or the canonical one alone when it has no Spanish.
+ */
+function siteDescriptions(
+  settings: HugoSettings,
+  published: Map<Language, HugoLanguage>,
+  defaultLanguage: Language,
+): SiteConfigInput['description'] | undefined {
+  const texts: Partial<Record<Language, string>> = {};
+  for (const lang of LANGUAGES) {
+    const language = published.get(lang);
+    const text = language && (language.description ?? settings.description);
+    if (text) texts[lang] = text;
+  }
+  const es = texts.es;
+  if (!es) return texts[defaultLanguage] ?? settings.description;
+  return Object.keys(texts).length === 1 ? es : { ...texts, es };
+}
+
+/** Whether a Hugo language key can be a file's language suffix (and so a skipLanguages entry). */
+function isSuffix(key: string): boolean {
+  return /^[^./\\]+$/.test(key);
 }
 
 function escapeGlob(name: string): string {

@@ -171,6 +171,12 @@ function siteConfig(options: { site: string; generator: Generator; hugo: HugoSet
     `  images: ${quote(httpsOf(options.site))},`,
   );
   if (hugo?.name !== undefined) lines.push(`  name: ${literal(hugo.name, '  ')},`);
+  if (hugo?.description !== undefined) {
+    lines.push(
+      '  // Hugo’s params.description: each llms.txt opens with its language’s.',
+      `  description: ${literal(hugo.description, '  ')},`,
+    );
+  }
   if (options.generator === 'astro') {
     lines.push(
       '  // An Astro content collection: adjust the globs to your collections.',
@@ -204,9 +210,43 @@ function siteConfig(options: { site: string; generator: Generator; hugo: HugoSet
       '  // Addresses made as Hugo makes them: lowercase, spaces as hyphens, a page’s own `url` front matter.',
       `  urls: ${literal(hugo.urls, '  ')},`,
     );
+    if (hugo.generatorStatic.length > 0) {
+      lines.push(
+        '  // Hugo copies these into the output: their _headers and _redirects are merged with the API’s.',
+        `  generatorStatic: ${literal(hugo.generatorStatic, '  ')},`,
+      );
+    }
+    lines.push(...aiPluginLines(hugo));
   }
   lines.push('});', '');
   return lines.join('\n');
+}
+
+/**
+ * /.well-known/ai-plugin.json's values from Hugo (a title made short enough, its contact and logo), and
+ * what the build asks for when Hugo has none: each left out is a warning on every build until it is set.
+ */
+function aiPluginLines(hugo: HugoSetup): string[] {
+  const entries = Object.entries(hugo.aiPlugin).filter(([, value]) => value !== undefined);
+  const missing = [
+    ...(hugo.aiPlugin.contactEmail === undefined ? ["contactEmail: 'you@example.com'"] : []),
+    ...(hugo.aiPlugin.logoUrl === undefined ? ["logoUrl: '/logo.png'"] : []),
+  ];
+  const lines = [
+    `  // /.well-known/ai-plugin.json (every key has a default: ${PACKAGE_DOCS}/discovery.md).`,
+    ...hugo.aiPluginComments.map((comment) => `  // ${comment}`),
+  ];
+  if (missing.length > 0)
+    lines.push(
+      `  // Hugo's configuration gives no ${missing.map((m) => m.split(':')[0]).join(' and ')}: the build warns until each is set`,
+      `  // (the logo: a file the site serves; without one, the first of /logo.png, /favicon.ico… it serves).`,
+    );
+  if (entries.length === 0 && missing.length === 0) return lines;
+  const inner = [
+    ...entries.map(([name, value]) => `    ${name}: ${quote(String(value))},`),
+    ...missing.map((line) => `    // ${line},`),
+  ];
+  return [...lines, '  aiPlugin: {', ...inner, '  },'];
 }
 
 /** What was read and assumed, above the configuration it explains. */
@@ -292,7 +332,8 @@ function packageScripts(facts: ProjectFacts, out: string): InitAction {
   const before = generator ? `${generator} && ` : '';
   const wanted: Record<string, string> = {
     build: `${before}content-index build${flag}`,
-    dev: `${before}content-index dev${flag}`,
+    // Hugo's own watch mode runs beside the server (dev --hugo), so pages and index follow every save.
+    dev: facts.generator === 'hugo' ? `content-index dev --hugo${flag}` : `${before}content-index dev${flag}`,
     deploy: `${before}content-index deploy${flag}`,
   };
   let manifest: Record<string, unknown> = {};

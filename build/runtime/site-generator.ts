@@ -78,9 +78,14 @@ export async function readHugoSite(
   const sections: Record<string, string[]> = {};
   for (const dir of dirs) {
     const entries = await readdir(join(root, dir), { withFileTypes: true }).catch(() => []);
-    // Hugo's sections are the content folder's top folders (hidden ones are not).
+    // Hugo's sections are the content folder's top folders (hidden ones are not), and not the folders
+    // of languages that have a content folder of their own (content/en with contentDir = 'content/en').
+    const languageFolder = (name: string) =>
+      [...dirs].some(
+        (other) => other === posix.join(dir, name) || other.startsWith(`${posix.join(dir, name)}/`),
+      );
     sections[dir] = entries
-      .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !languageFolder(e.name))
       .map((e) => e.name)
       .sort();
   }

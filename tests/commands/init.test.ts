@@ -26,9 +26,11 @@ const init = (...args: string[]) => runCli(root as string, {}, ['init', ...args]
 /** A Hugo site as `hugo new site` and a first post leave it, in Spanish, with a package.json of its own. */
 const HUGO_SITE = {
   'hugo.toml':
-    "baseURL = 'https://blog.example.org/'\nlanguageCode = 'es'\ndefaultContentLanguage = 'es'\ntitle = 'Mi blog'\n[params]\n  title = 'not the site'\n",
+    "baseURL = 'https://blog.example.org/'\nlanguageCode = 'es'\ndefaultContentLanguage = 'es'\ntitle = 'Mi blog'\n[params]\n  title = 'not the site'\n  email = 'hola@blog.example.org'\n",
   'content/posts/hola.es.md': md({ title: 'Hola', date: '2025-02-01' }),
   'layouts/_default/single.html': '{{ .Content }}\n',
+  // Hugo copies static/ into public/: the site serves its logo at /logo.png.
+  'static/logo.png': 'PNG',
   'functions/_middleware.ts': 'export const onRequest = (c: { next(): Promise<Response> }) => c.next();\n',
   '.gitignore': '/public/\nresources/_gen/\n.hugo_build.lock\n',
   'package.json':
@@ -50,6 +52,9 @@ it('sets up a Hugo site: configuration from hugo.toml, the Functions, wrangler.t
   }
   expect(await read('site.config.ts')).toContain("site: 'https://blog.example.org/',");
   expect(await read('site.config.ts')).toContain("name: 'Mi blog',");
+  // The contact Hugo's params give, and Hugo's static folder, whose _headers and _redirects are merged.
+  expect(await read('site.config.ts')).toContain("contactEmail: 'hola@blog.example.org',");
+  expect(await read('site.config.ts')).toContain("generatorStatic: ['static'],");
   expect(await read('site.config.ts')).toContain("import { defineSite } from 'content-index';");
   expect(await read('headers.config.ts')).toMatch(/v1: \{ published: '\d{4}-\d{2}-\d{2}' \}/);
   for (const [path, content] of Object.entries(FUNCTION_FILES)) expect(await read(path)).toBe(content);
@@ -59,7 +64,7 @@ it('sets up a Hugo site: configuration from hugo.toml, the Functions, wrangler.t
   const manifest = await read('package.json');
   expect(JSON.parse(manifest).scripts).toEqual({
     build: 'hugo --minify',
-    dev: 'hugo && content-index dev',
+    dev: 'content-index dev --hugo',
     deploy: 'hugo && content-index deploy',
   });
   expect(manifest).toContain('\n\t"scripts": {\n\t\t"build"');
@@ -178,7 +183,7 @@ it('runs the site generator before the tool in every script it writes, deploy in
   expect((await init()).code).toBe(0);
   expect(JSON.parse(await read('package.json')).scripts).toEqual({
     build: 'hugo && content-index build',
-    dev: 'hugo && content-index dev',
+    dev: 'content-index dev --hugo',
     deploy: 'hugo && content-index deploy',
   });
 });

@@ -112,8 +112,9 @@ describe('/.well-known/ai-plugin.json', () => {
   });
 
   it('derives every value from the site when aiPlugin is not configured', async () => {
+    const { aiPlugin: _, ...withoutPlugin } = FIXTURE_CONFIG;
     const manifest = await manifestOf({
-      ...FIXTURE_CONFIG,
+      ...withoutPlugin,
       name: 'Más Café, Menos Bugs',
       description: `${'Una descripción muy larga del sitio '.repeat(5)}fin.`,
     });

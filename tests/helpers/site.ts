@@ -12,6 +12,8 @@ export const FIXTURE_CONFIG = {
   name: 'Fixture',
   description: 'A fixture site',
   sections: [{ name: 'Blog', url: '/blog/' }],
+  // Given, as a site's own would be: left to their defaults, each is a warning on every build.
+  aiPlugin: { logoUrl: 'https://images.example.com/logo.png', contactEmail: 'fixture@example.com' },
 };
 
 /** Only v1, current: the lifecycle every fixture site has unless a test writes its own headers.config.ts. */

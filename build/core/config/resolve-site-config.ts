@@ -6,6 +6,7 @@ import { builtInValidator } from '../validation/validators.ts';
 import { resolveAiPlugin } from './ai-plugin-config.ts';
 import { AS_WRITTEN } from './route-pattern.ts';
 import {
+  type AiPluginInput,
   type ContentLayout,
   DEFAULT_D1,
   DEFAULT_LAYOUT,
@@ -111,6 +112,7 @@ export function resolveSiteConfig(
       },
       file,
     ),
+    aiPluginDefaulted: AI_PLUGIN_KEYS.filter((key) => config.aiPlugin?.[key] === undefined),
     perLanguage: {} as SiteConfig['perLanguage'],
     license: { name: 'Terms of use' },
     content,
@@ -149,6 +151,16 @@ export function resolveSiteConfig(
   if (description.es !== undefined) resolved.description = description.es;
   return resolved;
 }
+
+const AI_PLUGIN_KEYS: (keyof AiPluginInput)[] = [
+  'nameForHuman',
+  'nameForModel',
+  'descriptionForHuman',
+  'descriptionForModel',
+  'logoUrl',
+  'contactEmail',
+  'legalInfoUrl',
+];
 
 /**
  * A name is a proper noun: one given as plain text is every language's. A description is prose: one

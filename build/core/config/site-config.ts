@@ -11,9 +11,12 @@ export interface AiPluginInput {
   descriptionForHuman?: string;
   /** At most 8,000 characters. Default: a description of the API and the MCP server. */
   descriptionForModel?: string;
-  /** Absolute, or relative to the site. Default: `/logo.png`. */
+  /**
+   * Absolute, or relative to the site. Default: the site's own logo, the first of `/logo.png`,
+   * `/logo.svg`, `/images/logo.png`… (then favicons) it serves; with none, `/logo.png` and a warning.
+   */
   logoUrl?: string;
-  /** Default: `webmaster@<site host>`, the mailbox RFC 2142 reserves for web services. */
+  /** Default: `webmaster@<site host>` (the mailbox RFC 2142 reserves for web services), with a warning. */
   contactEmail?: string;
   /** Absolute, or relative to the site. Default: the API reference page (`/docs/`), which states the terms of use. */
   legalInfoUrl?: string;
@@ -221,6 +224,8 @@ export interface SiteConfig {
   routes: RoutePatterns;
   urls: UrlStyle;
   aiPlugin: AiPluginConfig;
+  /** The `aiPlugin` values the configuration left to their defaults (the build says so when it matters). */
+  aiPluginDefaulted: (keyof AiPluginInput)[];
   content: ContentLayout;
   /** Relative to the project root; unset: none. */
   static?: string;

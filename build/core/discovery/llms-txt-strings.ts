@@ -10,10 +10,10 @@ export interface LlmsLinks {
 /** The fixed text of one language's llms.txt, written in that language: a model reads the file whole. */
 export interface LlmsStrings {
   sections: Record<ContentType, string>;
-  /** Blockquote when the site has no description. */
-  summary(name: string): string;
-  /** The paragraph on how to use the API and the MCP server (Markdown). */
-  usage(links: LlmsLinks): string;
+  /** Blockquote when the site has no description; `kinds` are those the site has (never empty). */
+  summary(name: string, kinds: readonly ContentType[]): string;
+  /** The paragraph on how to use the API and the MCP server (Markdown), naming the kinds the site has. */
+  usage(links: LlmsLinks, kinds: readonly ContentType[]): string;
   /** What this file covers. */
   scope: string;
   languageNames: Record<Language, string>;
@@ -27,12 +27,30 @@ export interface LlmsStrings {
   };
 }
 
+const ES_PLURAL = { post: 'artículos', project: 'proyectos', tip: 'consejos' };
+const ES_SINGULAR = { post: 'artículo', project: 'proyecto', tip: 'consejo' };
+const EN_PLURAL = { post: 'posts', project: 'projects', tip: 'tips' };
+const EN_SINGULAR = { post: 'post', project: 'project', tip: 'tip' };
+const PT_PLURAL = { post: 'artigos', project: 'projetos', tip: 'dicas' };
+const PT_SINGULAR = { post: 'artigo', project: 'projeto', tip: 'dica' };
+
+/** `artículos, proyectos y consejos`, `posts and tips`, `posts`: the kinds a site has, as a list. */
+function listed(kinds: readonly ContentType[], words: Record<ContentType, string>, and: string): string {
+  const names = kinds.map((kind) => words[kind]);
+  const last = names.pop() ?? '';
+  return names.length > 0 ? `${names.join(', ')} ${and} ${last}` : last;
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export const LLMS_STRINGS: Record<Language, LlmsStrings> = {
   es: {
     sections: { post: 'Artículos', project: 'Proyectos', tip: 'Consejos' },
-    summary: (name) => `Artículos, proyectos y consejos de ${name}.`,
-    usage: (l) =>
-      `Todo el contenido del sitio se puede leer por máquina, sin autenticación: [el índice en JSON](${l.index}) lista en una sola petición GET cada artículo, proyecto y consejo con su título, su descripción y sus direcciones en español, inglés y portugués, y [la descripción OpenAPI](${l.openapi}) documenta su formato. Los agentes pueden buscar y filtrar sin descargar el índice con el [servidor MCP](${l.mcp}) (Model Context Protocol) y sus herramientas \`list_content\`, \`search_content\` y \`content_stats\`.`,
+    summary: (name, kinds) => `${capitalized(listed(kinds, ES_PLURAL, 'y'))} de ${name}.`,
+    usage: (l, kinds) =>
+      `Todo el contenido del sitio se puede leer por máquina, sin autenticación: [el índice en JSON](${l.index}) lista en una sola petición GET cada ${listed(kinds, ES_SINGULAR, 'y')} con su título, su descripción y sus direcciones en español, inglés y portugués, y [la descripción OpenAPI](${l.openapi}) documenta su formato. Los agentes pueden buscar y filtrar sin descargar el índice con el [servidor MCP](${l.mcp}) (Model Context Protocol) y sus herramientas \`list_content\`, \`search_content\` y \`content_stats\`.`,
     scope: 'Este archivo lista las páginas en español, la versión canónica de cada contenido.',
     languageNames: { es: 'español', en: 'inglés', 'pt-br': 'portugués' },
     optional: {
@@ -45,9 +63,9 @@ export const LLMS_STRINGS: Record<Language, LlmsStrings> = {
   },
   en: {
     sections: { post: 'Posts', project: 'Projects', tip: 'Tips' },
-    summary: (name) => `Posts, projects and tips from ${name}.`,
-    usage: (l) =>
-      `All of the site's content can be read by machine, with no authentication: [the JSON index](${l.index}) lists every post, project and tip in one GET request, with its title, description and addresses in Spanish, English and Portuguese, and [the OpenAPI description](${l.openapi}) documents its format. Agents can search and filter without downloading the index through the [MCP server](${l.mcp}) (Model Context Protocol) and its tools \`list_content\`, \`search_content\` and \`content_stats\`.`,
+    summary: (name, kinds) => `${capitalized(listed(kinds, EN_PLURAL, 'and'))} from ${name}.`,
+    usage: (l, kinds) =>
+      `All of the site's content can be read by machine, with no authentication: [the JSON index](${l.index}) lists every ${listed(kinds, EN_SINGULAR, 'and')} in one GET request, with its title, description and addresses in Spanish, English and Portuguese, and [the OpenAPI description](${l.openapi}) documents its format. Agents can search and filter without downloading the index through the [MCP server](${l.mcp}) (Model Context Protocol) and its tools \`list_content\`, \`search_content\` and \`content_stats\`.`,
     scope:
       'This file lists the pages that exist in English, with their English titles; the Spanish page is the canonical one.',
     languageNames: { es: 'Spanish', en: 'English', 'pt-br': 'Portuguese' },
@@ -61,9 +79,9 @@ export const LLMS_STRINGS: Record<Language, LlmsStrings> = {
   },
   'pt-br': {
     sections: { post: 'Artigos', project: 'Projetos', tip: 'Dicas' },
-    summary: (name) => `Artigos, projetos e dicas de ${name}.`,
-    usage: (l) =>
-      `Todo o conteúdo do site pode ser lido por máquina, sem autenticação: [o índice em JSON](${l.index}) lista em uma única requisição GET cada artigo, projeto e dica com título, descrição e endereços em espanhol, inglês e português, e [a descrição OpenAPI](${l.openapi}) documenta o formato. Agentes podem buscar e filtrar sem baixar o índice pelo [servidor MCP](${l.mcp}) (Model Context Protocol) e suas ferramentas \`list_content\`, \`search_content\` e \`content_stats\`.`,
+    summary: (name, kinds) => `${capitalized(listed(kinds, PT_PLURAL, 'e'))} de ${name}.`,
+    usage: (l, kinds) =>
+      `Todo o conteúdo do site pode ser lido por máquina, sem autenticação: [o índice em JSON](${l.index}) lista em uma única requisição GET cada ${listed(kinds, PT_SINGULAR, 'e')} com título, descrição e endereços em espanhol, inglês e português, e [a descrição OpenAPI](${l.openapi}) documenta o formato. Agentes podem buscar e filtrar sem baixar o índice pelo [servidor MCP](${l.mcp}) (Model Context Protocol) e suas ferramentas \`list_content\`, \`search_content\` e \`content_stats\`.`,
     scope:
       'Este arquivo lista as páginas que existem em português, com os títulos em português; a página em espanhol é a canônica.',
     languageNames: { es: 'espanhol', en: 'inglês', 'pt-br': 'português' },

@@ -21,14 +21,20 @@ export function llmsTxt(model: ContentModel, lang: Language, ctx: LlmsTxtContext
   const text = LLMS_STRINGS[lang];
   const at = (path: string) => addressOf(config.site, path);
   const name = siteName(config, lang);
+  // The kinds the site has (a blog of posts alone is not "posts, projects and tips"); all for an empty one.
+  const present = CONTENT_TYPES.filter((type) => model.entries.some((entry) => entry.type === type));
+  const kinds = present.length > 0 ? present : CONTENT_TYPES;
   const blocks: string[] = [
     `# ${headingText(name)}`,
-    `> ${markdownText(siteDescription(config, lang) ?? text.summary(name))}`,
-    text.usage({
-      index: at(indexPath(ctx.version)),
-      openapi: at(DISCOVERY_PATHS.openapi),
-      mcp: at(DISCOVERY_PATHS.mcp),
-    }),
+    `> ${markdownText(siteDescription(config, lang) ?? text.summary(name, kinds))}`,
+    text.usage(
+      {
+        index: at(indexPath(ctx.version)),
+        openapi: at(DISCOVERY_PATHS.openapi),
+        mcp: at(DISCOVERY_PATHS.mcp),
+      },
+      kinds,
+    ),
     text.scope,
   ];
   for (const type of CONTENT_TYPES) {
