@@ -58,8 +58,7 @@ export async function reconcile(
     if (newRecord.files[path] !== undefined) {
       // A generator run meanwhile (hugo --watch beside dev) rewrote its copy: the next build merges it.
       const copies = generatorCopies?.get(path);
-      if (copies && copies.includes(await readFile(nativePath(oldDir, path), 'utf8').catch(() => '')))
-        continue;
+      if (copies?.includes(await readFile(nativePath(oldDir, path), 'utf8').catch(() => ''))) continue;
       warnings.push(await rescue(place, oldDir, path));
       continue;
     }
