@@ -11,6 +11,7 @@ import { type BuildOptions, type BuildResult, build } from '../index.ts';
 import { count } from '../report.ts';
 import { importGeneration, readD1Manifest, switchGeneration } from '../runtime/d1-import.ts';
 import { withDocsPaths } from '../runtime/docs-path.ts';
+import { type HugoWatch, startHugoWatch } from '../runtime/hugo-watch.ts';
 // chokidar loads only when dev runs: every other command starts without it.
 import type { SourceEvent, WatchPlan } from '../runtime/watch-sources.ts';
 import {
@@ -29,6 +30,8 @@ import { type BuildFlags, buildOptions, printWarnings, reportFailure, withBuildF
 interface DevFlags extends BuildFlags {
   port: string;
   ip: string;
+  /** `--hugo`: true, or extra flags for hugo. */
+  hugo?: boolean | string;
 }
 
 /**
@@ -41,6 +44,11 @@ const COALESCE_MS = 15;
  * closes the files of the last rebuild are looked at again, so a write that landed in it is built too.
  */
 const RECHECK_MS = 60;
+/**
+ * With --hugo, how long after a save dev waits for Hugo to begin building it before it publishes the
+ * index alone: Hugo gathers file events and builds every 500 ms, so a save it builds begins by then.
+ */
+const PAGES_WAIT_MS = 1000;
 /** The parse cache is written this long after the last rebuild. */
 const CACHE_SAVE_MS = 2000;
 /** A build that trusted the watcher is checked against the whole content folder this long after. */
@@ -53,6 +61,10 @@ export function registerDevCommand(program: Command, context: CliContext): void 
     .option('--out <dir>', 'output folder', 'public')
     .option('--port <port>', 'port to serve on', '8788')
     .option('--ip <address>', 'address to listen on', '127.0.0.1')
+    .option(
+      '--hugo [flags]',
+      "run Hugo's watch mode beside the server (hugo --watch, with these flags): pages and index follow every save",
+    )
     .action((flags: DevFlags) => runDev(flags, context));
 }
 
@@ -97,6 +109,16 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const changed = new Map<string, SourceEvent>();
   /** Each file's identity when a rebuild last started, to tell later writes from those it saw. */
   const seen = new Map<string, string>();
+  /** When the oldest change waiting was seen (what Hugo's next build must start after, with --hugo). */
+  let firstChange: number | undefined;
+  /** dev --hugo: Hugo's watch mode, started before the first build. */
+  let pages: HugoWatch | undefined;
+  /** Stands for "Hugo wrote the pages" among the changes: a rebuild carries them and re-merges static/'s files. */
+  const PAGES = join(outDir, '.');
+  /** Files only content-index reads: a change to them is built at once, Hugo or not. */
+  const ownFiles = new Set(
+    [configFile, flags.headers ?? 'headers.config.ts', '_headers', '_redirects'].map((f) => resolve(root, f)),
+  );
 
   // The D1 backend serves from wrangler's local D1 (the same state `wrangler pages dev` uses): each build
   // whose content changed is imported there, and the local database switched to it. Imports run one at
@@ -176,17 +198,30 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const flush = async (): Promise<void> => {
     if (running || stopping || changed.size === 0) return;
     running = true;
+    // With Hugo beside it, a save Hugo builds too is published once Hugo has written its pages: a new
+    // page and its index entry are served together, and this build carries Hugo's fresh pages.
+    if (pages && firstChange !== undefined && [...changed.keys()].some((path) => !ownFiles.has(path))) {
+      await pages.settled(firstChange, PAGES_WAIT_MS);
+      if (stopping) {
+        running = false;
+        return;
+      }
+    }
     const batch = new Map(changed);
     changed.clear();
+    firstChange = undefined;
+    const files = [...batch.keys()].filter((path) => path !== PAGES);
     try {
-      for (const [path, identity] of await identities([...batch.keys()])) seen.set(path, identity);
+      for (const [path, identity] of await identities(files)) seen.set(path, identity);
       // Content files saved in place: the build takes the watcher's word that nothing else changed.
       const edits = [...batch].every(
-        ([path, event]) => event === 'change' && isInside(plan.contentDir, path),
+        ([path, event]) => path === PAGES || (event === 'change' && isInside(plan.contentDir, path)),
       );
       await rebuild(
-        `rebuilt after ${reasonFor(root, batch)}`,
-        edits && cache ? new Set(batch.keys()) : undefined,
+        batch.size === 1 && batch.has(PAGES)
+          ? 'rebuilt after hugo wrote the pages'
+          : `rebuilt after ${reasonFor(root, new Map([...batch].filter(([path]) => path !== PAGES)))}`,
+        edits && cache ? new Set(files) : undefined,
       );
       if (batch.has(configFile)) {
         plan = planFrom(last?.config ?? (await configOf(root, configFile, context)));
@@ -195,7 +230,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     } finally {
       running = false;
     }
-    setTimeout(() => void recheck([...batch.keys()]), RECHECK_MS).unref();
+    setTimeout(() => void recheck(files), RECHECK_MS).unref();
     schedule();
   };
   const recheck = async (paths: readonly string[]): Promise<void> => {
@@ -250,12 +285,54 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         if (identity === seen.get(path)) return; // a rebuild already read the file as it is now
         // Named for what the file is now: events of one save can arrive late and out of order.
         changed.set(path, identity === GONE ? 'unlink' : event === 'unlink' ? 'change' : event);
+        firstChange ??= Date.now();
         schedule();
       });
     },
     onError: (error) => context.printErr(`warning: while watching: ${error.message}`),
   });
   await watcher.ready;
+  if (flags.hugo !== undefined && flags.hugo !== false) {
+    try {
+      pages = startHugoWatch({
+        root,
+        env: { ...process.env, ...context.env },
+        outDir,
+        flags: typeof flags.hugo === 'string' ? flags.hugo.split(/\s+/).filter(Boolean) : [],
+        printErr: (line) => context.printErr(line),
+      });
+      await pages.ready;
+    } catch (error) {
+      await pages?.stop();
+      await watcher.close().catch(() => undefined);
+      const problem = isContentIndexError(error)
+        ? error
+        : new ContentIndexError([
+            {
+              code: 'source_unreadable',
+              file: 'hugo',
+              message: `could not build the pages: ${error instanceof Error ? error.message : String(error)}`,
+              hint: 'fix what hugo says, then run dev again (hugo --watch stops when its first build fails)',
+            },
+          ]);
+      context.exit(reportFailure(problem, context, { debug: flags.debug ?? false, wrote: false }));
+      return;
+    }
+    context.print('✓ hugo: pages built; hugo --watch keeps them current');
+    pages.onBuilt(() => {
+      // A build dev waits for is carried by the rebuild that follows (this joins its batch); any other
+      // (a layout, static/, Hugo's configuration) gets one of its own, which also merges static/'s
+      // _headers and _redirects over Hugo's copies.
+      changed.set(PAGES, 'change');
+      firstChange ??= Date.now();
+      schedule();
+    });
+    void pages.exited.then((code) => {
+      if (stopping) return;
+      context.printErr(`✗ hugo stopped (exit ${code}); stopping`);
+      void stop(code || 1);
+    });
+  }
   running = true;
   await rebuild('built');
   running = false;
@@ -272,7 +349,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     clearTimeout(verifyTimer);
     await saveCache();
     await watcher.close().catch(() => undefined);
-    await wrangler?.stop();
+    await Promise.all([wrangler?.stop(), pages?.stop()]);
     if (code) context.exit(code);
     finish();
   };
@@ -305,7 +382,10 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   process.once('SIGINT', () => void stop(0));
   process.once('SIGTERM', () => void stop(0));
   // Whatever ends this process, wrangler goes with it (its supervisor also sees its stdin close).
-  process.once('exit', () => wrangler?.kill());
+  process.once('exit', () => {
+    wrangler?.kill();
+    pages?.kill();
+  });
   schedule(); // what was saved during the first build
   await finished;
 }

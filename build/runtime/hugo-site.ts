@@ -28,6 +28,8 @@ export interface HugoSetup {
   aiPluginComments: string[];
   /** Hugo's static folders, which it copies into the output (their _headers and _redirects are merged). */
   generatorStatic: string[];
+  /** The logo found in them (`static/logo.png`), which the build takes with no setting. */
+  servedLogo?: string;
   out: string;
   content: ContentLayoutInput;
   routes: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
@@ -60,7 +62,12 @@ export function languageOfKey(key: string): Language | undefined {
  * @param sections the top folders of each content folder Hugo reads (`content` → `['posts', 'about']`),
  *   keyed by the folder relative to the project root.
  */
-export function planHugoSite(settings: HugoSettings, sections: Record<string, string[]>): HugoSetupResult {
+export function planHugoSite(
+  settings: HugoSettings,
+  sections: Record<string, string[]>,
+  /** A logo among the files Hugo copies from its static folders (`static/logo.png`), which the build finds. */
+  served: { logo?: string } = {},
+): HugoSetupResult {
   const notes: string[] = [];
   const configFile = settings.files[0] ?? 'hugo.toml';
 
@@ -256,6 +263,7 @@ export function planHugoSite(settings: HugoSettings, sections: Record<string, st
     aiPlugin: {},
     aiPluginComments: [],
     generatorStatic: settings.staticDirs,
+    ...(served.logo !== undefined && { servedLogo: served.logo }),
     notes,
   };
   const site = published.get(defaultLanguage)?.baseURL ?? settings.baseURL;
@@ -301,14 +309,19 @@ export function shortName(name: string, limit: number): string {
   const trimmed = (text: string) => text.replace(/[\s,;:.|·—–-]+$/u, '').trim();
   const head = trimmed(name.split(TAGLINE)[0] ?? '');
   if (head && fits(head)) return head;
-  let out = '';
+  const words: string[] = [];
   for (const word of name.trim().split(/\s+/)) {
-    const next = out ? `${out} ${word}` : word;
-    if (!fits(trimmed(next))) break;
-    out = next;
+    if (!fits(trimmed([...words, word].join(' ')))) break;
+    words.push(word);
   }
-  return trimmed(out) || Array.from(name.trim()).slice(0, limit).join('').trim();
+  // "Apuntes de" reads as cut short: a name does not end on a word that joins it to the next.
+  while (words.length > 1 && JOINING.has((words.at(-1) as string).toLowerCase())) words.pop();
+  return trimmed(words.join(' ')) || Array.from(name.trim()).slice(0, limit).join('').trim();
 }
+
+const JOINING = new Set(
+  'a al and com da das de del do dos e el en for in la las los of on o or the to y with'.split(' '),
+);
 
 /**
  * A Hugo permalink (`/:year/:month/:slug/`) as a route. Tokens with no route equivalent are written as

@@ -31,7 +31,7 @@ export interface ProjectFacts {
   packageJson?: string;
   gitignore?: string;
   /** A Hugo site's configuration, read by hugo-config.ts, and the top folders of its content folders. */
-  hugo?: { settings: HugoSettings; sections: Record<string, string[]> };
+  hugo?: { settings: HugoSettings; sections: Record<string, string[]>; logo?: string };
   generator: Generator;
   /** YYYY-MM-DD: the publication date of the site's first API version. */
   today: string;
@@ -136,7 +136,9 @@ export function planInit(facts: ProjectFacts): InitPlan {
 }
 
 function hugoSetup(hugo: NonNullable<ProjectFacts['hugo']>): HugoSetup {
-  const result = planHugoSite(hugo.settings, hugo.sections);
+  const result = planHugoSite(hugo.settings, hugo.sections, {
+    ...(hugo.logo !== undefined && { logo: hugo.logo }),
+  });
   if (result.ok) return result.setup;
   throw new ContentIndexError([
     {
@@ -230,11 +232,14 @@ function aiPluginLines(hugo: HugoSetup): string[] {
   const entries = Object.entries(hugo.aiPlugin).filter(([, value]) => value !== undefined);
   const missing = [
     ...(hugo.aiPlugin.contactEmail === undefined ? ["contactEmail: 'you@example.com'"] : []),
-    ...(hugo.aiPlugin.logoUrl === undefined ? ["logoUrl: '/logo.png'"] : []),
+    ...(hugo.aiPlugin.logoUrl === undefined && hugo.servedLogo === undefined ? ["logoUrl: '/logo.png'"] : []),
   ];
   const lines = [
     `  // /.well-known/ai-plugin.json (every key has a default: ${PACKAGE_DOCS}/discovery.md).`,
     ...hugo.aiPluginComments.map((comment) => `  // ${comment}`),
+    ...(hugo.aiPlugin.logoUrl === undefined && hugo.servedLogo !== undefined
+      ? [`  // The logo is ${hugo.servedLogo}, which Hugo publishes: the build finds it (or set logoUrl).`]
+      : []),
   ];
   if (missing.length > 0)
     lines.push(

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { ContentIndexError } from '../core/errors.ts';
+import { LOGO_CANDIDATES } from '../stages/ai-plugin-assets.ts';
 import {
   HUGO_CONFIG_DIRS,
   HUGO_ROOT_FILES,
@@ -70,7 +71,7 @@ async function filesBelow(root: string, dir: string): Promise<string[]> {
 export async function readHugoSite(
   root: string,
   files: readonly HugoConfigFile[],
-): Promise<{ settings: HugoSettings; sections: Record<string, string[]> }> {
+): Promise<{ settings: HugoSettings; sections: Record<string, string[]>; logo?: string }> {
   const result = readHugoConfig(files);
   if (!result.ok) throw new ContentIndexError(result.problems);
   const { settings } = result;
@@ -88,6 +89,13 @@ export async function readHugoSite(
       .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !languageFolder(e.name))
       .map((e) => e.name)
       .sort();
+  }
+  // A logo Hugo publishes from its static folders, as the build would find it in the output.
+  for (const dir of settings.staticDirs) {
+    for (const candidate of LOGO_CANDIDATES) {
+      if (existsSync(join(root, dir, ...candidate.split('/'))))
+        return { settings, sections, logo: posix.join(dir, candidate) };
+    }
   }
   return { settings, sections };
 }

@@ -65,9 +65,20 @@ export function startSupervisedWrangler(
   options: { cwd: string; env: NodeJS.ProcessEnv },
 ): SupervisedWrangler {
   const { args: full } = wranglerCommand(args);
+  return startSupervised(full, options);
+}
+
+/**
+ * Any program under the same supervisor (`['--exec', program, ...args]`, or a Node script's path and
+ * its arguments): its whole process group ends with this process, however this process ends.
+ */
+export function startSupervised(
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): SupervisedWrangler {
   // Beside this file in the sources, and beside the bundle in dist/: the same name in both layouts.
   const supervisor = fileURLToPath(new URL('./wrangler-supervisor.js', import.meta.url));
-  const child = spawn(process.execPath, [supervisor, ...full], {
+  const child = spawn(process.execPath, [supervisor, ...args], {
     cwd: options.cwd,
     env: { ...options.env, WRANGLER_SEND_METRICS: 'false' },
     stdio: ['pipe', 'pipe', 'pipe'],
