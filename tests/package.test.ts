@@ -1,5 +1,16 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { promisify } from 'node:util';
@@ -44,7 +55,11 @@ interface Packed {
   files: { path: string }[];
 }
 
+/** What the package is packed from in a clone (package.json's files, and what npm always adds). */
+const PACKED_FROM = ['package.json', 'bin', 'dist', 'docs', 'README.md', 'ARCHITECTURE.md', 'LICENSE'];
+
 let work: string;
+let packedManifest: { scripts?: Record<string, string>; [key: string]: unknown };
 let site: string;
 let packed: Packed;
 let install: { code: number; stdout: string; stderr: string };
@@ -54,14 +69,23 @@ const cli = (...args: string[]) =>
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'content-index-package-'));
-  // dist/ is current (the global setup); --ignore-scripts keeps `prepare` from doing it again.
-  const pack = await sh(
-    npm,
-    ['pack', '--json', '--ignore-scripts', '--pack-destination', work],
-    PROJECT_ROOT,
-  );
+  // `npm pack` as in a clone, scripts and all (prepack cleans package.json, postpack puts it back), in a
+  // copy of the repository: the other test files read this repository's package.json meanwhile. dist/
+  // is current (the global setup), so prepack's build-dist.mjs finds nothing to do.
+  const clone = join(work, 'clone');
+  for (const path of [...PACKED_FROM, 'scripts', 'build', 'tsconfig.json']) {
+    await cp(join(PROJECT_ROOT, path), join(clone, path), { recursive: true });
+  }
+  await symlink(join(PROJECT_ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
+  const pack = await sh(npm, ['pack', '--json', '--pack-destination', work], clone);
   expect(pack.code, pack.stderr).toBe(0);
-  [packed] = JSON.parse(pack.stdout) as [Packed];
+  [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as [Packed];
+  packedManifest = JSON.parse(
+    (await run('tar', ['-xzOf', join(work, packed.filename), 'package/package.json'])).stdout,
+  );
+  expect(await readFile(join(clone, 'package.json'), 'utf8')).toBe(
+    await readFile(join(PROJECT_ROOT, 'package.json'), 'utf8'),
+  );
 
   site = join(work, 'hugo-site');
   const files: Record<string, string> = {
@@ -137,6 +161,28 @@ it('packs prebuilt JavaScript, type declarations and what it serves, and no Type
   console.info(
     `package: ${packed.filename} ${(packed.size / 1024).toFixed(0)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${paths.length} files`,
   );
+});
+
+it('packs a package.json whose scripts all work in an installed copy: none that runs what is not shipped', () => {
+  // The repository's scripts run scripts/, tests/ and dev tools, none of which ship: npm 11 would list
+  // `prepare` as an install script to approve, and `npm run build` in node_modules/content-index would fail.
+  const shipped = new Set(packed.files.map((f) => f.path));
+  const broken = Object.entries(packedManifest.scripts ?? {}).filter(([, command]) =>
+    [...command.matchAll(/(?:^|\s)((?:\.\/)?[\w.-]+\/[\w./-]+\.[cm]?[jt]s)\b/g)].some(
+      ([, file]) => !shipped.has((file as string).replace(/^\.\//, '')),
+    ),
+  );
+  expect(broken).toEqual([]);
+  expect(
+    Object.keys(packedManifest.scripts ?? {}).filter((name) => /^(pre|post)?(install|prepare)$/.test(name)),
+  ).toEqual([]);
+  expect(packedManifest.devDependencies).toBeUndefined();
+  expect(packedManifest['clean-package']).toBeUndefined();
+  // The manifest is otherwise the repository's: what an installed copy runs is unchanged.
+  expect(packedManifest).toMatchObject({
+    name: 'content-index',
+    bin: { 'content-index': 'bin/content-index.js' },
+  });
 });
 
 it('every relative link of the shipped README and docs leads to a file the package ships', async () => {

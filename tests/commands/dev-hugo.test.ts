@@ -1,0 +1,190 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HUGO, type HugoSite, hugoSite, userEnv } from '../helpers/hugo-site.ts';
+import { freePort } from '../helpers/pages-dev.ts';
+import { md } from '../helpers/site.ts';
+
+// `npm run dev` as init writes it in a Hugo site (content-index dev --hugo): Hugo's watch mode keeps
+// the pages current beside the API, so after every save the new page and its index entry are served
+// together; hugo ends with dev, even when dev is killed.
+if (!HUGO) console.warn('dev-hugo.test.ts: skipped, hugo is not on the PATH (apt-get install hugo)');
+
+let site: HugoSite;
+let child: ChildProcess;
+let url: string;
+let stdout = '';
+let stderr = '';
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+}
+
+/** The index entry with this title, if the served index lists it: its address on the local server. */
+async function listed(title: string): Promise<string | undefined> {
+  const response = await fetch(`${url}/api/v1/content.json`, { headers: { 'cache-control': 'no-cache' } });
+  const body = (await response.json()) as { content: { title: string; url: string }[] };
+  const item = body.content.find((c) => c.title === title);
+  return item && new URL(item.url).pathname;
+}
+
+/** Whether the page at `path` is served with this title (hugo's layout writes it as the H1). */
+async function served(path: string, title: string): Promise<boolean> {
+  const response = await fetch(`${url}${path}`);
+  return response.status === 200 && (await response.text()).includes(`<h1>${title}</h1>`);
+}
+
+/** Every process below `pid`, with its command line (Linux; elsewhere none). */
+async function descendants(pid: number): Promise<{ pid: number; command: string }[]> {
+  if (!existsSync('/proc')) return [];
+  const children = new Map<number, number[]>();
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+  }
+  const found: { pid: number; command: string }[] = [];
+  const visit = async (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      const command = (await readFile(`/proc/${c}/cmdline`, 'utf8').catch(() => '')).split('\0').join(' ');
+      found.push({ pid: c, command });
+      await visit(c);
+    }
+  };
+  await visit(pid);
+  return found;
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let started: { pid: number; command: string }[] = [];
+
+describe.skipIf(!HUGO)(`dev --hugo (hugo ${HUGO ?? ''})`, () => {
+  beforeAll(async () => {
+    site = await hugoSite('es-en-long-title-static-files', 'apuntes-dev');
+    const init = await site.sh(process.execPath, ['node_modules/.bin/content-index', 'init']);
+    expect(init.code, init.stderr).toBe(0);
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    // The dev script init wrote, run as npm runs it (its bin from node_modules/.bin), on a free port.
+    const script = JSON.parse(await site.read('package.json')).scripts.dev as string;
+    expect(script).toBe('content-index dev --hugo');
+    child = spawn(
+      process.execPath,
+      ['node_modules/.bin/content-index', ...script.split(' ').slice(1), '--port', String(port)],
+      { cwd: site.root, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stdout?.on('data', (c) => (stdout += c));
+    child.stderr?.on('data', (c) => (stderr += c));
+    await until('the dev server', async () => (stdout.includes('✓ serving') ? true : undefined), 90_000);
+    await until('the first page and entry', async () => {
+      const path = await listed('Hola mundo');
+      return path && (await served(path, 'Hola mundo')) ? true : undefined;
+    });
+    started = child.pid ? await descendants(child.pid) : [];
+  }, 120_000);
+  afterAll(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+    for (const { pid } of started) if (running(pid)) process.kill(pid, 'SIGKILL'); // only if a test failed
+    await site?.dispose();
+  });
+
+  it('serves each of ten saves (new posts, edits, renames) as its page and index entry together, within a second', async () => {
+    expect(stdout).toContain('✓ hugo: pages built; hugo --watch keeps them current');
+    const file = (name: string) => join(site.root, 'content/posts', `${name}.md`);
+    const saves: { title: string; save: () => Promise<void>; gone?: string }[] = [];
+    for (let i = 0; i < 4; i++)
+      saves.push({
+        title: `Nuevo ${i}`,
+        save: () => writeFile(file(`nuevo-${i}`), md({ title: `Nuevo ${i}` })),
+      });
+    for (let i = 0; i < 4; i++)
+      saves.push({
+        title: `Editado ${i}`,
+        save: () => writeFile(file(`nuevo-${i}`), md({ title: `Editado ${i}` })),
+      });
+    for (let i = 0; i < 2; i++)
+      saves.push({
+        title: `Editado ${i}`,
+        // A rename: the same post, at the address its new file name gives it.
+        save: () => rename(file(`nuevo-${i}`), file(`renombrado-${i}`)),
+        gone: `/posts/nuevo-${i}/`,
+      });
+    const times: number[] = [];
+    for (const [n, { title, save, gone }] of saves.entries()) {
+      const saved = Date.now();
+      await save();
+      // The moment the index lists the save, its page is there: index and page agree, never an entry
+      // whose page answers 404.
+      const path = await until(
+        `save ${n} in the index`,
+        async () => {
+          const at = await listed(title);
+          return at && (!gone || at !== gone) ? at : undefined;
+        },
+        5000,
+      );
+      times.push(Date.now() - saved);
+      expect(await served(path, title), `save ${n}: ${path} when the index listed it`).toBe(true);
+      if (gone) expect(path).toBe(`/posts/renombrado-${n - 8}/`);
+    }
+    console.info(`dev --hugo: each save's page and index entry served after ${times.join(', ')} ms`);
+    for (const [n, ms] of times.entries()) expect(ms, `save ${n}`).toBeLessThanOrEqual(1000);
+    expect(stderr).not.toMatch(/internal error|✗|changed since|was not written by content-index/);
+  });
+
+  it('serves the merged static/_redirects while hugo copies it again on every change of static/', async () => {
+    await writeFile(
+      join(site.root, 'static/_redirects'),
+      '/viejo /posts/hola/ 301\n/nuevo /posts/redes/ 302\n',
+    );
+    // Hugo copies the file over the build's merged one; the rebuild that follows merges it again.
+    await until('the merged file', async () => {
+      const merged = await site.read('public/_redirects');
+      return merged.includes('/nuevo /posts/redes/ 302') &&
+        merged.includes('/api/content.json/ /api/content.json 308')
+        ? true
+        : undefined;
+    });
+    await until(
+      'the new rule served',
+      async () => ((await fetch(`${url}/nuevo`, { redirect: 'manual' })).status === 302 ? true : undefined),
+      60_000,
+    );
+    expect((await fetch(`${url}/api/content.json/`, { redirect: 'manual' })).status).toBe(308);
+  });
+
+  it('takes hugo down with it when it is killed (SIGKILL)', async () => {
+    started = child.pid ? await descendants(child.pid) : [];
+    const hugo = started.filter((p) => /(^|\/)hugo /.test(p.command));
+    if (existsSync('/proc')) expect(hugo.length, JSON.stringify(started)).toBe(1);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    await until('every process dev started to end', async () =>
+      started.some((p) => running(p.pid)) ? undefined : true,
+    );
+    // And with it, nothing writes pages any more.
+    await writeFile(join(site.root, 'content/posts/tarde.md'), md({ title: 'Tarde' }));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(existsSync(join(site.root, 'public/posts/tarde/index.html'))).toBe(false);
+  });
+});
