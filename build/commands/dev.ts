@@ -305,17 +305,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     } catch (error) {
       await pages?.stop();
       await watcher.close().catch(() => undefined);
-      const problem = isContentIndexError(error)
-        ? error
-        : new ContentIndexError([
-            {
-              code: 'source_unreadable',
-              file: 'hugo',
-              message: `could not build the pages: ${error instanceof Error ? error.message : String(error)}`,
-              hint: 'fix what hugo says, then run dev again (hugo --watch stops when its first build fails)',
-            },
-          ]);
-      context.exit(reportFailure(problem, context, { debug: flags.debug ?? false, wrote: false }));
+      context.exit(reportFailure(error, context, { debug: flags.debug ?? false, wrote: false }));
       return;
     }
     context.print('✓ hugo: pages built; hugo --watch keeps them current');

@@ -121,12 +121,17 @@ export function startHugoWatch(options: {
   void started.exited.then((code) => {
     if (pending) onLine(pending);
     // Hugo stops after a first build that failed: its words are the error.
+    const said =
+      failure.length > 0 ? failure.join('\n') : `hugo --watch stopped (exit ${code}) before its first build`;
     first?.reject(
-      new Error(
-        failure.length > 0
-          ? failure.join('\n')
-          : `hugo --watch stopped (exit ${code}) before its first build`,
-      ),
+      new ContentIndexError([
+        {
+          code: 'source_unreadable',
+          file: 'hugo',
+          message: `could not build the pages: ${said}`,
+          hint: 'fix what hugo says, then run dev again (hugo --watch stops when its first build fails)',
+        },
+      ]),
     );
     for (const wake of [...waiters]) wake();
   });

@@ -173,6 +173,27 @@ describe.skipIf(!HUGO)(`dev --hugo (hugo ${HUGO ?? ''})`, () => {
     expect((await fetch(`${url}/api/content.json/`, { redirect: 'manual' })).status).toBe(308);
   });
 
+  it("stops, with hugo's own message, when hugo's first build fails", async () => {
+    const broken = await hugoSite('es-en-long-title-static-files', 'roto');
+    try {
+      expect((await broken.sh(process.execPath, ['node_modules/.bin/content-index', 'init'])).code).toBe(0);
+      await writeFile(join(broken.root, 'content/posts/roto.md'), '---\ntitle: [roto\n---\n');
+      const result = await broken.sh(process.execPath, [
+        'node_modules/.bin/content-index',
+        'dev',
+        '--hugo',
+        '--port',
+        String(await freePort()),
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('hugo: could not build the pages: Error: Error building site:');
+      expect(result.stderr).toContain('content/posts/roto.md');
+      expect(result.stdout).not.toContain('✓ serving');
+    } finally {
+      await broken.dispose();
+    }
+  });
+
   it('takes hugo down with it when it is killed (SIGKILL)', async () => {
     started = child.pid ? await descendants(child.pid) : [];
     const hugo = started.filter((p) => /(^|\/)hugo /.test(p.command));
