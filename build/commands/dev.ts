@@ -280,12 +280,13 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     ignore: [outDir, resolve(root, PRIVATE_DIR)],
     ignorePrefixes: [join(dirname(outDir), `.${basename(outDir)}.content-index`)],
     onChange: (path, event) => {
+      const at = Date.now();
       void identities([path]).then((now) => {
         const identity = now.get(path);
         if (identity === seen.get(path)) return; // a rebuild already read the file as it is now
         // Named for what the file is now: events of one save can arrive late and out of order.
         changed.set(path, identity === GONE ? 'unlink' : event === 'unlink' ? 'change' : event);
-        firstChange ??= Date.now();
+        firstChange ??= at;
         schedule();
       });
     },
