@@ -81,6 +81,7 @@ export function startHugoWatch(options: {
   };
   const end = () => {
     clearTimeout(syncTimer);
+    syncTimer = undefined;
     const open = builds.at(-1);
     if (open && open.ended === undefined) open.ended = Date.now();
     if (!isReady) return;
@@ -90,6 +91,11 @@ export function startHugoWatch(options: {
   const onLine = (raw: string) => {
     const line = stripAnsi(raw).trimEnd();
     if (line === '') return;
+    // A static copy is done when Hugo has said nothing more for a moment (or ends a build it goes on to).
+    if (syncTimer !== undefined) {
+      clearTimeout(syncTimer);
+      syncTimer = setTimeout(end, SYNC_QUIET_MS);
+    }
     if (BEGINS.test(line)) {
       failure = [];
       begin();
@@ -109,17 +115,17 @@ export function startHugoWatch(options: {
       if (isReady) options.printErr(`hugo: ${line}`);
     }
   };
-  let pending = '';
-  const read = (chunk: Buffer) => {
-    pending += chunk.toString();
-    const lines = pending.split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) onLine(line);
-  };
-  started.process.stdout?.on('data', read);
-  started.process.stderr?.on('data', read);
+  // Whole lines, each stream its own (Hugo writes its errors to stderr, the rest to stdout).
+  const partial = { stdout: '', stderr: '' };
+  for (const name of ['stdout', 'stderr'] as const) {
+    started.process[name]?.on('data', (chunk: Buffer) => {
+      const lines = (partial[name] + chunk.toString()).split('\n');
+      partial[name] = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
+    });
+  }
   void started.exited.then((code) => {
-    if (pending) onLine(pending);
+    for (const rest of Object.values(partial)) if (rest) onLine(rest);
     // Hugo stops after a first build that failed: its words are the error.
     const said =
       failure.length > 0 ? failure.join('\n') : `hugo --watch stopped (exit ${code}) before its first build`;
