@@ -150,7 +150,7 @@ describe.skipIf(!HUGO)(`dev --hugo (hugo ${HUGO ?? ''})`, () => {
     console.info(`dev --hugo: each save's page and index entry served after ${times.join(', ')} ms`);
     for (const [n, ms] of times.entries()) expect(ms, `save ${n}`).toBeLessThanOrEqual(1000);
     expect(stderr).not.toMatch(/internal error|✗|changed since|was not written by content-index/);
-  });
+  }, 120_000);
 
   it('serves the merged static/_redirects while hugo copies it again on every change of static/', async () => {
     await writeFile(
@@ -171,7 +171,7 @@ describe.skipIf(!HUGO)(`dev --hugo (hugo ${HUGO ?? ''})`, () => {
       60_000,
     );
     expect((await fetch(`${url}/api/content.json/`, { redirect: 'manual' })).status).toBe(308);
-  });
+  }, 150_000);
 
   it("stops, with hugo's own message, when hugo's first build fails", async () => {
     const broken = await hugoSite('es-en-long-title-static-files', 'roto');
