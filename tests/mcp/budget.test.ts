@@ -10,6 +10,7 @@ import {
   SearchWorkExceeded,
 } from '../../build/core/edge/mcp/budget.ts';
 import { createEmbeddedBackend, embeddedData } from '../../build/core/edge/mcp/embedded.ts';
+import { createMcpFetch } from '../../build/core/edge/mcp/http.ts';
 import {
   buildSearchIndex,
   loadSearchIndex,
@@ -20,7 +21,7 @@ import { TOOL_SCHEMAS } from '../../build/core/edge/mcp/tool-schemas.ts';
 import { listContent, searchContent } from '../../build/core/edge/mcp/tools.ts';
 import { build } from '../../build/index.ts';
 import { leadingId } from '../../build/runtime/stdio-lines.ts';
-import { GENERATED } from '../helpers/mcp.ts';
+import { GENERATED, JSON_RPC_HEADERS } from '../helpers/mcp.ts';
 import { PROJECT_ROOT } from '../helpers/site.ts';
 
 const budget = (limits: Partial<RequestLimits>) => new RequestBudget({ ...REQUEST_LIMITS, ...limits });
@@ -53,7 +54,7 @@ describe('the search work a request may do', () => {
   const index = loadSearchIndex(buildSearchIndex(documents));
   const languages = () => ['es', 'en', 'pt-br'] as const;
 
-  it('counts every word match scored, and stops past maxWork', () => {
+  it('counts every word match scored, and stops past the budget', () => {
     const one = index.search({ terms: ['modelo'], limit: 10, languages });
     expect(one.total).toBe(3000);
     // One match per item and language: the three descriptions.
@@ -66,7 +67,7 @@ describe('the search work a request may do', () => {
         terms: searchTerms(words.join(' ')),
         limit: 100,
         languages,
-        maxWork: REQUEST_LIMITS.searchWork,
+        meter: budget({}).searchMeter(),
       }),
     ).toThrow(SearchWorkExceeded);
   });
@@ -128,6 +129,39 @@ describe('the tools under a budget', () => {
     await expect(searchContent(mcp, { query: 'python' }, budget({ searchWork: 3 }))).rejects.toThrow(
       'Request budget: search_content: this search would score more than the 3 word matches one request may score: its words are in very many items.',
     );
+  });
+
+  it('shares one search budget among the calls of a 2025-03-26 batch (issue 24, point 12)', async () => {
+    // What one search for the word scores.
+    const one = (await mcp.backend.search({ terms: searchTerms('python'), limit: 10 })).work;
+    expect(one).toBeGreaterThan(0);
+    // Room for two such searches: the third of the batch must be refused, whatever order the SDK runs
+    // the calls in (it starts them all before any answers: each used to read the whole budget first).
+    const serve = createMcpFetch({
+      mcp,
+      log: () => undefined,
+      limits: { ...REQUEST_LIMITS, searchWork: 2 * one + 1 },
+    });
+    const batch = [1, 2, 3, 4].map((id) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'search_content', arguments: { query: 'python' } },
+    }));
+    const response = await serve(
+      new Request('http://localhost/mcp', {
+        method: 'POST',
+        headers: { ...JSON_RPC_HEADERS, Host: 'localhost', 'Mcp-Protocol-Version': '2025-03-26' },
+        body: JSON.stringify(batch),
+      }),
+    );
+    expect(response.status).toBe(200);
+    const answers = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: ') && line.length > 6)
+      .map((line) => JSON.parse(line.slice(6)) as { id: number; result: { isError?: boolean } });
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3, 4]);
+    expect(answers.filter((a) => a.result.isError === true)).toHaveLength(2);
   });
 
   it('claims the limit asked for, defaults included, before the call runs', async () => {

@@ -1,4 +1,5 @@
 import type { ContentType, Language } from '../languages.ts';
+import type { WorkMeter } from './budget.ts';
 import type { McpEntry, McpInfo } from './mcp-data.ts';
 import type { SearchField } from './search-index.ts';
 
@@ -41,10 +42,11 @@ export interface SearchRequest {
   lang?: Language;
   limit: number;
   /**
-   * The most word matches the search may score (budget.ts `searchWork`): past it, the embedded backend
-   * stops with SearchWorkExceeded. D1 matches in the database and ignores it.
+   * Charged with every word match the search scores, as it scores it (budget.ts): past the request's
+   * budget it throws SearchWorkExceeded and the search stops. D1 matches in the database and does not
+   * use it.
    */
-  maxWork?: number;
+  meter?: WorkMeter;
 }
 
 export interface Found {

@@ -30,14 +30,28 @@ export type RequestLimits = { [K in keyof typeof REQUEST_LIMITS]: number };
 /** A call the request's budget cannot pay for. Its message is the tool error an agent reads. */
 export class BudgetExceeded extends Error {}
 
-/** Thrown by a search that reached its `maxWork` (search-index.ts); the tools turn it into the budget's error. */
+/**
+ * Thrown by a search whose meter passed the budget (search-index.ts); the tools turn it into the
+ * budget's error. `left`: the work the budget had left when the search started.
+ */
 export class SearchWorkExceeded extends Error {
-  constructor(readonly maxWork: number) {
-    super(`search work over ${maxWork}`);
+  constructor(readonly left: number) {
+    super(`search work over ${left}`);
   }
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * Counts a search's work as it is done: the search calls `spend` for every word match it scores, and
+ * `spend` throws {@link SearchWorkExceeded} the moment the request's budget is passed. The work is
+ * charged to the request there and then, not after the search returns: the calls of a batch run
+ * interleaved (each awaits between claiming and answering), so a budget read before a search and
+ * charged after it would let every search of a batch have all of it.
+ */
+export interface WorkMeter {
+  spend(matches: number): void;
+}
 
 /** One request's budget: the tools claim from it before they run, and the server charges their results. */
 export class RequestBudget {
@@ -59,20 +73,33 @@ export class RequestBudget {
     this.items += limit;
   }
 
-  /** How much search work is left for the next search. */
+  /** How much search work the request has left. */
   get searchWorkLeft(): number {
     return Math.max(0, this.limits.searchWork - this.work);
   }
 
-  /** After a search: the work it did. */
-  spendSearchWork(work: number): void {
-    this.work += work;
+  /**
+   * A meter for one search, charging this request's budget as the search goes. Past the budget it
+   * throws SearchWorkExceeded (carrying what the request had left when this search started), and the
+   * budget is spent: the request's later searches are refused before they score anything.
+   */
+  searchMeter(): WorkMeter {
+    const limit = this.limits.searchWork;
+    const left = this.searchWorkLeft;
+    return {
+      spend: (matches) => {
+        if (this.work + matches > limit) {
+          this.work = limit;
+          throw new SearchWorkExceeded(left);
+        }
+        this.work += matches;
+      },
+    };
   }
 
-  /** A search that stopped at what was left: the error to give for it. */
-  searchTooBroad(tool: string): BudgetExceeded {
+  /** A search that stopped past its budget: the error to give for it (`left`: when it started). */
+  searchTooBroad(tool: string, left: number): BudgetExceeded {
     const { searchWork } = this.limits;
-    const left = this.searchWorkLeft;
     this.work = searchWork;
     const allowed =
       left === searchWork

@@ -126,7 +126,7 @@ export function createEmbeddedBackend(data: EmbeddedData): McpBackend {
         limit: query.limit,
         ...(query.lang !== undefined && { lang: query.lang }),
         ...(accept && { accept }),
-        ...(query.maxWork !== undefined && { maxWork: query.maxWork }),
+        ...(query.meter !== undefined && { meter: query.meter }),
         languages: (i) => languagesOfBits(Number(languages[i])),
       });
       return {

@@ -10,7 +10,7 @@ import {
   validateHostHeader,
 } from '@modelcontextprotocol/server';
 import type { LoadedMcp } from './backend.ts';
-import { REQUEST_LIMITS } from './budget.ts';
+import { REQUEST_LIMITS, type RequestLimits } from './budget.ts';
 import { describeServer, SERVER_CARD_MEDIA_TYPE, serverCard } from './describe.ts';
 import { prepareServer } from './server.ts';
 
@@ -29,6 +29,8 @@ export interface McpHttpOptions {
    * and stdio have no use for it).
    */
   warmUp?: { data: boolean; done?: () => void };
+  /** The per-request budget's limits (tests set small ones); REQUEST_LIMITS otherwise. */
+  limits?: RequestLimits;
 }
 
 export const MCP_PATH = '/mcp';
@@ -61,7 +63,10 @@ export function createMcpFetch(
   options: McpHttpOptions,
 ): (request: Request, env?: Record<string, unknown>) => Promise<Response> {
   const setUp = (mcp: LoadedMcp): Ready => {
-    const server = prepareServer(mcp, { budget: 'request' });
+    const server = prepareServer(mcp, {
+      budget: 'request',
+      ...(options.limits !== undefined && { limits: options.limits }),
+    });
     if (options.warmUp && typeof options.mcp !== 'function') {
       const { done } = options.warmUp;
       server.warmUp(options.warmUp).then(done, (error: unknown) => {

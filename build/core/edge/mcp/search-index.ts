@@ -1,6 +1,6 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
 import { LANGUAGES, type Language } from '../languages.ts';
-import { SearchWorkExceeded } from './budget.ts';
+import type { WorkMeter } from './budget.ts';
 import { MIN_FUZZY_LENGTH, MIN_PREFIX_LENGTH, processTerm, searchTerms, tokenize } from './text.ts';
 
 /**
@@ -116,11 +116,10 @@ export interface SearchQuery {
   /** How many hits to return (the best ones). */
   limit: number;
   /**
-   * The most word matches (an item's field holding a query word, a prefix's continuation or a one-typo
-   * variant) the search may score; past it, it stops with {@link SearchWorkExceeded}. Unbounded when
-   * not given.
+   * Charged with every word match (an item's field holding a query word, a prefix's continuation or a
+   * one-typo variant) as it is scored; it stops the search past the request's budget (budget.ts).
    */
-  maxWork?: number;
+  meter?: WorkMeter;
 }
 
 export interface SearchOptions extends SearchQuery {
@@ -165,7 +164,7 @@ export function loadSearchIndex(prepared: AsPlainObject): SearchIndex {
   return {
     search(options) {
       const { accept, lang, limit } = options;
-      const maxWork = options.maxWork ?? Number.POSITIVE_INFINITY;
+      const { meter } = options;
       // Terms are processed already; processing them again leaves them as they are.
       const query = options.terms.join(' ');
       // MiniSearch calls this for every match it scores, before building a result for it: it counts
@@ -174,7 +173,8 @@ export function loadSearchIndex(prepared: AsPlainObject): SearchIndex {
       // match is scored.
       let work = 0;
       const boostDocument = (id: unknown) => {
-        if (++work > maxWork) throw new SearchWorkExceeded(maxWork);
+        work++;
+        meter?.spend(1);
         return accept === undefined || accept(id as number) ? 1 : 0;
       };
       // One OR query scores every match once. An entry with every word has the same score in it as in

@@ -71,6 +71,8 @@ export interface ServerOptions {
    * server instance lives as long as the connection.
    */
   budget?: 'request' | 'call';
+  /** The budget's limits (tests set small ones); REQUEST_LIMITS otherwise. */
+  limits?: RequestLimits;
 }
 
 export interface PreparedServer {
@@ -102,7 +104,7 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
     output: publishedSchema<Record<string, unknown>>(tool.outputSchema),
   }));
   const factory: McpServerFactory = () => {
-    const requestBudget = perRequest ? new RequestBudget() : undefined;
+    const requestBudget = perRequest ? new RequestBudget(options.limits) : undefined;
     const server = new McpServer(identity, {
       // The tool list changes only with a redeploy, and a stateless server has no stream to say so on:
       // left unset, the SDK would advertise listChanged: true.
@@ -124,7 +126,7 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
           annotations: TOOL_ANNOTATIONS,
         },
         async (args: Record<string, unknown>): Promise<CallToolResult> => {
-          const budget = requestBudget ?? new RequestBudget();
+          const budget = requestBudget ?? new RequestBudget(options.limits);
           const result = await tool.run(mcp, args, budget);
           const text = JSON.stringify(result);
           budget.chargeResult(tool.name, text);

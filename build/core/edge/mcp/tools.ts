@@ -140,13 +140,13 @@ export async function searchContent(
       limit,
       ...(args.type !== undefined && { type: args.type }),
       ...(lang !== undefined && { lang }),
-      ...(budget && { maxWork: budget.searchWorkLeft }),
+      ...(budget && { meter: budget.searchMeter() }),
     });
   } catch (error) {
-    if (budget && error instanceof SearchWorkExceeded) throw budget.searchTooBroad('search_content');
+    if (budget && error instanceof SearchWorkExceeded)
+      throw budget.searchTooBroad('search_content', error.left);
     throw error;
   }
-  budget?.spendSearchWork(found.work);
   return {
     query: args.query,
     total: found.total,
