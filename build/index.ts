@@ -251,12 +251,15 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   done = stage('load');
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const cache =
-    options.cache === undefined ? ParseCache.open(root, { maxFileBytes }) : options.cache || undefined;
+    options.cache === undefined
+      ? ParseCache.open(root, { maxFileBytes, bodies: config.mcp.bodies })
+      : options.cache || undefined;
   const loaded = await loadSources({
     root,
     layout: config.content,
     ...(options.content !== undefined && { content: options.content }),
     maxFileBytes,
+    bodies: config.mcp.bodies,
     ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
     ...(cache && { cache }),
     ...(cache && options.changed && { changed: options.changed }),

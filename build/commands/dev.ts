@@ -74,7 +74,10 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   // The cache lives in memory here and is written to .content-index/cache when dev is idle, off the
   // path from a save to the served edit.
   const cache =
-    flags.cache === false ? false : ParseCache.open(root, { maxFileBytes: DEFAULT_MAX_FILE_BYTES });
+    flags.cache === false
+      ? false
+      : // Bodies, as a site's configuration has them by default; a site without is emptied once.
+        ParseCache.open(root, { maxFileBytes: DEFAULT_MAX_FILE_BYTES, bodies: true });
   // The output is served as soon as it is written; the MCP data follows it (see BuildOptions.publishFirst).
   const options: BuildOptions = { ...buildOptions(flags, context), cache, publishFirst: true };
   let saveTimer: NodeJS.Timeout | undefined;

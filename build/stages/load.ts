@@ -20,6 +20,8 @@ export interface LoadOptions {
   content?: string;
   /** Files larger than this are refused before they are read. */
   maxFileBytes: number;
+  /** Read each file's body too, reduced to its words (MCP search, `mcp.bodies`). */
+  bodies?: boolean;
   /** From this many files on, parsing is shared with a worker thread. */
   parallelThreshold?: number;
   cache?: ParseCache;
@@ -81,7 +83,10 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
   const { tasks } = listing;
   const problems = [...listing.problems];
 
-  const parseOptions: ParseFilesOptions = { maxFileBytes: options.maxFileBytes };
+  const parseOptions: ParseFilesOptions = {
+    maxFileBytes: options.maxFileBytes,
+    bodies: options.bodies ?? false,
+  };
   if (options.parallelThreshold !== undefined) parseOptions.parallelThreshold = options.parallelThreshold;
   if (options.cache) parseOptions.cache = options.cache;
   if (hinted && options.changed) parseOptions.only = options.changed;
@@ -150,6 +155,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       dir: task.location.dir,
       lang,
       data: folded.data,
+      ...(outcome.body && { body: outcome.body }),
       get lines() {
         return linesOf();
       },

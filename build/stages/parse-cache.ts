@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import packageJson from '../../package.json' with { type: 'json' };
 import { BUNDLED } from '../core/bundled.ts';
 import type { ParsedSource } from './parse/parse-source.js';
-import { headHash, readHead } from './parse/read-head.js';
+import { headHash, readHead, readWhole, sourceHash } from './parse/read-head.js';
 
 /** Relative to the project root: the tool's private folder (never published). */
 export const CACHE_DIR = '.content-index/cache';
@@ -17,8 +17,8 @@ const PARSE_DIR = 'parse';
  * An edit rewrites one shard, not the whole cache (at 10,000 items the cache is about 16 MiB of JSON).
  */
 const SHARDS = 32;
-/** Bumped when the files' layout changes. */
-const CACHE_FORMAT = 2;
+/** Bumped when the files' layout changes. 3: each entry's body text. */
+const CACHE_FORMAT = 3;
 
 /**
  * How long after a file's last change its timestamps may still not tell a later change from it. A file
@@ -41,7 +41,7 @@ export interface Stamp {
 interface Entry extends Stamp {
   /** Its stamp cannot be trusted (see RACY_MS): the next build reads the file and compares its hash. */
   racy: boolean;
-  /** Of the front matter's text (parse-chunk.js headHash). */
+  /** Of the front matter's text (parse-chunk.js headHash), or of the whole file when bodies are read. */
   hash: string;
   outcome: ParsedSource;
 }
@@ -58,6 +58,7 @@ type StoredEntry = [
   format: ParsedSource['format'],
   matter: string,
   data: unknown,
+  body: string | null,
 ];
 
 export interface ParseCacheOptions {
@@ -65,6 +66,12 @@ export interface ParseCacheOptions {
   dir?: string;
   /** Everything the outcomes depend on besides the files: a cache of another identity is not read. */
   identity?: string;
+  /**
+   * Whether its outcomes hold the files' bodies (`mcp.bodies`; default false). A build of the other
+   * kind empties it (useBodies): outcomes without bodies cannot serve a build that searches them, and
+   * the hashes are not of the same texts.
+   */
+  bodies?: boolean;
   /** Tests give a file system whose times lie. */
   stat?: (path: string) => Stamp | undefined;
   now?: () => number;
@@ -93,7 +100,9 @@ export class ParseCache {
   /** Shards whose files no longer say what the cache holds. */
   private dirty = new Set<number>();
   private readonly dir: string | undefined;
-  private readonly identity: string;
+  private identity: string;
+  private readonly identityBase: string;
+  private bodies: boolean;
   private readonly statOf: (path: string) => Stamp | undefined;
   private readonly now: () => number;
   private readonly racyMs: number;
@@ -101,7 +110,9 @@ export class ParseCache {
   constructor(entries: Map<string, Entry> = new Map(), options: ParseCacheOptions = {}) {
     this.entries = entries;
     this.dir = options.dir;
-    this.identity = options.identity ?? '';
+    this.bodies = options.bodies ?? false;
+    this.identityBase = options.identity ?? '';
+    this.identity = withBodies(this.identityBase, this.bodies);
     this.statOf = options.stat ?? statStamp;
     this.now = options.now ?? Date.now;
     this.racyMs = options.racyMs ?? RACY_MS;
@@ -115,7 +126,8 @@ export class ParseCache {
    */
   static open(root: string, options: { maxFileBytes: number } & Omit<ParseCacheOptions, 'dir'>): ParseCache {
     const dir = join(root, CACHE_DIR, PARSE_DIR);
-    const identity = options.identity ?? cacheIdentity(options.maxFileBytes);
+    const base = options.identity ?? cacheIdentity(options.maxFileBytes);
+    const identity = withBodies(base, options.bodies ?? false);
     const entries = new Map<string, Entry>();
     const damaged: number[] = [];
     for (let shard = 0; shard < SHARDS; shard++) {
@@ -124,7 +136,7 @@ export class ParseCache {
         damaged.push(shard);
         continue;
       }
-      for (const [path, size, mtimeMs, ctimeMs, ino, racy, hash, format, matter, data] of rows) {
+      for (const [path, size, mtimeMs, ctimeMs, ino, racy, hash, format, matter, data, body] of rows) {
         const entry = {
           size,
           mtimeMs,
@@ -132,14 +144,26 @@ export class ParseCache {
           ino,
           racy: racy === 1,
           hash,
-          outcome: { data, matter, format },
+          outcome: { data, matter, format, ...(body !== null && { body }) },
         };
         entries.set(path, entry);
       }
     }
-    const cache = new ParseCache(entries, { ...options, dir, identity });
+    const cache = new ParseCache(entries, { ...options, dir, identity: base });
     for (const shard of damaged) cache.dirty.add(shard);
     return cache;
+  }
+
+  /** Empties the cache when it holds the other kind of outcomes (with or without bodies) than a build wants. */
+  useBodies(bodies: boolean): void {
+    if (bodies === this.bodies) return;
+    this.bodies = bodies;
+    this.identity = withBodies(this.identityBase, bodies);
+    for (const path of this.entries.keys()) this.dirty.add(shardOf(path));
+    for (let shard = 0; shard < SHARDS; shard++) this.dirty.add(shard);
+    this.entries.clear();
+    this.byHash.clear();
+    this.uncached.clear();
   }
 
   /** How many files it holds. */
@@ -195,7 +219,9 @@ export class ParseCache {
       if (!entry?.racy) return true;
       // A stamp too recent to vouch for the file (RACY_MS): its front matter must still read the same.
       try {
-        return headHash(readHead(task.absolute, maxFileBytes).text) === entry.hash;
+        if (!this.bodies) return headHash(readHead(task.absolute, maxFileBytes).text) === entry.hash;
+        const whole = readWhole(task.absolute, maxFileBytes);
+        return sourceHash(whole.text, whole.body ?? '') === entry.hash;
       } catch {
         return false;
       }
@@ -283,6 +309,7 @@ export class ParseCache {
           e.outcome.format,
           e.outcome.matter,
           e.outcome.data,
+          e.outcome.body ?? null,
         ]);
     }
     await mkdir(this.dir, { recursive: true });
@@ -332,16 +359,21 @@ function readShard(file: string, identity: string): StoredEntry[] | undefined {
 }
 
 function isStoredEntry(row: unknown): row is StoredEntry {
-  if (!Array.isArray(row) || row.length !== 10) return false;
-  const [path, size, mtimeMs, ctimeMs, ino, racy, hash, format, matter] = row as unknown[];
+  if (!Array.isArray(row) || row.length !== 11) return false;
+  const [path, size, mtimeMs, ctimeMs, ino, racy, hash, format, matter, , body] = row as unknown[];
   return (
     typeof path === 'string' &&
     [size, mtimeMs, ctimeMs, ino].every((n) => typeof n === 'number') &&
     (racy === 0 || racy === 1) &&
     typeof hash === 'string' &&
     (format === 'yaml' || format === 'toml' || format === 'json') &&
-    typeof matter === 'string'
+    typeof matter === 'string' &&
+    (body === null || typeof body === 'string')
   );
+}
+
+function withBodies(identity: string, bodies: boolean): string {
+  return `${identity}:${bodies ? 'bodies' : 'heads'}`;
 }
 
 function statStamp(path: string): Stamp | undefined {

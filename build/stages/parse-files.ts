@@ -11,6 +11,8 @@ export interface ParseFilesOptions {
   cache?: ParseCache;
   /** With a cache: the only files (absolute paths) that may have changed since its last build (dev). */
   only?: ReadonlySet<string>;
+  /** Read whole files and reduce their bodies to words, for MCP search (`mcp.bodies`). */
+  bodies?: boolean;
 }
 
 /** Share of the files given to the worker: it starts later than the main thread does. */
@@ -23,6 +25,8 @@ export async function parseFiles(
 ): Promise<ParseOutcome[]> {
   const { cache } = options;
   if (!cache) return (await parseUncached(tasks, options)).map((p) => p.outcome as ParseOutcome);
+  // A cache of the other kind (with or without bodies) holds nothing this build can use.
+  cache.useBodies(options.bodies ?? false);
   const { stamps, hits, at } = cache.lookup(tasks, options.only);
   const misses = tasks.flatMap((_, i) => (hits[i] ? [] : [i]));
   const fresh =
@@ -69,12 +73,14 @@ async function parseUncached(
   // starts without gray-matter, js-yaml and smol-toml.
   const { parseChunk } = await import('./parse/parse-chunk.js');
   const threshold = options.parallelThreshold ?? 10_000;
-  if (tasks.length < threshold) return parseChunk(tasks, options.maxFileBytes, known);
+  const bodies = options.bodies ?? false;
+  if (tasks.length < threshold) return parseChunk(tasks, options.maxFileBytes, known, bodies);
   const split = Math.floor(tasks.length * (1 - WORKER_SHARE));
   const worker = new Worker(new URL(BUNDLED ? './parse-worker.js' : './parse/worker.js', import.meta.url), {
     workerData: {
       tasks: tasks.slice(split),
       maxFileBytes: options.maxFileBytes,
+      bodies,
       ...(known && { known: [...known] }),
     },
   });
@@ -85,7 +91,7 @@ async function parseUncached(
   });
   // Swallow a rejection until it is awaited below, so a worker failure is not reported as unhandled.
   fromWorker.catch(() => undefined);
-  const mine = parseChunk(tasks.slice(0, split), options.maxFileBytes, known);
+  const mine = parseChunk(tasks.slice(0, split), options.maxFileBytes, known, bodies);
   try {
     return [...mine, ...(await fromWorker)];
   } finally {

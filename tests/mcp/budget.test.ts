@@ -11,11 +11,8 @@ import {
 } from '../../build/core/edge/mcp/budget.ts';
 import { createEmbeddedBackend, embeddedData } from '../../build/core/edge/mcp/embedded.ts';
 import { createMcpFetch } from '../../build/core/edge/mcp/http.ts';
-import {
-  buildSearchIndex,
-  loadSearchIndex,
-  type SearchDocument,
-} from '../../build/core/edge/mcp/search-index.ts';
+import type { SearchDocument } from '../../build/core/edge/mcp/search-fields.ts';
+import { buildSearchIndex, loadSearchIndex } from '../../build/core/edge/mcp/search-index.ts';
 import { searchTerms } from '../../build/core/edge/mcp/text.ts';
 import { TOOL_SCHEMAS } from '../../build/core/edge/mcp/tool-schemas.ts';
 import { listContent, searchContent } from '../../build/core/edge/mcp/tools.ts';
@@ -55,16 +52,17 @@ describe('the search work a request may do', () => {
   const languages = () => ['es', 'en', 'pt-br'] as const;
 
   it('counts every word match scored, and stops past the budget', () => {
-    const one = index.search({ terms: ['modelo'], limit: 10, languages });
+    const one = index.search({ words: ['modelo'], limit: 10, languages });
     expect(one.total).toBe(3000);
-    // One match per item and language: the three descriptions.
-    expect(one.work).toBe(9000);
-    const ten = index.search({ terms: searchTerms(words.join(' ')), limit: 100, languages });
-    expect(ten.work).toBe(90_000);
+    // Every item's posting of "model" (the Spanish and Portuguese stem) and of "modelo" (the English
+    // form, which no English stemmer shortens), each read for itself and as the other's one-typo variant.
+    expect(one.work).toBe(4 * 3000);
+    const ten = index.search({ words: searchTerms(words.join(' ')), limit: 100, languages });
+    expect(ten.work).toBeGreaterThan(30_000);
     expect(ten.work).toBeGreaterThan(REQUEST_LIMITS.searchWork);
     expect(() =>
       index.search({
-        terms: searchTerms(words.join(' ')),
+        words: searchTerms(words.join(' ')),
         limit: 100,
         languages,
         meter: budget({}).searchMeter(),
@@ -73,14 +71,14 @@ describe('the search work a request may do', () => {
   });
 
   it('finds with one OR pass what every word matches, and the partial matches when nothing has them all', () => {
-    const all = index.search({ terms: ['modelo', 'guia'], limit: 5, languages });
+    const all = index.search({ words: ['modelo', 'guia'], limit: 5, languages });
     expect(all.mode).toBe('all');
     expect(all.total).toBe(3000);
-    const any = index.search({ terms: ['modelo', 'zzqxj'], limit: 5, languages });
+    const any = index.search({ words: ['modelo', 'zzqxj'], limit: 5, languages });
     expect(any.mode).toBe('any');
     expect(any.total).toBe(3000);
     // A repeated word is one word.
-    expect(index.search({ terms: ['modelo', 'modelo'], limit: 5, languages }).mode).toBe('all');
+    expect(index.search({ words: ['modelo', 'modelo'], limit: 5, languages }).mode).toBe('all');
   });
 });
 
@@ -120,11 +118,16 @@ describe('the tools under a budget', () => {
   });
 
   it('refuses a search that would score more than the work left, and later ones in the request', async () => {
-    const b = budget({ searchWork: 40 });
+    const onnx = (await mcp.backend.search({ terms: searchTerms('onnx'), limit: 10 })).work;
+    const limit = onnx + 1;
+    const b = budget({ searchWork: limit });
     const first = await searchContent(mcp, { query: 'onnx' }, b);
     expect(first.total).toBeGreaterThan(0);
     await expect(searchContent(mcp, { query: 'python' }, b)).rejects.toThrow(
-      /^Request budget: search_content: this search would score more than the \d+ word matches this request had left \(one request may score 40\): its words are in very many items\. Use fewer or more specific words, or filter by type or lang; in a batch, send the other searches in separate requests\.$/,
+      `Request budget: search_content: this search would score more than the 1 word matches this request had left (one request may score ${limit}): its words are in very many items. Use fewer or more specific words, or filter by type or lang; in a batch, send the other searches in separate requests.`,
+    );
+    await expect(searchContent(mcp, { query: 'onnx' }, b)).rejects.toThrow(
+      /^Request budget: search_content: this search would score more than the 0 word matches this request had left \(one request may score \d+\): its words are in very many items\. Use fewer or more specific words, or filter by type or lang; in a batch, send the other searches in separate requests\.$/,
     );
     await expect(searchContent(mcp, { query: 'python' }, budget({ searchWork: 3 }))).rejects.toThrow(
       'Request budget: search_content: this search would score more than the 3 word matches one request may score: its words are in very many items.',

@@ -7,6 +7,7 @@ import {
 } from '../../build/core/edge/mcp/embedded.ts';
 import { createMcpFunction } from '../../build/core/edge/mcp/function.ts';
 import { createMcpFetch, MAX_REQUEST_BYTES } from '../../build/core/edge/mcp/http.ts';
+import { MCP_DATA_FORMAT } from '../../build/core/edge/mcp/mcp-data.ts';
 import { buildSearchIndex } from '../../build/core/edge/mcp/search-index.ts';
 import { MCP_MODULE_PATH, renderMcpModule } from '../../build/core/edge/mcp/worker-module.ts';
 import { build } from '../../build/index.ts';
@@ -48,11 +49,13 @@ describe('the embedded data', () => {
     const data = await sampleData();
     const first = JSON.parse(data.entries.split('\n')[0] ?? '{}');
     // An index that knows a single word for the first item, and nothing else the entries contain.
-    data.search = JSON.stringify(
-      buildSearchIndex([
-        { id: 0, text: { es: { title: 'zzprepared', tags: [] } }, tags: [], technologies: [] },
-      ]),
-    );
+    const index = buildSearchIndex([
+      { id: 0, text: { es: { title: 'zzprepared', tags: [] } }, tags: [], technologies: [] },
+    ]);
+    data.searchTerms = index.terms;
+    data.searchOffsets = index.offsets;
+    data.searchPostings = index.postings;
+    data.searchLengths = index.lengths;
     const client = await connect(createMcpFetch({ mcp: loaded(data), log: () => undefined }));
     expect(await search(client, 'zzprepared')).toEqual([first.item.url]);
     expect(await search(client, 'rust')).toEqual([]);
@@ -88,7 +91,7 @@ describe('the embedded data', () => {
       env: {},
     });
     expect(response.status).toBe(503);
-    const message = `${MCP_MODULE_PATH} has another format (expected 4): it was written by another version of content-index; rebuild the site with content-index build`;
+    const message = `${MCP_MODULE_PATH} has another format (expected ${MCP_DATA_FORMAT}): it was written by another version of content-index; rebuild the site with content-index build`;
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await response.json()).toEqual({ error: 'mcp_unavailable', message });
     expect(logged).toEqual([`content-index mcp: ${message}`, `content-index mcp: ${message}`]);

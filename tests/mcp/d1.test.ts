@@ -117,7 +117,8 @@ describe('D1 backend against the embedded one', () => {
   });
 
   it('finds the same items, in the same language and fields, for every kind of query', async () => {
-    // Ranking may differ (FTS5's bm25 against MiniSearch's BM25+): the sets, totals and per-item
+    // Ranking may differ (FTS5's bm25 against the embedded index's, which weighs continuations and
+    // typo variants half and counts only the entries a filter lets through): the sets, totals and per-item
     // answers must not. All hits are asked for, so the sets are whole.
     const queries: Record<string, unknown>[] = [
       { query: 'python' },

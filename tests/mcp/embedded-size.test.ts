@@ -28,14 +28,19 @@ it('the embedded module is never smaller than its lower bound, and the bound is 
   }
 });
 
-it('far under the ceiling, the bound is the entries alone, still at most the module', async () => {
+it('past the ceiling on the entries and body texts alone, the bound is those, and never more than the module', async () => {
   site = await tempSite(generateSite(20, 4));
   const { mcpPrepared } = await build({ root: site.root, dryRun: true, deployment: false });
   const real = Buffer.byteLength(renderMcpModule(embeddedData(mcpPrepared)));
-  const entries = mcpPrepared.entries.reduce((sum, e) => sum + JSON.stringify(e).length, 0);
-  expect(embeddedSizeAtLeast(mcpPrepared, 8 * 1024 * 1024)).toBe(entries);
+  const bodies = mcpPrepared.documents.reduce(
+    (sum, d) => sum + Object.values(d.text).reduce((n, t) => n + (t.body?.length ?? 0), 0),
+    0,
+  );
+  const entries = mcpPrepared.entries.reduce((sum, e) => sum + JSON.stringify(e).length, 0) + bodies;
+  // Past the ceiling without counting a word: nothing is tokenized.
+  expect(embeddedSizeAtLeast(mcpPrepared, entries - 1)).toBe(entries);
   expect(embeddedSizeAtLeast(mcpPrepared)).toBeGreaterThan(entries);
   expect(embeddedSizeAtLeast(mcpPrepared)).toBeLessThanOrEqual(real);
-  // Near the ceiling the words are counted: the bound is the full one.
+  // Under it the words are counted: the bound is the full one.
   expect(embeddedSizeAtLeast(mcpPrepared, entries)).toBe(embeddedSizeAtLeast(mcpPrepared));
 });

@@ -11,6 +11,7 @@ type Item = ContentItemV1 & {
   score?: number;
   matched_language?: string;
   matched_fields?: string[];
+  snippet?: string;
 };
 
 const ITEM_KEYS = [
@@ -50,7 +51,7 @@ function textError(text: string) {
 
 export interface SuiteOptions {
   /**
-   * `exact` (the embedded backend, MiniSearch): the best hit is the one named. `set` (D1: FTS5 ranks
+   * `exact` (the embedded backend): the best hit is the one named. `set` (D1: FTS5 ranks
    * with its own bm25, so the order of equally good hits may differ): the named item is among the hits
    * (all of them are asked for), with the same language and fields; the hit sets themselves are compared
    * across backends in tests/mcp/d1.test.ts.
@@ -238,10 +239,15 @@ export function toolSuite(
         expect(named(result.items, 'Un año de programación con asistentes de IA')?.matched_language).toBe(
           'es',
         );
-        // Three letters: no typo tolerance, so only folding can match "año".
-        const short = await search({ query: 'ano programacion' });
+        // Three letters: no typo tolerance, so only folding can match "año" (in this title, and in
+        // the text of others).
+        const short = await search({ query: 'ano programacion', ...all });
         expect(short.match).toBe('all');
-        expect(titles(short.items)).toEqual(['Un año de programación con asistentes de IA']);
+        expect(named(short.items, 'Un año de programación con asistentes de IA')?.matched_fields).toEqual([
+          'title',
+          'body',
+          'tags',
+        ]);
       });
 
       it('ignores accents and case: aprendizaje automatico finds "Aprendizaje automático"', async () => {
@@ -251,7 +257,7 @@ export function toolSuite(
         expect(plain.match).toBe('all');
         const title = 'Aprendizaje automático sin fugas de datos con pipelines de scikit-learn';
         expect(named(plain.items, title)?.translation?.title).toBe(title);
-        expect(named(plain.items, title)?.matched_fields).toEqual(['title', 'tags']);
+        expect(named(plain.items, title)?.matched_fields).toEqual(['title', 'body', 'tags']);
       });
 
       it('ignores Portuguese accents and cedillas: quantizacao finds "Quantização"', async () => {
@@ -316,9 +322,11 @@ export function toolSuite(
 
       it('searches technologies', async () => {
         const result = await search({ query: 'pyo3' });
-        expect(result.items.map((i) => i.type)).toEqual(['project']);
+        // The project that uses it, then the post that mentions it in its text.
+        expect(result.items.map((i) => i.type)).toEqual(['project', 'post']);
         expect(result.items[0]?.technologies).toContain('PyO3');
         expect(result.items[0]?.matched_fields).toContain('technologies');
+        expect(result.items[1]?.matched_fields).toEqual(['body']);
       });
 
       it('filters by type and by language', async () => {
@@ -385,10 +393,11 @@ export function toolSuite(
         expect(await urls('Node.js')).toEqual(cpp);
         // "C++17" in a description is found by C++ (a prefix) and by itself.
         expect(await urls('C++17')).toEqual(cpp);
-        // Nor is either the letter c any more.
-        expect(await urls('c')).toEqual([]);
+        // Nor is either the letter c any more (a text that says "C o Rust" has the letter).
+        expect((await urls('c')).filter((url) => cpp.includes(url) || csharp.includes(url))).toEqual([]);
         const hit = (await search({ query: 'C++' })).items[0];
-        expect(hit?.matched_fields).toEqual(['title', 'description', 'technologies']);
+        expect(hit?.matched_fields).toEqual(['title', 'description', 'body', 'technologies']);
+        expect(hit?.snippet).toContain('**C++17**');
       });
 
       it('gives partial matches when no item has every word', async () => {
@@ -396,6 +405,93 @@ export function toolSuite(
         expect(result.match).toBe('any');
         expect(result.items.length).toBeGreaterThan(0);
         expect((await search({ query: 'xyzzyq' })).items).toEqual([]);
+      });
+    });
+
+    describe('search_content: the text of every item', () => {
+      // Words that are in one item's body and in no title, description or tag of any item.
+      const EVALUATING = {
+        es: 'Cómo evaluar un LLM sin engañarte a ti mismo',
+        en: 'How to Evaluate an LLM Without Fooling Yourself',
+        'pt-br': 'Como avaliar um LLM sem enganar a si mesmo',
+      } as const;
+      const hit = async (query: string, title: string) => {
+        const result = await search({ query, limit: 100 });
+        expect(result.match, query).toBe('all');
+        const item = result.items.find((i) => i.translation?.title === title);
+        expect(
+          item,
+          `${query}: ${JSON.stringify(result.items.map((i) => i.translation?.title))}`,
+        ).toBeDefined();
+        return item as Item & { snippet: string };
+      };
+
+      it('finds an item by a word only in its body, in each language, accents left out', async () => {
+        for (const [query, lang, marked] of [
+          ['rubrica', 'es', '**rúbrica**'],
+          ['Tweaking', 'en', '**Tweaking**'],
+          ['acuracia', 'pt-br', '**acurácia**'],
+        ] as const) {
+          const item = await hit(query, EVALUATING[lang]);
+          expect(item.matched_language, query).toBe(lang);
+          expect(item.matched_fields, query).toEqual(['body']);
+          expect(item.snippet, query).toContain(marked);
+        }
+      });
+
+      it('finds another form of the word: plural, verb form', async () => {
+        for (const [query, lang, marked] of [
+          ['rúbricas', 'es', '**rúbrica**'],
+          ['misleads', 'en', '**misleading**'],
+          ['acurácias', 'pt-br', '**acurácia**'],
+          ['contaminaciones', 'es', '**Contaminación**'],
+        ] as const) {
+          const item = await hit(query, EVALUATING[lang]);
+          expect(item.matched_language, query).toBe(lang);
+          expect(item.snippet, query).toContain(marked);
+        }
+        // running finds "uv run".
+        const uv = await hit('running', 'Manage Your Python Environments with `uv`');
+        expect(uv.snippet).toContain('**run**');
+      });
+
+      it('tolerates one typo in a word of the body', async () => {
+        for (const [query, lang] of [
+          ['rubrca', 'es'],
+          ['misleding', 'en'],
+          ['acuracja', 'pt-br'],
+        ] as const) {
+          expect((await hit(query, EVALUATING[lang])).matched_language, query).toBe(lang);
+        }
+      });
+
+      it('ranks the items with the word in their title above those with it only in their text', async () => {
+        for (const query of ['python', 'embeddings', 'rust', 'transformers']) {
+          const { items } = await search({ query, limit: 100 });
+          const inTitle = items.flatMap((item, i) => (item.matched_fields?.includes('title') ? [i] : []));
+          const onlyBody = items.flatMap((item, i) => (item.matched_fields?.join() === 'body' ? [i] : []));
+          expect(inTitle.length, query).toBeGreaterThan(0);
+          expect(onlyBody.length, query).toBeGreaterThan(0);
+          expect(Math.max(...inTitle), query).toBeLessThan(Math.min(...onlyBody));
+        }
+      });
+
+      it('gives every hit a snippet of its matched text with a matched word marked, never past the cap', async () => {
+        for (const query of ['python', 'rubrica', 'embed', 'C++', 'machine learning', 'transformrs', 'ml']) {
+          for (const lang of [undefined, 'en', 'pt-br']) {
+            const { items } = await search({ query, limit: 100, ...(lang && { lang }) });
+            for (const item of items as (Item & { snippet: string })[]) {
+              const what = `${query} ${lang}: ${item.translation?.title}: ${item.snippet}`;
+              expect(item.snippet, what).toMatch(/\*\*[^*]+\*\*/);
+              expect(item.snippet.length, what).toBeLessThanOrEqual(194);
+              // The item's own text, at most 160 characters of it: the marks and ellipses aside.
+              expect(
+                item.snippet.replaceAll('**', '').replace(/^…|…$/g, '').length,
+                what,
+              ).toBeLessThanOrEqual(160);
+            }
+          }
+        }
       });
     });
 

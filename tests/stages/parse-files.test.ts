@@ -24,6 +24,45 @@ async function file(name: string, content: string) {
 const frozen = (stamp: Stamp) => () => stamp;
 const STAMP: Stamp = { size: 19, mtimeMs: 1_000_000, ctimeMs: 1_000_000, ino: 7 };
 
+const bodyOf = (outcome: unknown) => (outcome as { body?: string }).body;
+
+describe('parseFiles with bodies (MCP search)', () => {
+  it('reads each body reduced to its words, and keeps it: an unchanged file is not read again', async () => {
+    const task = await file(
+      'a.es.md',
+      '---\ntitle: Uno\n---\n# Arranque\n\nEl **bootloader** carga el [núcleo](/k).\n',
+    );
+    const cache = new ParseCache(undefined, { stat: frozen(STAMP), now: () => 5_000_000, bodies: true });
+    const [first] = await parseFiles([task], { maxFileBytes: MAX, cache, bodies: true });
+    expect(bodyOf(first)).toBe('Arranque El bootloader carga el núcleo.');
+    // The same stamp: the outcome, body included, comes from the cache, whatever the file says now.
+    await writeFile(task.absolute, '---\ntitle: Uno\n---\nOtro texto.\n');
+    const [again] = await parseFiles([task], { maxFileBytes: MAX, cache, bodies: true });
+    expect(bodyOf(again)).toBe('Arranque El bootloader carga el núcleo.');
+  });
+
+  it('reads a file again when only its body changed: the hash is of the whole file', async () => {
+    const task = await file('a.es.md', '---\ntitle: Uno\n---\nPrimero.\n');
+    let stamp = STAMP;
+    const cache = new ParseCache(undefined, { stat: () => stamp, now: () => 5_000_000, bodies: true });
+    await parseFiles([task], { maxFileBytes: MAX, cache, bodies: true });
+    await writeFile(task.absolute, '---\ntitle: Uno\n---\nSegundo.\n');
+    stamp = { ...STAMP, mtimeMs: STAMP.mtimeMs + 1 };
+    const [changed] = await parseFiles([task], { maxFileBytes: MAX, cache, bodies: true });
+    expect(bodyOf(changed)).toBe('Segundo.');
+  });
+
+  it('reads no body without bodies, and a cache of heads does not serve a build that wants bodies', async () => {
+    const task = await file('a.es.md', '---\ntitle: Uno\n---\nTexto.\n');
+    const cache = new ParseCache(undefined, { stat: frozen(STAMP), now: () => 5_000_000 });
+    const [head] = await parseFiles([task], { maxFileBytes: MAX, cache });
+    expect(bodyOf(head)).toBeUndefined();
+    expect(cache.size).toBe(1);
+    const [whole] = await parseFiles([task], { maxFileBytes: MAX, cache, bodies: true });
+    expect(bodyOf(whole)).toBe('Texto.');
+  });
+});
+
 describe('parseFiles with a parse cache', () => {
   it('answers from the cache while a file keeps its stamp, and reads it again when the stamp changes', async () => {
     const task = await file('a.es.md', '---\ntitle: Uno\n---\n');
@@ -101,7 +140,7 @@ describe('parseFiles with a parse cache', () => {
     const shards = join(dir, CACHE_DIR, 'parse');
     const [shard] = await readdir(shards);
     const cacheFile = join(shards, shard ?? '');
-    expect((await readFile(cacheFile, 'utf8')).split('\n')[0]).toMatch(/^2:/);
+    expect((await readFile(cacheFile, 'utf8')).split('\n')[0]).toMatch(/^3:/);
 
     expect(ParseCache.open(dir, { maxFileBytes: MAX }).size).toBe(1);
     expect(ParseCache.open(dir, { maxFileBytes: MAX, identity: 'another parser' }).size).toBe(0);

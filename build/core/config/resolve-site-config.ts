@@ -125,6 +125,7 @@ export function resolveSiteConfig(
       ],
       backend: config.mcp?.backend ?? 'embedded',
       d1: { ...DEFAULT_D1, ...config.mcp?.d1 },
+      bodies: config.mcp?.bodies ?? true,
     },
     generatorStatic:
       typeof config.generatorStatic === 'string'

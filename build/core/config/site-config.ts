@@ -194,6 +194,12 @@ export interface McpConfigInput {
   backend?: McpBackendName;
   /** The D1 database of the `d1` backend, as bound in wrangler.toml. */
   d1?: { database?: string; binding?: string };
+  /**
+   * Whether `search_content` searches each item's Markdown body besides its title, description and
+   * tags (default `true`). `false`: the build reads only the files' front matter, and the index is
+   * smaller (a site stays embedded longer; see docs/mcp.md).
+   */
+  bodies?: boolean;
 }
 
 export const DEFAULT_D1 = { database: 'content-index', binding: 'CONTENT_INDEX_DB' } as const;
@@ -231,7 +237,12 @@ export interface SiteConfig {
   static?: string;
   /** Relative to the project root, in the order given; empty: none. */
   generatorStatic: string[];
-  mcp: { allowedHosts: string[]; backend: McpBackendName; d1: { database: string; binding: string } };
+  mcp: {
+    allowedHosts: string[];
+    backend: McpBackendName;
+    d1: { database: string; binding: string };
+    bodies: boolean;
+  };
   landingPage: boolean;
   plan: CloudflarePlan;
 }

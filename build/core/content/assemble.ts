@@ -307,6 +307,7 @@ function newTranslation(
   };
   if (data.description !== undefined) translation.description = data.description;
   if (data.date) translation.date = data.date;
+  if (file.body) translation.body = file.body;
   return translation;
 }
 

@@ -12,6 +12,8 @@ export interface SourceFile {
   lang: Language;
   /** Parsed front matter, before validation. */
   data: unknown;
+  /** The Markdown body reduced to its words (stages/parse/body-text.js), when bodies are read. */
+  body?: string;
   /** 1-based line of each top-level front-matter key. */
   lines: Readonly<Record<string, number>>;
 }
@@ -37,6 +39,8 @@ export interface Translation {
   date?: string;
   /** Source file, for messages and reports. */
   file: string;
+  /** The body reduced to its words and capped (stages/parse/body-text.js), for MCP search. */
+  body?: string;
 }
 
 /** One post, project or tip with all its published translations. Spanish is always present. */

@@ -5,7 +5,7 @@ import { formatSize, PLAN_NAME, workerProblem } from '../output/deploy-limits.ts
 
 /**
  * The Functions' Worker without the MCP data, compressed (the /api and /mcp Functions, the MCP SDK,
- * MiniSearch, wrangler's router). The build adds the data module's compressed size to it; deploy then
+ * the stemmers, wrangler's router). The build adds the data module's compressed size to it; deploy then
  * compiles the real Worker and checks it exactly. tests/mcp/limits.test.ts keeps this figure honest.
  */
 export const FUNCTIONS_CODE_GZIP_BYTES = 180 * 1024;

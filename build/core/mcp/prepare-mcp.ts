@@ -1,10 +1,10 @@
 import type { SiteConfig } from '../config/site-config.ts';
-import type { ContentModel } from '../content/model.ts';
+import type { ContentEntry, ContentModel } from '../content/model.ts';
 import type { ContentItemV1 } from '../edge/content-item-v1.ts';
 import { isoSeconds } from '../edge/dates.ts';
 import { LANGUAGES } from '../edge/languages.ts';
 import type { McpEntry, McpPrepared } from '../edge/mcp/mcp-data.ts';
-import type { SearchDocument } from '../edge/mcp/search-index.ts';
+import type { SearchDocument } from '../edge/mcp/search-fields.ts';
 import { contentStats } from './content-stats.ts';
 
 export interface McpDataContext {
@@ -20,23 +20,9 @@ export function prepareMcp(model: ContentModel, ctx: McpDataContext): McpPrepare
   const entries = model.entries.map((entry, i): McpEntry => {
     const item = ctx.items[i];
     if (!item || item.url !== entry.translations.es.url) throw new Error('MCP data: items out of step');
-    const present = LANGUAGES.flatMap((lang) => {
-      const t = entry.translations[lang];
-      return t ? [[lang, t] as const] : [];
-    });
-    // Tags every translation has are indexed once for the entry; the rest under their language.
-    const shared = [...new Set(entry.translations.es.tags)].filter((tag) =>
-      present.every(([, t]) => t.tags.includes(tag)),
-    );
-    const translations: McpEntry['translations'] = {};
-    const text: SearchDocument['text'] = {};
-    for (const [lang, t] of present) {
-      const description = t.description !== undefined ? { description: t.description } : {};
-      if (lang !== 'es') translations[lang] = { title: t.title, ...description };
-      text[lang] = { title: t.title, ...description, tags: t.tags.filter((tag) => !shared.includes(tag)) };
-    }
-    documents.push({ id: i, text, tags: shared, technologies: entry.technologies ?? [] });
-    return { item, ...(entry.date !== undefined && { date: entry.date }), translations };
+    const prepared = prepareMcpItem(entry, item, i);
+    documents.push(prepared.document);
+    return prepared.entry;
   });
   const site = new URL(config.site);
   const generated = isoSeconds(ctx.generated);
@@ -54,5 +40,50 @@ export function prepareMcp(model: ContentModel, ctx: McpDataContext): McpPrepare
     },
     entries,
     documents,
+  };
+}
+
+/**
+ * One item's MCP material, from that item alone (and its position in the index): its entry (what the
+ * tools answer with) and its search document (what both backends index, body texts included). An
+ * incremental build can keep it per item, by the item's validated input.
+ */
+export function prepareMcpItem(
+  entry: ContentEntry,
+  item: ContentItemV1,
+  position: number,
+): { entry: McpEntry; document: SearchDocument } {
+  const present = LANGUAGES.flatMap((lang) => {
+    const t = entry.translations[lang];
+    return t ? [[lang, t] as const] : [];
+  });
+  // Tags every translation has are indexed once for the entry; the rest under their language.
+  const shared = [...new Set(entry.translations.es.tags)].filter((tag) =>
+    present.every(([, t]) => t.tags.includes(tag)),
+  );
+  const translations: McpEntry['translations'] = {};
+  const tags: NonNullable<McpEntry['tags']> = {};
+  const text: SearchDocument['text'] = {};
+  for (const [lang, t] of present) {
+    const description = t.description !== undefined ? { description: t.description } : {};
+    if (lang !== 'es') translations[lang] = { title: t.title, ...description };
+    // Shared first, as the D1 backend puts them back together.
+    const own = t.tags.filter((tag) => !shared.includes(tag));
+    if (t.tags.length > 0) tags[lang] = [...shared, ...own];
+    text[lang] = {
+      title: t.title,
+      ...description,
+      tags: own,
+      ...(t.body && { body: t.body }),
+    };
+  }
+  return {
+    entry: {
+      item,
+      ...(entry.date !== undefined && { date: entry.date }),
+      translations,
+      ...(Object.keys(tags).length > 0 && { tags }),
+    },
+    document: { id: position, text, tags: shared, technologies: entry.technologies ?? [] },
   };
 }

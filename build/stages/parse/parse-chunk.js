@@ -1,8 +1,10 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
 // without a TypeScript loader.
+
+import { bodyText } from './body-text.js';
 import { formatBytes } from './format-bytes.js';
 import { closingHint, parseSource } from './parse-source.js';
-import { headHash, MAX_FRONT_MATTER_BYTES, readHead } from './read-head.js';
+import { headHash, MAX_FRONT_MATTER_BYTES, readHead, readWhole, sourceHash } from './read-head.js';
 
 /** @typedef {import('../../core/errors.ts').Problem} Problem */
 /** @typedef {import('./parse-source.js').ParsedSource} ParsedSource */
@@ -29,38 +31,46 @@ import { headHash, MAX_FRONT_MATTER_BYTES, readHead } from './read-head.js';
  * Reads and parses a list of files in order. Runs on the main thread or in a worker.
  * @param {readonly ParseTask[]} tasks
  * @param {number} maxFileBytes
- * @param {ReadonlySet<string>} [known] Hashes of front-matter texts the caller has outcomes for: given, every parsed text is hashed.
+ * @param {ReadonlySet<string>} [known] Hashes of texts the caller has outcomes for: given, every parsed text is hashed.
+ * @param {boolean} [bodies] Read each whole file and reduce its body to words (MCP search); the hash is then the whole file's.
  * @returns {Parsed[]}
  */
-export function parseChunk(tasks, maxFileBytes, known) {
-  return tasks.map((task) => parseOne(task, maxFileBytes, known));
+export function parseChunk(tasks, maxFileBytes, known, bodies = false) {
+  return tasks.map((task) => parseOne(task, maxFileBytes, known, bodies));
 }
 
 /**
  * @param {ParseTask} task
  * @param {number} maxFileBytes
  * @param {ReadonlySet<string> | undefined} known
+ * @param {boolean} bodies
  * @returns {Parsed}
  */
-function parseOne(task, maxFileBytes, known) {
-  const text = readChecked(task, maxFileBytes);
-  if (typeof text !== 'string') return { outcome: text };
-  if (!known) return { outcome: parseSource(task.path, text) };
-  const hash = headHash(text);
-  return known.has(hash) ? { hash } : { outcome: parseSource(task.path, text), hash };
+function parseOne(task, maxFileBytes, known, bodies) {
+  const read = readChecked(task, maxFileBytes, bodies);
+  if ('code' in read) return { outcome: read };
+  const { text, body } = read;
+  const hash = known && (body === undefined ? headHash(text) : sourceHash(text, body));
+  if (hash !== undefined && known?.has(hash)) return { hash };
+  const outcome = parseSource(task.path, text);
+  // Only a file whose front matter reads is indexed: the body of a broken one is never needed.
+  if (body !== undefined && !('code' in outcome)) outcome.body = bodyText(body);
+  return hash === undefined ? { outcome } : { outcome, hash };
 }
 
 /**
- * The file's head (up to its closing front-matter fence), or why it cannot be parsed at all.
+ * The file's head (up to its closing front-matter fence) and, with `bodies`, the rest of it; or why it
+ * cannot be parsed at all.
  * @param {ParseTask} task
  * @param {number} maxFileBytes
- * @returns {string | ParseFailure}
+ * @param {boolean} bodies
+ * @returns {{ text: string, body?: string | undefined } | ParseFailure}
  */
-function readChecked({ path, absolute }, maxFileBytes) {
+function readChecked({ path, absolute }, maxFileBytes, bodies) {
   /** @type {import('./read-head.js').Head} */
   let head;
   try {
-    head = readHead(absolute, maxFileBytes);
+    head = bodies ? readWhole(absolute, maxFileBytes) : readHead(absolute, maxFileBytes);
   } catch (error) {
     // Deleted after it was listed (dev, while an author deletes a folder): left out, as if deleted before.
     if (/** @type {NodeJS.ErrnoException} */ (error).code === 'ENOENT') {
@@ -90,5 +100,5 @@ function readChecked({ path, absolute }, maxFileBytes) {
       hint: closingHint(head.format ?? 'yaml'),
     };
   }
-  return head.text;
+  return { text: head.text, body: head.body };
 }

@@ -14,6 +14,7 @@ import { CLOSING_FENCE, closingEnd, openingOf } from './fences.js';
  * @property {unknown} data
  * @property {string} matter The front matter's text; `keyLines` maps it to line numbers when a message needs one.
  * @property {FrontMatterFormat} format
+ * @property {string} [body] The body reduced to its words (body-text.js), when bodies are read.
  */
 
 /**

@@ -1,7 +1,7 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
 // without a TypeScript loader.
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { closingEnd, openingOf } from './fences.js';
 
 /** Front matter larger than this is refused: no real page needs it, and it bounds YAML work. */
@@ -14,6 +14,7 @@ const FIRST_READ = 4096;
  * @property {string} text The file up to and including its closing front-matter fence (`---`, `+++` or the JSON object's `}`), or all of it when there is none.
  * @property {boolean} unterminated True when the file opens a front-matter block that does not close within the limit.
  * @property {import('./fences.js').FrontMatterFormat} [format] The front matter's format, when the file opens one.
+ * @property {string} [body] With readWhole: the rest of the file, after the front matter.
  */
 
 /**
@@ -49,6 +50,51 @@ export function readHead(path, maxFileBytes) {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Reads a whole file, split into its head (as readHead gives it) and its body: what a build that
+ * searches bodies reads. One read of the file, as large as it is (within `maxFileBytes`).
+ * @param {string} path
+ * @param {number} maxFileBytes
+ * @returns {Head}
+ */
+export function readWhole(path, maxFileBytes) {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size > maxFileBytes) return { size, text: '', unterminated: false };
+    const buffer = readFileSync(fd);
+    // What readHead would have read at most: the head is found within the same bytes.
+    const length = Math.min(buffer.length, MAX_FRONT_MATTER_BYTES);
+    const text = buffer.toString('utf8', 0, length);
+    const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    const opening = openingOf(bom ? text.slice(1) : text);
+    const end = opening ? closingEnd(bom ? text.slice(1) : text, opening.format) : -1;
+    if (opening && end < 0 && buffer.length > MAX_FRONT_MATTER_BYTES)
+      return { size, text: '', unterminated: true, format: opening.format };
+    if (end < 0) return { size, text: buffer.toString('utf8'), unterminated: false, body: '' };
+    const head = text.slice(0, end + bom);
+    return {
+      size,
+      text: head,
+      unterminated: false,
+      body: buffer.toString('utf8', Buffer.byteLength(head)),
+    };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The hash of a whole file's text, for a parse cache that keeps bodies: the outcome then depends on the
+ * body too.
+ * @param {string} head
+ * @param {string} body
+ * @returns {string}
+ */
+export function sourceHash(head, body) {
+  return createHash('sha256').update(head).update('\u0000').update(body).digest('base64');
 }
 
 /**

@@ -3,4 +3,4 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { parseChunk } from './parse-chunk.js';
 
 const known = workerData.known === undefined ? undefined : new Set(workerData.known);
-parentPort?.postMessage(parseChunk(workerData.tasks, workerData.maxFileBytes, known));
+parentPort?.postMessage(parseChunk(workerData.tasks, workerData.maxFileBytes, known, workerData.bodies));

@@ -1,11 +1,11 @@
 import type { ContentType, Language } from '../languages.ts';
 import type { WorkMeter } from './budget.ts';
 import type { McpEntry, McpInfo } from './mcp-data.ts';
-import type { SearchField } from './search-index.ts';
+import type { SearchField } from './search-fields.ts';
 
 /**
  * Where the MCP tools read the index from. Two backends answer the same queries: `embedded` (the data
- * bundled into the Function, searched with MiniSearch) and `d1` (Cloudflare D1, searched with SQLite
+ * bundled into the Function, searched by search-index.ts) and `d1` (Cloudflare D1, searched with SQLite
  * FTS5). The tools (tools.ts) do the rest alike: arguments, cursors, translations, errors.
  */
 export interface McpBackend {
@@ -65,6 +65,8 @@ export interface FoundEntry {
   /** Relevance, higher is better; comparable only within one answer (each backend scores its own way). */
   score: number;
   fields: SearchField[];
+  /** About 160 characters of the matched language's text around the best match, matched words marked (snippet.ts). */
+  snippet: string;
 }
 
 /** What a server needs: the build's information and a backend. Made once per isolate (or stdio process). */

@@ -7,6 +7,7 @@ import {
   FILTERS_COLUMN,
   GENERATION_PATTERN,
   languageToken,
+  SEARCH_COLUMNS,
   SEARCH_WEIGHTS,
   typeToken,
 } from './d1-sql.ts';
@@ -19,8 +20,20 @@ import {
   type McpInfo,
   type McpPrepared,
 } from './mcp-data.ts';
-import { chooseHit, fieldText, type SearchDocument, searchedFields } from './search-index.ts';
-import { deletionKeys, MIN_FUZZY_LENGTH, MIN_PREFIX_LENGTH, searchTerms, termMatches } from './text.ts';
+import {
+  ALL_FIELDS,
+  chooseHit,
+  describeField,
+  fieldTerms,
+  fieldText,
+  type IndexField,
+  type SearchDocument,
+  searchedFields,
+  stemmingOf,
+} from './search-fields.ts';
+import { hitSnippet } from './snippet.ts';
+import { stemTerm } from './stem.ts';
+import { deletionKeys, MIN_FUZZY_LENGTH, MIN_PREFIX_LENGTH, termMatches } from './text.ts';
 
 /** What the D1 backend's Function module holds: no entries, only where to find them. */
 export interface D1Data {
@@ -87,6 +100,8 @@ interface HitRow {
   tags: string;
   /** JSON: [[lang, title, description, tags], …] */
   texts: string;
+  /** JSON: [[lang, body], …] of the bodies a query word matched in. */
+  bodies: string | null;
 }
 
 /**
@@ -181,7 +196,17 @@ export function rehearsalBackend(data: D1Data): McpBackend {
     },
     async search(request) {
       searchSql(t, request);
-      const row: HitRow = { pos: 0, rank: -1, mode: 'all', total: 1, item, date: null, tags: '[]', texts };
+      const row: HitRow = {
+        pos: 0,
+        rank: -1,
+        mode: 'all',
+        total: 1,
+        item,
+        date: null,
+        tags: '[]',
+        texts,
+        bodies: null,
+      };
       return { mode: 'all', total: 1, hits: [foundEntry(row, request, 1)], work: 0 };
     },
   };
@@ -202,46 +227,88 @@ function listedEntry(row: ItemRow, lang: Language | undefined): McpEntry {
 
 /**
  * One statement per search: the MATCH expression is assembled in SQL, with the one-typo candidates of
- * each long term looked up in the terms table inside it; every term must match (`m`), and only when no
+ * each long term looked up in the terms table inside it; every word must match (`m`), and only when no
  * entry has them all are partial matches scored (`o`); the best hits are joined to their items and
- * translations.
+ * translations, to the fields any word matched in (`cols`: a bm25 weighted on that one column is
+ * negative exactly when something matched there) and to the body of the language the hit is reported
+ * in, when it matched.
  */
 function searchSql(t: ReturnType<typeof d1Tables>, request: SearchRequest): string {
-  const columns = `{${searchedFields(request.lang).map(columnOf).join(' ')}}`;
-  const expressions = request.terms.map((term) => termExpression(t.terms, term));
+  const searched = searchedFields(request.lang);
+  const expressions = request.terms.map((word) => wordExpression(t.terms, word, searched));
   const filters = [
     ...(request.type !== undefined ? [typeToken(CONTENT_TYPES.indexOf(request.type))] : []),
     ...(request.lang !== undefined ? [languageToken(languageBit(request.lang))] : []),
   ];
   const filter = filters.length ? ` || ' AND {${FILTERS_COLUMN}}: (${filters.join(' AND ')})'` : '';
   const match = (operator: 'AND' | 'OR') =>
-    `'${columns}: (' || ${expressions.join(` || ' ${operator} ' || `)} || ')'${filter}`;
+    `'(' || ${expressions.join(` || ') ${operator} (' || `)} || ')'${filter}`;
   const rank = `bm25(${t.search}, ${SEARCH_WEIGHTS.join(', ')})`;
   const scored = (operator: 'AND' | 'OR', from: string) =>
-    `SELECT ${t.search}.rowid AS pos, ${rank} AS rank FROM ${from} WHERE ${t.search} MATCH (${match(operator)})`;
+    `SELECT ${t.search}.rowid AS pos, ${rank} AS rank FROM ${from} WHERE ${t.search} MATCH (SELECT ${operator === 'AND' ? 'a' : 'o'} FROM q)`;
   // The partial matches are scored only when no entry has every term: the one-row guard comes first in
   // a CROSS JOIN (SQLite keeps that order), so without it the full-text table is never even opened.
   const some =
     expressions.length > 1
       ? `, o AS MATERIALIZED (${scored('OR', `(SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM m)) AS go CROSS JOIN ${t.search}`)}), r AS (SELECT pos, rank, 'all' AS mode FROM m UNION ALL SELECT pos, rank, 'any' AS mode FROM o)`
       : `, r AS (SELECT pos, rank, 'all' AS mode FROM m)`;
-  return `WITH m AS MATERIALIZED (${scored('AND', t.search)})${some}, top AS (SELECT pos, rank, mode FROM r ORDER BY rank, pos LIMIT ${request.limit}) SELECT top.pos, top.rank, top.mode, (SELECT count(*) FROM r) AS total, i.item, i.date, i.tags, (SELECT json_group_array(json_array(tr.lang, tr.title, tr.description, json(tr.tags))) FROM ${t.translations} tr WHERE tr.pos = top.pos) AS texts FROM top CROSS JOIN ${t.items} i ON i.pos = top.pos ORDER BY top.rank, top.pos`;
+  // A body matched exactly when a bm25 weighted on its column alone is negative.
+  const bodies = BODY_COLUMNS.map(
+    ({ column }) => `bm25(${t.search}, ${SEARCH_COLUMNS.map((c) => (c === column ? 1 : 0)).join(', ')}) < 0`,
+  );
+  const cols = `cols AS MATERIALIZED (SELECT ${t.search}.rowid AS pos, json_array(${bodies.join(', ')}) AS matched FROM ${t.search} WHERE ${t.search} MATCH (SELECT o FROM q) AND ${t.search}.rowid IN (SELECT pos FROM top))`;
+  const matchedBody = `CASE b.lang ${BODY_COLUMNS.map(({ lang }, k) => `WHEN ${sqlLiteral(lang)} THEN json_extract(cols.matched, '$[${k}]')`).join(' ')} ELSE 0 END = 1`;
+  return `WITH q AS MATERIALIZED (SELECT ${match('AND')} AS a, ${match('OR')} AS o), m AS MATERIALIZED (${scored('AND', t.search)})${some}, top AS (SELECT pos, rank, mode FROM r ORDER BY rank, pos LIMIT ${request.limit}), ${cols} SELECT top.pos, top.rank, top.mode, (SELECT count(*) FROM r) AS total, i.item, i.date, i.tags, (SELECT json_group_array(json_array(tr.lang, tr.title, tr.description, json(tr.tags))) FROM ${t.translations} tr WHERE tr.pos = top.pos) AS texts, (SELECT json_group_array(json_array(b.lang, b.text)) FROM ${t.bodies} b CROSS JOIN cols ON cols.pos = b.pos WHERE b.pos = top.pos AND ${matchedBody}) AS bodies FROM top CROSS JOIN ${t.items} i ON i.pos = top.pos ORDER BY top.rank, top.pos`;
+}
+
+/** The body columns, with their language. */
+const BODY_COLUMNS = ALL_FIELDS.flatMap((field) => {
+  const { kind, lang } = describeField(field);
+  return kind === 'body' && lang !== undefined ? [{ lang, column: columnOf(field) }] : [];
+});
+
+/**
+ * One query word's FTS5 sub-expression, as SQL that builds it, matching what the embedded index does:
+ * for each form the word takes (its stem in each language's prose fields, itself in the tags and
+ * technologies), in the columns of that form, the form and the indexed terms one typo away from it
+ * (five letters or more, looked up in the terms table); and in every searched column, the continuations
+ * of the word as typed (three letters or more).
+ */
+function wordExpression(termsTable: string, word: string, searched: readonly IndexField[]): string {
+  const forms = new Map<string, string[]>();
+  for (const field of searched) {
+    const lang = stemmingOf(field);
+    const form = lang === undefined ? word : stemTerm(lang, word);
+    const columns = forms.get(form);
+    if (columns) columns.push(columnOf(field));
+    else forms.set(form, [columnOf(field)]);
+  }
+  const parts = [...forms].map(
+    ([form, columns]) => `${sqlLiteral(`{${columns.join(' ')}}: (`)} || ${termExpression(termsTable, form)}`,
+  );
+  if (word.length >= MIN_PREFIX_LENGTH) {
+    parts.push(sqlLiteral(`{${searched.map(columnOf).join(' ')}}: (${quote(word)}*)`));
+  }
+  return parts.join(` || ' OR ' || `);
+}
+
+function quote(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
 }
 
 /**
- * A SQL expression for one term's FTS5 sub-query: the term (and its continuations, from three letters),
- * or'ed with the indexed terms one typo away (from five letters). Terms hold only letters, digits and
- * marks (text.ts), so quoting is a formality; it is done anyway.
+ * A SQL expression for one form's FTS5 phrases and the closing parenthesis: the form, or'ed with the
+ * indexed terms one typo away. Terms hold only letters, digits and marks (text.ts), so quoting is a
+ * formality; it is done anyway.
  */
 function termExpression(termsTable: string, term: string): string {
-  const phrase = `"${term.replaceAll('"', '""')}"${term.length >= MIN_PREFIX_LENGTH ? '*' : ''}`;
-  const base = sqlLiteral(`(${phrase}`);
+  const base = sqlLiteral(quote(term));
   if (term.length < MIN_FUZZY_LENGTH) return `${base} || ')'`;
   const conditions = [`key = ${sqlLiteral(term)}`];
   for (const { key, position } of deletionKeys(term).slice(1)) {
     conditions.push(`(key = ${sqlLiteral(key)} AND position IN (-1, ${position}))`);
   }
-  const candidates = `SELECT group_concat('"' || replace(term, '"', '""') || '"', ' OR ') FROM (SELECT DISTINCT term FROM ${termsTable} WHERE ${conditions.join(' OR ')})`;
+  const candidates = `SELECT group_concat('"' || replace(term, '"', '""') || '"', ' OR ') FROM (SELECT DISTINCT term FROM ${termsTable} WHERE (${conditions.join(' OR ')}) AND term != ${sqlLiteral(term)})`;
   return `${base} || coalesce(' OR ' || (${candidates}), '') || ')'`;
 }
 
@@ -249,32 +316,46 @@ function sqlLiteral(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
-/** A hit as the tools need it: the entry, and the language and fields the words matched in (search-index.ts). */
+/** A hit as the tools need it: the entry, the language and fields the words matched in, the snippet. */
 function foundEntry(row: HitRow, request: SearchRequest, score: number): FoundEntry {
   const item = JSON.parse(row.item) as ContentItemV1;
   const texts = JSON.parse(row.texts) as [Language, string, string | null, string[]][];
-  const entry: McpEntry = { item, translations: {} };
+  const shared = JSON.parse(row.tags) as string[];
+  const bodies = new Map(JSON.parse(row.bodies ?? '[]') as [Language, string][]);
+  const entry: McpEntry = { item, translations: {}, tags: {} };
   if (row.date !== null) entry.date = row.date;
-  const doc: SearchDocument = {
-    id: row.pos,
-    text: {},
-    tags: JSON.parse(row.tags) as string[],
-    technologies: item.technologies ?? [],
-  };
+  const doc: SearchDocument = { id: row.pos, text: {}, tags: shared, technologies: item.technologies ?? [] };
   for (const [lang, title, description, tags] of texts) {
     doc.text[lang] = { title, ...(description !== null && { description }), tags };
     if (lang !== 'es') entry.translations[lang] = { title, ...(description !== null && { description }) };
+    (entry.tags as Record<string, string[]>)[lang] = [...shared, ...tags];
   }
-  // Which fields hold which matching terms: what MiniSearch reports as a result's `match`.
+  // Which fields hold which words, as the embedded index knows it from its postings: the titles,
+  // descriptions and tags from their texts, once per word; a body once, when the database said it matched.
   const matched: string[] = [];
   for (const field of searchedFields(request.lang)) {
-    const terms = new Set(searchTerms(fieldText(doc, field) ?? ''));
-    for (const term of terms) {
-      if (request.terms.some((q) => termMatches(q, term))) matched.push(field);
+    const { kind, lang } = describeField(field);
+    if (kind === 'body') {
+      if (lang !== undefined && bodies.has(lang)) matched.push(field);
+      continue;
+    }
+    const text = fieldText(doc, field);
+    if (text === undefined) continue;
+    const stemming = stemmingOf(field);
+    const terms = fieldTerms(text, stemming);
+    for (const word of request.terms) {
+      const form = stemming === undefined ? word : stemTerm(stemming, word);
+      if (terms.some((term) => termMatches(form, term))) matched.push(field);
     }
   }
-  const hit = chooseHit(row.pos, score, matched, languagesOf(entry), request.lang);
-  return { entry, lang: hit.lang, score: hit.score, fields: hit.fields };
+  const hit = chooseHit(matched, languagesOf(entry), request.lang);
+  return {
+    entry,
+    lang: hit.lang,
+    score,
+    fields: hit.fields,
+    snippet: hitSnippet(entry, hit, bodies.get(hit.lang), request.terms),
+  };
 }
 
 /** D1's error, said in terms of what to do: the usual cause is a database that was never imported into. */

@@ -1,5 +1,5 @@
 import { CONTENT_TYPES, LANGUAGES } from '../languages.ts';
-import { languageBits, MCP_DATA_FORMAT, type McpPrepared } from './mcp-data.ts';
+import { languageBits, MCP_DATA_FORMAT, type McpEntry, type McpPrepared } from './mcp-data.ts';
 import {
   ALL_FIELDS,
   BOOST,
@@ -7,7 +7,7 @@ import {
   documentTerms,
   type IndexField,
   type SearchDocument,
-} from './search-index.ts';
+} from './search-fields.ts';
 import { deletionKeys, MIN_FUZZY_LENGTH } from './text.ts';
 
 /**
@@ -19,12 +19,15 @@ import { deletionKeys, MIN_FUZZY_LENGTH } from './text.ts';
  * - `<g>_items`: one row per entry in index order (`pos`), with its type, its language bits, the
  *   ContentItem as JSON, its date and the tags all its translations share.
  * - `<g>_translations`: one row per translation: title, description and the tags only it has.
+ * - `<g>_bodies`: one row per translation with a body: its text (stages/parse/body-text.js), read only
+ *   for the snippet of a hit whose body matched.
  * - `<g>_technologies`: lower-cased technology → entry, for `list_content`'s filter.
  * - `<g>_search`: the FTS5 table, one row per entry (rowid = pos), one column per searchable text (each
- *   language's title, description and tags, the shared tags, the technologies) plus a `filters`
- *   column of type and language tokens. Its text is the terms of text.ts, so it holds exactly the words
- *   the embedded backend indexes; `unicode61 remove_diacritics 2` folds case and accents of anything
- *   else a query brings.
+ *   language's body, description, title and tags, the shared tags, the technologies) plus a `filters`
+ *   column of type and language tokens. Its text is each field's distinct terms (search-fields.ts
+ *   `documentTerms`: folded, stemmed in the field's language), so it holds exactly the terms the
+ *   embedded backend indexes; `unicode61 remove_diacritics 2` folds case and accents of anything else a
+ *   query brings.
  * - `<g>_terms`: the deletion neighbourhood of every term of four letters or more (text.ts
  *   `deletionKeys`), so that one-typo matches are an indexed look-up instead of a scan.
  * - `content_index_generations`: one row per completely imported generation; the import's last
@@ -37,6 +40,7 @@ export function d1Tables(generation: string) {
   return {
     items: `${prefix}_items`,
     translations: `${prefix}_translations`,
+    bodies: `${prefix}_bodies`,
     technologies: `${prefix}_technologies`,
     search: `${prefix}_search`,
     terms: `${prefix}_terms`,
@@ -85,10 +89,13 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
     ...Object.values(t).map((table) => `DROP TABLE IF EXISTS ${table};`),
     `CREATE TABLE ${t.items} (pos INTEGER PRIMARY KEY, type INTEGER NOT NULL, languages INTEGER NOT NULL, item TEXT NOT NULL, date TEXT, tags TEXT NOT NULL);`,
     `CREATE TABLE ${t.translations} (pos INTEGER NOT NULL, lang TEXT NOT NULL, title TEXT NOT NULL, description TEXT, tags TEXT NOT NULL, PRIMARY KEY (pos, lang)) WITHOUT ROWID;`,
+    `CREATE TABLE ${t.bodies} (pos INTEGER NOT NULL, lang TEXT NOT NULL, text TEXT NOT NULL, PRIMARY KEY (pos, lang)) WITHOUT ROWID;`,
     `CREATE TABLE ${t.technologies} (name TEXT NOT NULL, pos INTEGER NOT NULL, PRIMARY KEY (name, pos)) WITHOUT ROWID;`,
-    // Contentless with column-level detail: the table only answers which entries match and how well;
-    // the texts are read from the translations. No phrase query needs positions.
-    `CREATE VIRTUAL TABLE ${t.search} USING fts5(${SEARCH_COLUMNS.join(', ')}, tokenize = "unicode61 remove_diacritics 2", content = '', detail = column);`,
+    // Contentless: the table only answers which entries match and how well; the texts are read from
+    // the translations and bodies. Full detail although no query needs positions: in a contentless
+    // table with column detail, bm25() is 0 for every row (SQLite 3.40 to at least 3.45), which left
+    // every answer in index order and the fields a body matched in unknowable.
+    `CREATE VIRTUAL TABLE ${t.search} USING fts5(${SEARCH_COLUMNS.join(', ')}, tokenize = "unicode61 remove_diacritics 2", content = '', detail = full);`,
     `CREATE TABLE ${t.terms} (key TEXT NOT NULL, position INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (key, position, term)) WITHOUT ROWID;`,
   ];
   const oversized = new Set<number>();
@@ -100,6 +107,7 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
     `INSERT INTO ${t.translations} (pos, lang, title, description, tags) VALUES`,
     oversized,
   );
+  const bodies = new Inserts(`INSERT INTO ${t.bodies} (pos, lang, text) VALUES`, oversized);
   const technologies = new Inserts(`INSERT INTO ${t.technologies} (name, pos) VALUES`, oversized);
   const search = new Inserts(
     `INSERT INTO ${t.search} (rowid, ${SEARCH_COLUMNS.join(', ')}) VALUES`,
@@ -107,33 +115,13 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
   );
   const vocabulary = new Set<string>();
   prepared.entries.forEach((entry, pos) => {
-    const doc = prepared.documents[pos] as SearchDocument;
-    const typeIndex = CONTENT_TYPES.indexOf(entry.item.type);
-    const bits = languageBits(entry);
-    items.add(
-      pos,
-      `(${pos}, ${typeIndex}, ${bits}, ${sqlString(JSON.stringify(entry.item))}, ${entry.date === undefined ? 'NULL' : sqlString(entry.date)}, ${sqlString(JSON.stringify(doc.tags))})`,
-    );
-    for (const lang of LANGUAGES) {
-      const text = doc.text[lang];
-      if (!text) continue;
-      translations.add(
-        pos,
-        `(${pos}, ${sqlString(lang)}, ${sqlString(text.title)}, ${text.description === undefined ? 'NULL' : sqlString(text.description)}, ${sqlString(JSON.stringify(text.tags))})`,
-      );
-    }
-    for (const name of new Set(doc.technologies.map((tech) => tech.toLowerCase()))) {
-      technologies.add(pos, `(${sqlString(name)}, ${pos})`);
-    }
-    const columns = documentTerms(doc).map((terms = []) => {
-      for (const term of terms) vocabulary.add(term);
-      return sqlString(terms.join(' '));
-    });
-    const filters = [
-      typeToken(typeIndex),
-      ...LANGUAGES.flatMap((_, i) => (bits & (1 << i) ? [languageToken(1 << i)] : [])),
-    ];
-    search.add(pos, `(${pos}, ${columns.join(', ')}, ${sqlString(filters.join(' '))})`);
+    const rows = d1ItemRows(pos, entry, prepared.documents[pos] as SearchDocument);
+    items.add(pos, rows.item);
+    for (const row of rows.translations) translations.add(pos, row);
+    for (const row of rows.bodies) bodies.add(pos, row);
+    for (const row of rows.technologies) technologies.add(pos, row);
+    search.add(pos, rows.search);
+    for (const term of rows.terms) vocabulary.add(term);
   });
   const terms = new Inserts(`INSERT INTO ${t.terms} (key, position, term) VALUES`, oversized);
   for (const term of [...vocabulary].sort()) {
@@ -151,6 +139,7 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
   out.push(
     ...items.finish(),
     ...translations.finish(),
+    ...bodies.finish(),
     ...technologies.finish(),
     ...search.finish(),
     ...terms.finish(),
@@ -160,6 +149,54 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
     `INSERT INTO ${GENERATIONS_TABLE} (id, items, state) VALUES ('${GENERATION_PLACEHOLDER}', ${prepared.entries.length}, 'ready');`,
   );
   return { statements: out, oversized: [...oversized].sort((a, b) => a - b) };
+}
+
+/** One entry's rows of each table (VALUES tuples), and the terms it adds to the one-typo look-ups. */
+export interface D1ItemRows {
+  item: string;
+  translations: string[];
+  bodies: string[];
+  technologies: string[];
+  search: string;
+  terms: ReadonlySet<string>;
+}
+
+/**
+ * The rows of one entry, worked out from that entry alone: what an incremental build can keep per item
+ * and join (the terms table is the union of every entry's terms).
+ */
+export function d1ItemRows(pos: number, entry: McpEntry, doc: SearchDocument): D1ItemRows {
+  const typeIndex = CONTENT_TYPES.indexOf(entry.item.type);
+  const bits = languageBits(entry);
+  const translations: string[] = [];
+  const bodies: string[] = [];
+  for (const lang of LANGUAGES) {
+    const text = doc.text[lang];
+    if (!text) continue;
+    translations.push(
+      `(${pos}, ${sqlString(lang)}, ${sqlString(text.title)}, ${text.description === undefined ? 'NULL' : sqlString(text.description)}, ${sqlString(JSON.stringify(text.tags))})`,
+    );
+    if (text.body) bodies.push(`(${pos}, ${sqlString(lang)}, ${sqlString(text.body)})`);
+  }
+  const terms = new Set<string>();
+  const columns = documentTerms(doc).map((fieldTerms = []) => {
+    for (const term of fieldTerms) terms.add(term);
+    return sqlString(fieldTerms.join(' '));
+  });
+  const filters = [
+    typeToken(typeIndex),
+    ...LANGUAGES.flatMap((_, i) => (bits & (1 << i) ? [languageToken(1 << i)] : [])),
+  ];
+  return {
+    item: `(${pos}, ${typeIndex}, ${bits}, ${sqlString(JSON.stringify(entry.item))}, ${entry.date === undefined ? 'NULL' : sqlString(entry.date)}, ${sqlString(JSON.stringify(doc.tags))})`,
+    translations,
+    bodies,
+    technologies: [...new Set(doc.technologies.map((tech) => tech.toLowerCase()))].map(
+      (name) => `(${sqlString(name)}, ${pos})`,
+    ),
+    search: `(${pos}, ${columns.join(', ')}, ${sqlString(filters.join(' '))})`,
+    terms,
+  };
 }
 
 export interface D1Import {

@@ -1,4 +1,4 @@
-import { CONTENT_TYPES } from '../languages.ts';
+import { CONTENT_TYPES, LANGUAGES, type Language } from '../languages.ts';
 import type { FoundEntry, ListQuery, McpBackend, SearchRequest } from './backend.ts';
 import {
   languageBit,
@@ -9,7 +9,9 @@ import {
   type McpInfo,
   type McpPrepared,
 } from './mcp-data.ts';
-import { ALL_FIELDS, buildSearchIndex, documentTerms, fieldText, loadSearchIndex } from './search-index.ts';
+import { documentTerms, type SearchDocument } from './search-fields.ts';
+import { buildSearchIndex, loadSearchIndex } from './search-index.ts';
+import { hitSnippet } from './snippet.ts';
 
 /**
  * The embedded backend's data: a plain object the build writes as a module that the Function imports,
@@ -20,7 +22,9 @@ import { ALL_FIELDS, buildSearchIndex, documentTerms, fieldText, loadSearchIndex
  * - `entries`: one JSON line per entry, parsed only when a request returns that entry;
  * - `types` and `languages`: one character per entry (the type's index in CONTENT_TYPES; the language
  *   bits), so filters need no parsed entry;
- * - `search`: the prepared MiniSearch index as JSON, loaded at startup and then dropped.
+ * - `search*`: the search index (search-index.ts), strings read where they lie;
+ * - `bodies`: one line per entry, each language's body text (LANGUAGES order, separated by U+0001), for
+ *   the snippets of the hits.
  */
 export interface EmbeddedData {
   format: typeof MCP_DATA_FORMAT;
@@ -31,8 +35,15 @@ export interface EmbeddedData {
   languages: string;
   /** Each lower-cased technology with the positions of the entries that use it, in index order. */
   technologies: [string, number[]][];
-  search: string;
+  searchFields: string[];
+  searchTerms: string;
+  searchOffsets: string;
+  searchPostings: string;
+  searchLengths: string;
+  bodies: string;
 }
+
+const BODY_SEPARATOR = '\u0001';
 
 /** Build time: the prepared material in the embedded backend's form. */
 export function embeddedData(prepared: McpPrepared): EmbeddedData {
@@ -44,6 +55,7 @@ export function embeddedData(prepared: McpPrepared): EmbeddedData {
       else technologies.set(name, [i]);
     }
   });
+  const index = buildSearchIndex(prepared.documents);
   return {
     format: MCP_DATA_FORMAT,
     backend: 'embedded',
@@ -52,41 +64,61 @@ export function embeddedData(prepared: McpPrepared): EmbeddedData {
     types: prepared.entries.map((entry) => CONTENT_TYPES.indexOf(entry.item.type)).join(''),
     languages: prepared.entries.map(languageBits).join(''),
     technologies: [...technologies],
-    search: JSON.stringify(buildSearchIndex(prepared.documents)),
+    searchFields: index.fields,
+    searchTerms: index.terms,
+    searchOffsets: index.offsets,
+    searchPostings: index.postings,
+    searchLengths: index.lengths,
+    bodies: prepared.documents.map(bodiesLine).join('\n'),
   };
+}
+
+function bodiesLine(doc: SearchDocument): string {
+  const line = LANGUAGES.map((lang) => doc.text[lang]?.body ?? '').join(BODY_SEPARATOR);
+  return line.length === LANGUAGES.length - 1 ? '' : line;
 }
 
 /**
  * A lower bound of the module's size (renderMcpModule(embeddedData(prepared))), worked out without
  * building the search index: `auto` then sees that a large site is past the ceiling for a fraction of
- * the index's cost. The entries count as their JSON's length (UTF-16 units, never more than its UTF-8
- * bytes); every (term, field, entry) of the index as its least form in MiniSearch's JSON written as a
- * string literal, `\"<id>\":<count>` and a comma or brace: seven bytes and the id's digits.
+ * the index's cost. The entries and the body texts count as their length (UTF-16 units, never more
+ * than their UTF-8 bytes); every (term, entry) of the index as the two characters a posting takes at
+ * least, and every term as its length and a line break.
  */
 export function embeddedSizeAtLeast(prepared: McpPrepared, ceiling?: number): number {
   let bytes = 0;
   for (const entry of prepared.entries) bytes += JSON.stringify(entry).length;
-  // The bound cannot exceed what counting every word as a distinct term gives (a word is a letter and
-  // a separator at least): when even that is under the ceiling, nothing is tokenized.
-  let most = ceiling === undefined ? Number.POSITIVE_INFINITY : bytes;
-  if (ceiling !== undefined)
-    prepared.documents.forEach((doc, i) => {
-      for (const field of ALL_FIELDS)
-        most += Math.ceil(((fieldText(doc, field)?.length ?? -1) + 1) / 2) * (7 + String(i).length);
-    });
-  if (ceiling !== undefined && most <= ceiling) return bytes;
-  prepared.documents.forEach((doc, i) => {
-    const perTerm = 7 + String(i).length;
-    for (const terms of documentTerms(doc)) if (terms) bytes += new Set(terms).size * perTerm;
-  });
+  for (const doc of prepared.documents)
+    for (const text of Object.values(doc.text)) bytes += text.body?.length ?? 0;
+  if (ceiling !== undefined && bytes > ceiling) return bytes;
+  const vocabulary = new Set<string>();
+  for (const doc of prepared.documents) {
+    const distinct = new Set<string>();
+    for (const terms of documentTerms(doc)) for (const term of terms ?? []) distinct.add(term);
+    bytes += 2 * distinct.size;
+    for (const term of distinct) vocabulary.add(term);
+  }
+  for (const term of vocabulary) bytes += term.length + 1;
   return bytes;
 }
 
 /** Loads the search index now: the Function calls this in its global scope, at startup. */
 export function createEmbeddedBackend(data: EmbeddedData): McpBackend {
-  const search = loadSearchIndex(JSON.parse(data.search));
+  const search = loadSearchIndex({
+    fields: data.searchFields,
+    terms: data.searchTerms,
+    offsets: data.searchOffsets,
+    postings: data.searchPostings,
+    lengths: data.searchLengths,
+  });
   // Each line is a slice of the one string, not a copy; an entry is parsed when an answer includes it.
   const lines = data.entries === '' ? [] : data.entries.split('\n');
+  const bodies = data.bodies.split('\n');
+  const bodyOf = (i: number, lang: Language): string | undefined => {
+    const line = bodies[i];
+    if (!line) return undefined;
+    return line.split(BODY_SEPARATOR)[LANGUAGES.indexOf(lang)] || undefined;
+  };
   const { types, languages } = data;
   const technologies = new Map(data.technologies);
   const count = lines.length;
@@ -122,7 +154,7 @@ export function createEmbeddedBackend(data: EmbeddedData): McpBackend {
     async search(query: SearchRequest) {
       const accept = accepts(query);
       const found = search.search({
-        terms: query.terms,
+        words: query.terms,
         limit: query.limit,
         ...(query.lang !== undefined && { lang: query.lang }),
         ...(accept && { accept }),
@@ -133,14 +165,16 @@ export function createEmbeddedBackend(data: EmbeddedData): McpBackend {
         mode: found.mode,
         total: found.total,
         work: found.work,
-        hits: found.hits.map(
-          (hit): FoundEntry => ({
-            entry: entry(hit.entry),
+        hits: found.hits.map((hit): FoundEntry => {
+          const found = entry(hit.entry);
+          return {
+            entry: found,
             lang: hit.lang,
             score: hit.score,
             fields: hit.fields,
-          }),
-        ),
+            snippet: hitSnippet(found, hit, bodyOf(hit.entry, hit.lang), query.terms),
+          };
+        }),
       };
     },
   };

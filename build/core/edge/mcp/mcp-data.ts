@@ -1,14 +1,15 @@
 import type { ContentItemV1 } from '../content-item-v1.ts';
 import { type ContentType, LANGUAGES, type Language, URL_FIELD } from '../languages.ts';
-import type { SearchDocument } from './search-index.ts';
+import type { SearchDocument } from './search-fields.ts';
 
 /**
  * Bumped when the shape of what the build hands the Function changes, so a Function never misreads data
  * from another release. 3: the data is a module bundled into the Function (embedded) or tables in D1.
  * 4: technology names are indexed as words (`C++` → `cplusplus`, text.ts), so format-3 indexes would not
- * find what queries now ask for.
+ * find what queries now ask for. 5: bodies indexed, words stemmed, the embedded index in search-index.ts's
+ * form (no longer MiniSearch's), body texts for snippets.
  */
-export const MCP_DATA_FORMAT = 4;
+export const MCP_DATA_FORMAT = 5;
 
 export interface TranslationInfo {
   title: string;
@@ -28,6 +29,8 @@ export interface McpEntry {
   date?: string;
   /** The other translations' titles and descriptions: nothing the item already holds is repeated. */
   translations: Partial<Record<Exclude<Language, 'es'>, TranslationText>>;
+  /** Each translation's tags, for the snippet of a hit that matched in them (not part of the answers' items). */
+  tags?: Partial<Record<Language, string[]>>;
 }
 
 /** A translation of an entry, whole: undefined when the entry has none in that language. */

@@ -1,8 +1,8 @@
 import { STOP_WORDS } from './stop-words.ts';
 
 /**
- * How searchable text becomes terms, the same for both backends: MiniSearch (embedded) indexes and
- * queries these terms, and the D1 backend writes them into its FTS5 table and builds its MATCH
+ * How searchable text becomes terms, the same for both backends: the embedded index (search-index.ts)
+ * holds these terms (stemmed in a field's language: search-fields.ts), and the D1 backend writes them into its FTS5 table and builds its MATCH
  * expressions from them. A word is a run of letters, digits, private-use characters and combining
  * marks: SQLite FTS5's `unicode61` tokenizer splits on everything else by default (spaces, punctuation,
  * symbols), so a folded term is always exactly one FTS5 token and both backends see the same words.
@@ -93,7 +93,7 @@ export const MIN_FUZZY_LENGTH = 5;
 /**
  * Whether an indexed term answers a query term: the same, or starting with it (three letters or more),
  * or one insertion, deletion or substitution away from it (five letters or more). This is what
- * MiniSearch's `prefix` and `fuzzy: 1` options match, and what the D1 backend asks FTS5 for.
+ * the embedded index matches, and what the D1 backend asks FTS5 for.
  */
 export function termMatches(query: string, term: string): boolean {
   if (term === query) return true;
@@ -101,7 +101,7 @@ export function termMatches(query: string, term: string): boolean {
   return query.length >= MIN_FUZZY_LENGTH && withinOneEdit(query, term);
 }
 
-/** Levenshtein distance ≤ 1, on UTF-16 code units as MiniSearch counts them. */
+/** Levenshtein distance ≤ 1, on UTF-16 code units. */
 export function withinOneEdit(a: string, b: string): boolean {
   if (Math.abs(a.length - b.length) > 1) return false;
   let i = 0;

@@ -110,7 +110,12 @@ export interface SearchContentResult extends Record<string, unknown> {
   total: number;
   match: 'all' | 'any';
   items: (ContentItemV1 &
-    Required<Translated> & { score: number; matched_language: Language; matched_fields: string[] })[];
+    Required<Translated> & {
+      score: number;
+      matched_language: Language;
+      matched_fields: string[];
+      snippet: string;
+    })[];
 }
 
 export async function searchContent(
@@ -158,6 +163,7 @@ export async function searchContent(
         score: Math.round(hit.score * 1000) / 1000,
         matched_language: hit.lang,
         matched_fields: hit.fields,
+        snippet: hit.snippet,
         translation: translation as Required<Translated>['translation'],
       };
     }),
@@ -183,7 +189,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'search_content',
     title: 'Search content',
     description:
-      'Search titles, descriptions, tags and technologies in Spanish, English and Brazilian Portuguese at once. Ignores case and accents, matches word beginnings and tolerates one typo in longer words. Results are ranked, with a score and the language that matched.',
+      'Search the full text of every item (titles, descriptions, bodies, tags and technologies) in Spanish, English and Brazilian Portuguese at once. Ignores case and accents, matches other forms of a word (plural, verb forms) and word beginnings, and tolerates one typo in longer words. Results are ranked, titles first, each with a score, the language that matched and a snippet of its text with the matched words marked.',
     inputSchema: TOOL_SCHEMAS.search_content.input,
     outputSchema: TOOL_SCHEMAS.search_content.output,
     run: (mcp, args, budget) => searchContent(mcp, args as unknown as SearchContentArgs, budget),

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { BODY_TEXT_BYTES, bodyText } from '../../build/stages/parse/body-text.js';
+
+describe('a Markdown body reduced to its words', () => {
+  it('keeps the words and drops the syntax: headings, emphasis, links, images, HTML, fences, shortcodes, tables', () => {
+    const markdown = [
+      '# Título principal #',
+      '',
+      'Un párrafo con **negrita**, _cursiva_, `código` y un [enlace](https://x.com/a_b "t").',
+      '![Una imagen](img.png) y <span class="x">HTML</span> &amp; entidades &#233;.',
+      '',
+      '```python',
+      'def snake_case(x): return x * 2',
+      '```',
+      '',
+      '- lista uno',
+      '1. lista dos',
+      '> cita con [ref][1]',
+      '',
+      '| a | b |',
+      '|---|:-:|',
+      '| c | d |',
+      '',
+      '{{< figure src="a.png" caption="Una red neuronal" >}}',
+      '{{% note %}}texto de nota{{% /note %}}',
+      '<!-- un comentario',
+      'de dos líneas -->',
+      '[1]: https://example.com',
+      'Texto final ~~tachado~~ y bootloader.',
+    ].join('\n');
+    expect(bodyText(markdown)).toBe(
+      'Título principal Un párrafo con negrita, cursiva, código y un enlace. Una imagen y HTML & entidades é. def snake_case(x): return x * 2 lista uno lista dos cita con ref a b c d Una red neuronal texto de nota Texto final tachado y bootloader.',
+    );
+  });
+
+  it(`stops at ${BODY_TEXT_BYTES} bytes of text, at a word's end`, () => {
+    const text = bodyText('palabra según '.repeat(10_000));
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(BODY_TEXT_BYTES);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(BODY_TEXT_BYTES - 20);
+    expect(text.endsWith('palabra') || text.endsWith('según')).toBe(true);
+  });
+
+  it('reduces hostile text without a pattern going quadratic (which would take minutes here)', () => {
+    const n = 200_000;
+    for (const text of [
+      '['.repeat(n),
+      '![a]('.repeat(n / 5),
+      `{{< ${'a '.repeat(n / 2)}`,
+      `${'_'.repeat(n)}x`,
+      `${' '.repeat(n)}x`,
+      '*a '.repeat(n / 3),
+      `${'- '.repeat(n / 2)}x`,
+      `{{< "${'a '.repeat(n / 2)}>}}`,
+      '<a'.repeat(n / 2),
+      `# ${'#'.repeat(n)} x`,
+    ]) {
+      expect(Buffer.byteLength(bodyText(text))).toBeLessThanOrEqual(BODY_TEXT_BYTES);
+    }
+  });
+});
