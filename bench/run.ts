@@ -297,7 +297,9 @@ async function main(): Promise<void> {
   );
   printTable(rows);
   if (mcp) {
-    // Its own sizes: the embedded backend at 1k and 5k, D1 at 10k and 50k; the worst requests at 6k and on D1.
+    // Its own sites (bench/mcp.ts DEFAULT_MCP_OPTIONS): embedded at 1k and 5k with and without bodies and
+    // at 500 with, D1 at 10k with and without and 50k without; the worst requests at the largest embedded
+    // sites and on D1.
     console.log('');
     for (const block of [
       mcpRows({ ...mcp, d1: [], worst: [] }),

@@ -15,7 +15,8 @@ import {
 } from '../core/edge/mcp/worker-module.ts';
 import type { Problem } from '../core/errors.ts';
 import { chooseBackend, type EmbeddedSize, FUNCTIONS_CODE_GZIP_BYTES } from '../core/mcp/choose-backend.ts';
-import type { DeployLimits } from '../core/output/cloudflare-limits.ts';
+import { D1_DATABASE_BYTES, type DeployLimits } from '../core/output/cloudflare-limits.ts';
+import { formatSize } from '../core/output/deploy-limits.ts';
 import { d1BindingProblems, readWranglerConfig } from './wrangler-config.ts';
 
 const gzip = promisify(gzipCallback);
@@ -86,6 +87,7 @@ export async function mcpOutput(
     plan: config.plan,
     limits,
     configFile,
+    bodies: config.mcp.bodies,
   });
   const problems = choice.problem ? [choice.problem] : [];
   if (choice.backend === 'embedded' && embedded) {
@@ -135,6 +137,18 @@ export async function mcpOutput(
         yield `${statement.replaceAll(GENERATION_PLACEHOLDER, generation)}\n`;
     },
   };
+  const databaseBytes = D1_DATABASE_BYTES[config.plan];
+  if (sqlBytes > databaseBytes) {
+    problems.push({
+      code: 'deploy_limit',
+      file: configFile,
+      field: 'mcp',
+      message: `the D1 import would be ${formatSize(sqlBytes)} of SQL, past the ${formatSize(databaseBytes)} a D1 database may hold on the ${config.plan} plan`,
+      hint: config.mcp.bodies
+        ? `set mcp: { bodies: false } in ${configFile} to search titles, descriptions and tags only (bodies are most of it)${config.plan === 'free' ? ", or plan: 'paid' on Workers Paid" : ''}`
+        : `a D1 database cannot hold this site's index${config.plan === 'free' ? "; Workers Paid allows 10 GB (plan: 'paid')" : ''}`,
+    });
+  }
   const target: D1Target = { ...config.mcp.d1, generation };
   const module = renderMcpModule(d1Data(prepared, target) as McpModule);
   const gzipBytes = (await gzip(module)).length;

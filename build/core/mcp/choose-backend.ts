@@ -32,10 +32,16 @@ export interface BackendChoice {
 export function chooseBackend(
   configured: McpBackendName,
   size: EmbeddedSize | undefined,
-  context: { items: number; plan: CloudflarePlan; limits: DeployLimits; configFile: string },
+  context: {
+    items: number;
+    plan: CloudflarePlan;
+    limits: DeployLimits;
+    configFile: string;
+    bodies?: boolean;
+  },
 ): BackendChoice {
   if (configured === 'd1' || size === undefined) return { backend: 'd1', reason: 'configured' };
-  const { items, plan, limits, configFile } = context;
+  const { items, plan, limits, configFile, bodies = false } = context;
   const over = size.moduleBytes > limits.embeddedModuleBytes;
   const workerGzipBytes =
     size.moduleGzipBytes === undefined ? undefined : FUNCTIONS_CODE_GZIP_BYTES + size.moduleGzipBytes;
@@ -62,7 +68,7 @@ export function chooseBackend(
             file: configFile,
             field: 'mcp.backend',
             message: `embedded: with ${items.toLocaleString('en-US')} items ${limit}`,
-            hint: `set mcp: { backend: 'd1' } (or 'auto') in ${configFile} to serve /mcp from Cloudflare D1 (see docs/mcp.md)`,
+            hint: `set mcp: { backend: 'd1' } (or 'auto') in ${configFile} to serve /mcp from Cloudflare D1 (see docs/mcp.md)${bodies ? ", or mcp: { bodies: false } to index titles, descriptions and tags only (the bodies' text is most of the module)" : ''}`,
           },
   };
 }

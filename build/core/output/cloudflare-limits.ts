@@ -42,13 +42,23 @@ const MIB = 1024 * 1024;
 
 /**
  * The embedded backend's ceiling: the largest data module (uncompressed) that an isolate loads well
- * within its limits. Measured (`npm run bench`, docs/performance.md; one thread, an upper bound): the
- * global scope costs about 90 ms of CPU plus 31 ms per MiB of module (the module's evaluation, the
- * search index's load, the warm-up), and keeps about 14 MiB of heap plus 5.2 MiB per MiB. At 8 MiB that
- * is about 340 ms of the 1 s a Worker may take to start and 55 MiB of the 128 MB an isolate has,
- * leaving the rest to requests; on the synthetic sites, about 6,400 items.
+ * within its limits and the startup target (300 ms). The module is mostly string literals (entries,
+ * the search index, body texts), which V8 must scan when it compiles the module: about 20–40 ms of CPU
+ * per MiB (the search index's own load is a few milliseconds, body texts are never parsed), on top of
+ * about 100 ms for the rest of the global scope (docs/performance.md). On the synthetic sites, about
+ * 8,000 items without bodies and 500 with (their bodies are about 14 KB of text an item).
  */
 export const EMBEDDED_MODULE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The largest D1 database, per plan (500 MB on Workers Free, 10 GB on Workers Paid). The import's SQL
+ * is a lower bound of the tables it makes (their indexes and the full-text index come on top): an
+ * import larger than this cannot fit, which is what indexing long bodies of many items can reach.
+ */
+export const D1_DATABASE_BYTES: Record<'free' | 'paid', number> = {
+  free: 500 * 1000 * 1000,
+  paid: 10 * 1000 * 1000 * 1000,
+};
 
 export const PLAN_LIMITS: Record<'free' | 'paid', Omit<DeployLimits, 'embeddedModuleBytes'>> = {
   free: { assetBytes: 25 * MIB, files: 20_000, workerGzipBytes: 3 * MIB },
