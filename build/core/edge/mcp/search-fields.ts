@@ -50,10 +50,17 @@ export const ALL_FIELDS: readonly IndexField[] = [
   ...SHARED_FIELDS,
 ];
 
+const DESCRIBED = new Map<string, { kind: SearchField; lang?: Language }>();
+
 /** What an index field says to a client: its kind, and its language when it has one. */
-export function describeField(field: string): { kind: SearchField; lang?: Language } {
-  const [kind, lang] = field.split(':') as [SearchField, Language | undefined];
-  return lang === undefined ? { kind } : { kind, lang };
+export function describeField(field: string): { readonly kind: SearchField; readonly lang?: Language } {
+  let described = DESCRIBED.get(field);
+  if (!described) {
+    const [kind, lang] = field.split(':') as [SearchField, Language | undefined];
+    described = lang === undefined ? { kind } : { kind, lang };
+    DESCRIBED.set(field, described);
+  }
+  return described;
 }
 
 /**
@@ -184,10 +191,11 @@ export function reportHit(
     }
   }
   const reported = chosen ?? (LANGUAGES[0] as Language);
-  const fields = new Set<SearchField>();
+  let kinds = 0;
   for (const field of matched) {
     const described = describeField(field);
-    if (described.lang === undefined || described.lang === reported) fields.add(described.kind);
+    if (described.lang === undefined || described.lang === reported)
+      kinds |= 1 << SEARCH_FIELDS.indexOf(described.kind);
   }
-  return { lang: reported, fields: SEARCH_FIELDS.filter((f) => fields.has(f)) };
+  return { lang: reported, fields: SEARCH_FIELDS.filter((_, i) => kinds & (1 << i)) };
 }

@@ -21,6 +21,9 @@ export const SNIPPET_MAX_CHARS = SNIPPET_TEXT_CHARS + 2 + 4 * MAX_MARKS;
 const WORD =
   /(?<![\p{L}\p{N}])\p{L}\+\+[\p{L}\p{N}]*|(?<![\p{L}\p{N}])\p{L}#(?![\p{L}\p{N}#])|[\p{L}\p{N}\p{Co}\p{M}]*\.(?:net|js)(?![\p{L}\p{N}])|[\p{L}\p{N}\p{Co}\p{M}]+/giu;
 const WORD_CHAR = /[\p{L}\p{N}\p{Co}\p{M}]/u;
+/** Where a snippet is taken from, the first of these that matched. */
+const SOURCES: readonly SearchField[] = ['body', 'description', 'title', 'tags', 'technologies'];
+
 /** Context kept before the first match, when the window has room for it. */
 const LEAD = 40;
 
@@ -44,16 +47,20 @@ export function hitSnippet(
 ): string {
   const { lang, fields } = hit;
   const translation = translationOf(entry, lang);
-  const sources: [SearchField, string | undefined, Language | undefined][] = [
-    ['body', body, lang],
-    ['description', translation?.description, lang],
-    ['title', translation?.title, lang],
-    ['tags', entry.tags?.[lang]?.join(', '), undefined],
-    ['technologies', entry.item.technologies?.join(', '), undefined],
-  ];
-  for (const [field, text, stemming] of sources) {
-    if (text === undefined || !fields.includes(field)) continue;
-    const snippet = excerpt(text, stemming, words);
+  for (const field of SOURCES) {
+    if (!fields.includes(field)) continue;
+    const text =
+      field === 'body'
+        ? body
+        : field === 'description'
+          ? translation?.description
+          : field === 'title'
+            ? translation?.title
+            : field === 'tags'
+              ? entry.tags?.[lang]?.join(', ')
+              : entry.item.technologies?.join(', ');
+    if (text === undefined) continue;
+    const snippet = excerpt(text, field === 'tags' || field === 'technologies' ? undefined : lang, words);
     if (snippet !== undefined) return snippet;
   }
   // A match the text does not show word for word (a technology name written with symbols): the
@@ -68,40 +75,36 @@ export function excerpt(
   words: readonly string[],
 ): string | undefined {
   const forms = words.map((word) => (stemming === undefined ? word : stemTerm(stemming, word)));
-  const matchOf = (token: string): number => {
-    for (const word of /[+#.]/.test(token) ? tokenize(token) : [token]) {
+  const matchOf = (start: number, end: number): number => {
+    const token = text.slice(start, end);
+    for (const word of TECHNOLOGY.test(token) ? tokenize(token) : [token]) {
       const term = termOf(word, stemming);
       if (term === null) continue;
       for (let w = 0; w < forms.length; w++) if (termMatches(forms[w] as string, term)) return w;
     }
     return -1;
   };
-  // The matches, up to the point past which no window can hold more of the words than one found.
-  const matches: Match[] = [];
-  const seen = new Set<number>();
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
-    const first = matches[0];
-    if (seen.size === forms.length && first && m.index > first.start + SNIPPET_TEXT_CHARS) break;
-    const word = matchOf(m[0]);
-    if (word < 0) continue;
-    matches.push({ start: m.index, end: m.index + m[0].length, word });
-    seen.add(word);
-    if (matches.length >= 256) break;
-  }
+  // The matches, up to the point past which no window can hold more of the words than one found. In a
+  // long text, the words a form begins are found by a search for the forms (native, and nothing made of
+  // the text between); the rest (one-typo variants, stems that are not a word's beginning) by reading
+  // every word.
+  let matches =
+    text.length > 4 * SNIPPET_TEXT_CHARS ? collect(text, forms.length, matchOf, finderOf(forms)) : [];
+  if (matches.length === 0) matches = collect(text, forms.length, matchOf);
   if (matches.length === 0) return undefined;
   // The window starting at a match that holds the most distinct words.
   let anchor = 0;
   let most = 0;
   for (let i = 0; i < matches.length; i++) {
     const start = (matches[i] as Match).start;
-    const inside = new Set<number>();
+    let inside = 0;
     for (let j = i; j < matches.length; j++) {
       const m = matches[j] as Match;
       if (m.end > start + SNIPPET_TEXT_CHARS) break;
-      inside.add(m.word);
+      inside |= 1 << Math.min(m.word, 30);
     }
-    if (inside.size > most) [anchor, most] = [i, inside.size];
+    const count = bitCount(inside);
+    if (count > most) [anchor, most] = [i, count];
   }
   const first = matches[anchor] as Match;
   let last = first;
@@ -121,10 +124,141 @@ export function excerpt(
   return clip(text, start, matchOf);
 }
 
+/** Technology names written with symbols, which text.ts spells out before splitting (`C++`, `Node.js`). */
+const TECHNOLOGY = /[+#.]/;
+
+function bitCount(bits: number): number {
+  let n = 0;
+  for (let b = bits; b !== 0; b &= b - 1) n++;
+  return n;
+}
+
+/**
+ * Whether a UTF-16 unit is part of a word as text.ts splits them: letters, digits, marks, private use.
+ * ASCII is decided by range; the rest by the Unicode classes (a one-character string of Latin-1 is one
+ * the runtime keeps, so this allocates nothing for es, en and pt-br text).
+ */
+function isWordUnit(code: number): boolean {
+  if (code < 0x80)
+    return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
+  return WORD_CHAR.test(String.fromCharCode(code));
+}
+
+/**
+ * The end of the word that starts at `start`: letters, digits and marks, and a technology name's
+ * symbols (`C++17`, `C#`, `ASP.NET`, `Node.js`) when they follow.
+ */
+function wordEnd(text: string, start: number): number {
+  let end = start;
+  while (end < text.length && isWordUnit(text.charCodeAt(end))) end++;
+  const next = text.charCodeAt(end);
+  if (next === 43 /* + */ || next === 35 /* # */ || next === 46 /* . */) {
+    WORD.lastIndex = start;
+    const whole = WORD.exec(text);
+    if (whole && whole.index === start) return start + whole[0].length;
+  }
+  return end;
+}
+
+/** Where the next word starts from `at` (before `end`): a word unit, or the dot of `.NET`. */
+function wordStart(text: string, at: number, end: number): number {
+  let start = at;
+  while (start < end) {
+    const code = text.charCodeAt(start);
+    if (isWordUnit(code)) return start;
+    if (code === 46 /* . */ && start + 1 < end && isWordUnit(text.charCodeAt(start + 1))) {
+      WORD.lastIndex = start;
+      const whole = WORD.exec(text);
+      if (whole && whole.index === start) return start;
+    }
+    start++;
+  }
+  return end;
+}
+
+/**
+ * The matches of the query's words in `text`, in order, until all of them have been seen and a window
+ * past the first is full. With `finder`, only at the places it finds (each checked word by word).
+ */
+function collect(
+  text: string,
+  words: number,
+  matchOf: (start: number, end: number) => number,
+  finder?: RegExp,
+): Match[] {
+  const matches: Match[] = [];
+  let seen = 0;
+  const all = words >= 31 ? -1 : (1 << words) - 1;
+  let at = 0;
+  if (finder) finder.lastIndex = 0;
+  while (at < text.length) {
+    let start: number;
+    if (finder) {
+      const found = finder.exec(text);
+      if (found === null) break;
+      start = found.index;
+      // The beginning of a word (the search itself does not look behind: that made it slow to make).
+      if (start > 0 && isWordUnit(text.charCodeAt(start - 1))) {
+        finder.lastIndex = start + 1;
+        continue;
+      }
+    } else {
+      start = wordStart(text, at, text.length);
+      if (start >= text.length) break;
+    }
+    const end = wordEnd(text, start);
+    at = end;
+    if (finder) finder.lastIndex = end;
+    const first = matches[0];
+    if ((seen & all) === all && first && start > first.start + SNIPPET_TEXT_CHARS) break;
+    const word = matchOf(start, end);
+    if (word < 0) continue;
+    matches.push({ start, end, word });
+    seen |= 1 << Math.min(word, 30);
+    if (matches.length >= 256) break;
+  }
+  return matches;
+}
+
+/** Letters and the accented forms they fold from, for a search that ignores accents as terms do. */
+const ACCENTED: Readonly<Record<string, string>> = {
+  a: 'aáàâãäå',
+  e: 'eéèêë',
+  i: 'iíìîï',
+  o: 'oóòôõö',
+  u: 'uúùûü',
+  c: 'cç',
+  n: 'nñ',
+  y: 'yýÿ',
+};
+
+const FINDERS = new Map<string, RegExp>();
+
+/**
+ * A search for the forms, ignoring case and accents: plain letters and classes, no Unicode mode and no
+ * look-behind, so that making one for a new query costs some 50 µs rather than half a millisecond.
+ */
+function finderOf(forms: readonly string[]): RegExp {
+  const key = forms.join(' ');
+  let finder = FINDERS.get(key);
+  if (!finder) {
+    const alternatives = [...new Set(forms)].map((form) =>
+      [...form]
+        .map((c) => (ACCENTED[c] ? `[${ACCENTED[c]}]` : c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')))
+        .join(''),
+    );
+    finder = new RegExp(alternatives.join('|'), 'gi');
+    if (FINDERS.size >= 1000) FINDERS.clear();
+    FINDERS.set(key, finder);
+  }
+  return finder;
+}
+
 /** At most SNIPPET_TEXT_CHARS of `text` from `start`, cut at a word's end, marked, with ellipses. */
-function clip(text: string, start: number, matchOf?: (token: string) => number): string {
+function clip(text: string, from: number, matchOf?: (start: number, end: number) => number): string {
+  let start = from;
   let end = Math.min(text.length, start + SNIPPET_TEXT_CHARS);
-  if (end < text.length && WORD_CHAR.test(text[end] ?? '') && WORD_CHAR.test(text[end - 1] ?? '')) {
+  if (end < text.length && isWordUnit(text.charCodeAt(end)) && isWordUnit(text.charCodeAt(end - 1))) {
     // Not in the middle of a word.
     const space = text.lastIndexOf(' ', end);
     if (space > start) end = space;
@@ -132,17 +266,26 @@ function clip(text: string, start: number, matchOf?: (token: string) => number):
   // Never half of a surrogate pair at either end.
   if (isLowSurrogate(text.charCodeAt(start))) start++;
   if (isLowSurrogate(text.charCodeAt(end))) end--;
-  const window = text.slice(start, end).trim();
-  let marked = window;
+  while (start < end && text.charCodeAt(start) === 32) start++;
+  while (end > start && text.charCodeAt(end - 1) === 32) end--;
+  let marked = '';
+  let copied = start;
   if (matchOf) {
     let marks = 0;
-    marked = window.replace(WORD, (token) => {
-      if (marks >= MAX_MARKS || matchOf(token) < 0) return token;
-      marks++;
-      return `**${token}**`;
-    });
+    for (let at = start; at < end && marks < MAX_MARKS; ) {
+      at = wordStart(text, at, end);
+      if (at >= end) break;
+      const stop = Math.min(end, wordEnd(text, at));
+      if (matchOf(at, stop) >= 0) {
+        marked += `${text.slice(copied, at)}**${text.slice(at, stop)}**`;
+        copied = stop;
+        marks++;
+      }
+      at = stop;
+    }
   }
-  return `${start > 0 ? '…' : ''}${marked}${end < text.length ? '…' : ''}`;
+  marked += text.slice(copied, end);
+  return `${from > 0 ? '…' : ''}${marked}${end < text.length ? '…' : ''}`;
 }
 
 function isLowSurrogate(code: number): boolean {
