@@ -78,6 +78,20 @@ function bodiesLine(doc: SearchDocument): string {
   return line.length === LANGUAGES.length - 1 ? '' : line;
 }
 
+/** A body of some length among the first entries, with its language: what startup warms snippets on. */
+export function sampleBody(data: EmbeddedData): { text: string; lang: Language } | undefined {
+  let from = 0;
+  for (let line = 0; line < 50 && from < data.bodies.length; line++) {
+    const end = data.bodies.indexOf('\n', from);
+    const texts = data.bodies.slice(from, end < 0 ? undefined : end).split(BODY_SEPARATOR);
+    const at = texts.findIndex((text) => text.length >= 800);
+    if (at >= 0) return { text: texts[at] as string, lang: LANGUAGES[at] as Language };
+    if (end < 0) break;
+    from = end + 1;
+  }
+  return undefined;
+}
+
 /**
  * A lower bound of the module's size (renderMcpModule(embeddedData(prepared))), worked out without
  * building the search index: `auto` then sees that a large site is past the ceiling for a fraction of

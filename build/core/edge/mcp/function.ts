@@ -1,7 +1,8 @@
 import type { LoadedMcp, McpBackend } from './backend.ts';
 import { createD1Backend, type D1Data, type D1DatabaseLike, rehearsalBackend } from './d1-backend.ts';
-import { createEmbeddedBackend } from './embedded.ts';
+import { createEmbeddedBackend, sampleBody } from './embedded.ts';
 import { createMcpFetch, McpUnavailable, unavailable } from './http.ts';
+import { warmUpSnippets } from './snippet.ts';
 import { type McpModule, parseMcpModule } from './worker-module.ts';
 
 export interface McpFunctionContext {
@@ -40,6 +41,8 @@ export function createMcpFunction(
   }
   if (data.backend === 'embedded') {
     const mcp: LoadedMcp = { info: data.info, backend: createEmbeddedBackend(data) };
+    const body = sampleBody(data);
+    if (body) warmUpSnippets(body.text, body.lang);
     log(`content-index mcp: ${data.info.stats.counts.total} items embedded`);
     const serve = createMcpFetch({ mcp, log, warmUp: { data: true } });
     return ({ request, env }) => serve(request, env);

@@ -2,7 +2,7 @@ import type { Language } from '../languages.ts';
 import { type McpEntry, translationOf } from './mcp-data.ts';
 import { type SearchField, termOf } from './search-fields.ts';
 import { stemTerm } from './stem.ts';
-import { termMatches, tokenize } from './text.ts';
+import { foldTerm, termMatches, tokenize } from './text.ts';
 
 /** The most characters of an item's text a snippet shows: never more of a body than this. */
 export const SNIPPET_TEXT_CHARS = 160;
@@ -290,4 +290,21 @@ function clip(text: string, from: number, matchOf?: (start: number, end: number)
 
 function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * Runs the snippet code on a text of the site (a body) at startup, so that the first request whose hit
+ * matched in a body does not pay for compiling it: a word from its middle (the search for the forms),
+ * and a word one typo away (the word-by-word reading).
+ */
+export function warmUpSnippets(text: string, lang: Language): void {
+  const middle = text.indexOf(' ', text.length >> 1);
+  const word =
+    text
+      .slice(middle + 1)
+      .split(' ', 1)[0]
+      ?.replace(/[^\p{L}]/gu, '') ?? '';
+  if (word.length < 5) return;
+  excerpt(text, lang, [foldTerm(word)]);
+  excerpt(text, lang, [foldTerm(`${word.slice(0, 2)}${word.slice(3)}`)]);
 }
