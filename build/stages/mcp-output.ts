@@ -15,7 +15,7 @@ import {
 } from '../core/edge/mcp/worker-module.ts';
 import type { Problem } from '../core/errors.ts';
 import { chooseBackend, type EmbeddedSize, FUNCTIONS_CODE_GZIP_BYTES } from '../core/mcp/choose-backend.ts';
-import { D1_DATABASE_BYTES, type DeployLimits } from '../core/output/cloudflare-limits.ts';
+import type { DeployLimits } from '../core/output/cloudflare-limits.ts';
 import { formatSize } from '../core/output/deploy-limits.ts';
 import { d1BindingProblems, readWranglerConfig } from './wrangler-config.ts';
 
@@ -137,7 +137,7 @@ export async function mcpOutput(
         yield `${statement.replaceAll(GENERATION_PLACEHOLDER, generation)}\n`;
     },
   };
-  const databaseBytes = D1_DATABASE_BYTES[config.plan];
+  const databaseBytes = limits.d1DatabaseBytes;
   if (sqlBytes > databaseBytes) {
     problems.push({
       code: 'deploy_limit',

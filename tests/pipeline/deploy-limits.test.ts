@@ -31,8 +31,18 @@ async function problems(options: Parameters<typeof build>[0]): Promise<ContentIn
 
 it("uses Cloudflare's published figures", () => {
   expect(PLAN_LIMITS).toEqual({
-    free: { assetBytes: 25 * 1024 * 1024, files: 20_000, workerGzipBytes: 3 * 1024 * 1024 },
-    paid: { assetBytes: 25 * 1024 * 1024, files: 100_000, workerGzipBytes: 10 * 1024 * 1024 },
+    free: {
+      assetBytes: 25 * 1024 * 1024,
+      files: 20_000,
+      workerGzipBytes: 3 * 1024 * 1024,
+      d1DatabaseBytes: 500_000_000,
+    },
+    paid: {
+      assetBytes: 25 * 1024 * 1024,
+      files: 100_000,
+      workerGzipBytes: 10 * 1024 * 1024,
+      d1DatabaseBytes: 10_000_000_000,
+    },
   });
   expect(EMBEDDED_MODULE_BYTES).toBe(8 * 1024 * 1024);
 });
@@ -136,7 +146,7 @@ describe('a Worker over its size', () => {
           `^embedded: with 6 items the data module would be ${size}, past the embedded ceiling of ${limit} \\(what an isolate loads within its 1 s startup and 128 MB memory limits, with room left for requests\\)$`,
         ),
       ),
-      hint: "set mcp: { backend: 'd1' } (or 'auto') in site.config.ts to serve /mcp from Cloudflare D1 (see docs/mcp.md)",
+      hint: "set mcp: { backend: 'd1' } (or 'auto') in site.config.ts to serve /mcp from Cloudflare D1 (see docs/mcp.md), or mcp: { bodies: false } to index titles, descriptions and tags only (the bodies' text is most of the module)",
     });
     // Measured, when the module could be built; far past the ceiling, a lower bound worked out without
     // building the search index is the figure.
@@ -166,7 +176,55 @@ describe('a Worker over its size', () => {
     const ceiling = await build({ root: site.root, limits: { embeddedModuleBytes: 2000 } });
     expect(ceiling.mcp?.backend).toBe('d1');
   });
+
+  it('counts the bodies indexed: a site past the ceiling with them fits without them (mcp.bodies)', async () => {
+    const body = `${'Una frase larga sobre redes neuronales y modelos de lenguaje. '.repeat(60)}\n`;
+    const files = Object.fromEntries(
+      Object.entries(FILES).map(([path, text]) => [path, path.endsWith('.md') ? `${text}${body}` : text]),
+    );
+    const config = (bodies: boolean) => ({ ...FIXTURE_CONFIG, mcp: { backend: 'auto', bodies } });
+    site = await tempSite({ ...files, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` }, config(true));
+    const without = await build({ root: site.root, dryRun: true, limits: { embeddedModuleBytes: 1e9 } });
+    expect(without.mcp?.backend).toBe('embedded');
+    const ceiling = { embeddedModuleBytes: (without.mcp?.module.bytes ?? 0) - 1 };
+    const withBodies = await build({ root: site.root, dryRun: true, limits: ceiling });
+    expect(withBodies.mcp?.backend).toBe('d1');
+    expect(withBodies.mcp?.reason).toMatch(/^auto: the data module would be (at least )?[\d.]+ KiB, past/);
+    await site.dispose();
+    site = await tempSite({ ...files, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` }, config(false));
+    const noBodies = await build({ root: site.root, dryRun: true, limits: ceiling });
+    expect(noBodies.mcp?.backend).toBe('embedded');
+    expect(noBodies.mcp?.module.bytes).toBeLessThan(ceiling.embeddedModuleBytes / 4);
+  });
 });
+
+describe('a D1 import larger than the database', () => {
+  it('is refused, naming mcp.bodies', async () => {
+    site = await tempSite(
+      { ...FILES, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` },
+      {
+        ...FIXTURE_CONFIG,
+        mcp: { backend: 'd1' },
+      },
+    );
+    expect(await problems({ root: site.root, limits: { d1DatabaseBytes: 1000 } })).toEqual([
+      {
+        code: 'deploy_limit',
+        file: 'site.config.ts',
+        field: 'mcp',
+        message: expect.stringMatching(
+          /^the D1 import would be [\d.]+ KiB of SQL, past the 1000 B a D1 database may hold on the free plan$/,
+        ),
+        hint: "set mcp: { bodies: false } in site.config.ts to search titles, descriptions and tags only (bodies are most of it), or plan: 'paid' on Workers Paid",
+      },
+    ]);
+  });
+});
+
+/** `count` different words (`pz0q`, `pz1q`…): none a common word, none the stem of another. */
+function distinctWords(prefix: string, count: number): string {
+  return Array.from({ length: count }, (_, i) => `${prefix}z${i.toString(36)}q`).join(' ');
+}
 
 describe('the D1 backend', () => {
   const D1 = { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } };
@@ -211,13 +269,17 @@ describe('the D1 backend', () => {
         ...FILES,
         'wrangler.toml': `name = "t"\n${D1_WRANGLER}`,
         // Each file's front matter stays under its own 64 KiB limit; the three translations' search text
-        // together do not fit one statement.
-        'content/posts/larga.es.md': md({ title: 'Larga', description: 'palabra '.repeat(5_000) }),
-        'content/posts/larga.en.md': md({ title: 'Long', slug: 'long', description: 'word '.repeat(8_000) }),
+        // (each word once: the search row holds distinct terms) together do not fit one statement.
+        'content/posts/larga.es.md': md({ title: 'Larga', description: distinctWords('p', 7_000) }),
+        'content/posts/larga.en.md': md({
+          title: 'Long',
+          slug: 'long',
+          description: distinctWords('w', 7_000),
+        }),
         'content/posts/larga.pt-br.md': md({
           title: 'Longa',
           slug: 'longa',
-          description: 'termo '.repeat(7_000),
+          description: distinctWords('t', 7_000),
         }),
       },
       D1,

@@ -36,6 +36,12 @@ export interface DeployLimits {
    * EMBEDDED_MODULE_BYTES below.
    */
   embeddedModuleBytes: number;
+  /**
+   * The largest D1 database (500 MB on Workers Free, 10 GB on Workers Paid). The import's SQL is a lower
+   * bound of the tables it makes (their indexes and the full-text index come on top): an import larger
+   * than this cannot fit, which is what indexing long bodies of many items can reach.
+   */
+  d1DatabaseBytes: number;
 }
 
 const MIB = 1024 * 1024;
@@ -50,17 +56,12 @@ const MIB = 1024 * 1024;
  */
 export const EMBEDDED_MODULE_BYTES = 8 * 1024 * 1024;
 
-/**
- * The largest D1 database, per plan (500 MB on Workers Free, 10 GB on Workers Paid). The import's SQL
- * is a lower bound of the tables it makes (their indexes and the full-text index come on top): an
- * import larger than this cannot fit, which is what indexing long bodies of many items can reach.
- */
-export const D1_DATABASE_BYTES: Record<'free' | 'paid', number> = {
-  free: 500 * 1000 * 1000,
-  paid: 10 * 1000 * 1000 * 1000,
-};
-
 export const PLAN_LIMITS: Record<'free' | 'paid', Omit<DeployLimits, 'embeddedModuleBytes'>> = {
-  free: { assetBytes: 25 * MIB, files: 20_000, workerGzipBytes: 3 * MIB },
-  paid: { assetBytes: 25 * MIB, files: 100_000, workerGzipBytes: 10 * MIB },
+  free: { assetBytes: 25 * MIB, files: 20_000, workerGzipBytes: 3 * MIB, d1DatabaseBytes: 500_000_000 },
+  paid: {
+    assetBytes: 25 * MIB,
+    files: 100_000,
+    workerGzipBytes: 10 * MIB,
+    d1DatabaseBytes: 10_000_000_000,
+  },
 };
