@@ -241,8 +241,11 @@ function searchSql(t: ReturnType<typeof d1Tables>, request: SearchRequest): stri
     ...(request.lang !== undefined ? [languageToken(languageBit(request.lang))] : []),
   ];
   const filter = filters.length ? ` || ' AND {${FILTERS_COLUMN}}: (${filters.join(' AND ')})'` : '';
+  // Each word's expression is written once (in `w`), and the AND and OR expressions are made of them:
+  // a long query's SQL stays well under D1's 100 KB per statement.
+  const words = `SELECT ${expressions.map((e, i) => `${e} AS w${i}`).join(', ')}`;
   const match = (operator: 'AND' | 'OR') =>
-    `'(' || ${expressions.join(` || ') ${operator} (' || `)} || ')'${filter}`;
+    `'(' || ${expressions.map((_, i) => `w${i}`).join(` || ') ${operator} (' || `)} || ')'${filter}`;
   const rank = `bm25(${t.search}, ${SEARCH_WEIGHTS.join(', ')})`;
   const scored = (operator: 'AND' | 'OR', from: string) =>
     `SELECT ${t.search}.rowid AS pos, ${rank} AS rank FROM ${from} WHERE ${t.search} MATCH (SELECT ${operator === 'AND' ? 'a' : 'o'} FROM q)`;
@@ -258,7 +261,7 @@ function searchSql(t: ReturnType<typeof d1Tables>, request: SearchRequest): stri
   );
   const cols = `cols AS MATERIALIZED (SELECT ${t.search}.rowid AS pos, json_array(${bodies.join(', ')}) AS matched FROM ${t.search} WHERE ${t.search} MATCH (SELECT o FROM q) AND ${t.search}.rowid IN (SELECT pos FROM top))`;
   const matchedBody = `CASE b.lang ${BODY_COLUMNS.map(({ lang }, k) => `WHEN ${sqlLiteral(lang)} THEN json_extract(cols.matched, '$[${k}]')`).join(' ')} ELSE 0 END = 1`;
-  return `WITH q AS MATERIALIZED (SELECT ${match('AND')} AS a, ${match('OR')} AS o), m AS MATERIALIZED (${scored('AND', t.search)})${some}, top AS (SELECT pos, rank, mode FROM r ORDER BY rank, pos LIMIT ${request.limit}), ${cols} SELECT top.pos, top.rank, top.mode, (SELECT count(*) FROM r) AS total, i.item, i.date, i.tags, (SELECT json_group_array(json_array(tr.lang, tr.title, tr.description, json(tr.tags))) FROM ${t.translations} tr WHERE tr.pos = top.pos) AS texts, (SELECT json_group_array(json_array(b.lang, b.text)) FROM ${t.bodies} b CROSS JOIN cols ON cols.pos = b.pos WHERE b.pos = top.pos AND ${matchedBody}) AS bodies FROM top CROSS JOIN ${t.items} i ON i.pos = top.pos ORDER BY top.rank, top.pos`;
+  return `WITH w AS MATERIALIZED (${words}), q AS MATERIALIZED (SELECT ${match('AND')} AS a, ${match('OR')} AS o FROM w), m AS MATERIALIZED (${scored('AND', t.search)})${some}, top AS (SELECT pos, rank, mode FROM r ORDER BY rank, pos LIMIT ${request.limit}), ${cols} SELECT top.pos, top.rank, top.mode, (SELECT count(*) FROM r) AS total, i.item, i.date, i.tags, (SELECT json_group_array(json_array(tr.lang, tr.title, tr.description, json(tr.tags))) FROM ${t.translations} tr WHERE tr.pos = top.pos) AS texts, (SELECT json_group_array(json_array(b.lang, b.text)) FROM ${t.bodies} b CROSS JOIN cols ON cols.pos = b.pos WHERE b.pos = top.pos AND ${matchedBody}) AS bodies FROM top CROSS JOIN ${t.items} i ON i.pos = top.pos ORDER BY top.rank, top.pos`;
 }
 
 /** The body columns, with their language. */
