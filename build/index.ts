@@ -5,6 +5,7 @@ import { resolveSiteConfig } from './core/config/resolve-site-config.ts';
 import type { Env, SiteConfig } from './core/config/site-config.ts';
 import { assemble } from './core/content/assemble.ts';
 import type { ContentModel, FollowedLink } from './core/content/model.ts';
+import type { HugoPublication } from './core/content/publication.ts';
 import type { McpPrepared } from './core/edge/mcp/mcp-data.ts';
 import { ContentIndexError, isContentIndexError, type Problem } from './core/errors.ts';
 import type { DeployLimits } from './core/output/cloudflare-limits.ts';
@@ -25,6 +26,7 @@ import {
   recordPublished,
   renderPublishedRecord,
 } from './core/versions/published-record.ts';
+import { liveRemovals, type Removals } from './core/versions/removals.ts';
 import { aiPluginAssets } from './stages/ai-plugin-assets.ts';
 import { docsAssets } from './stages/docs-assets.ts';
 import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
@@ -37,6 +39,7 @@ import { PRIVATE_DIR } from './stages/output/place.ts';
 import { ParseCache } from './stages/parse-cache.ts';
 import { writePublishedRecord } from './stages/published-record.ts';
 import { guardShapes } from './stages/schema-snapshots.ts';
+import { checkSitePages, type SitePagesCheck } from './stages/site-pages.ts';
 import { readSourceDates } from './stages/source-dates.ts';
 import { readWranglerConfig, servedOutput } from './stages/wrangler-config.ts';
 import { type OutputStep, writeOutput } from './stages/write.ts';
@@ -89,6 +92,19 @@ export interface BuildOptions {
   serializers?: SerializerRegistry;
   drafts?: boolean;
   future?: boolean;
+  /**
+   * A Hugo site's publication switches and languages (`buildDrafts`, `buildFuture`, `buildExpired`,
+   * `disableLanguages`): Hugo's page rules then decide what is published, as Hugo does (docs/authoring.md).
+   * The CLI reads them from the site's Hugo configuration; without them, `draft` and `date` only.
+   */
+  hugo?: HugoPublication;
+  /**
+   * The output as a witness: check the index against the site generator's pages in the output folder
+   * (stages/site-pages.ts). `error`: an address that is no page stops the build; `warn` (dev, where the
+   * generator's own watch may lag a save): a warning. Default: not checked; the CLI asks for it in a
+   * Hugo or Astro project.
+   */
+  sitePages?: 'error' | 'warn';
   /** Validate and render, but write nothing. */
   dryRun?: boolean;
   /**
@@ -121,6 +137,11 @@ export interface BuildOptions {
   live?: LiveSite;
   /** With `live`: field paths (`content[].image`) the operator accepts losing from a live version. */
   allowDroppedFields?: readonly string[];
+  /**
+   * With `live`: accept taking a whole section, or more than a tenth of the live items, off the live
+   * API (core/versions/removals.ts). The items that go are listed in the result either way.
+   */
+  allowRemovals?: boolean;
   /** Cloudflare's limits for the configured plan, some replaced: tests inject small ones. */
   limits?: Partial<DeployLimits>;
   /**
@@ -184,6 +205,10 @@ export interface BuildResult {
   mcpData?: { written: boolean; served: string };
   /** The deployment against the plan's limits: largest file, file count, Worker size. */
   headroom?: Headroom;
+  /** Whether the index was checked against the site generator's pages, and what that found. */
+  sitePages: SitePagesCheck;
+  /** With `live`: the live items this build's index no longer holds. */
+  removals?: Removals;
 }
 
 /**
@@ -209,15 +234,12 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let done = stage('config');
   const configFile = options.config ?? 'site.config.ts';
   const configInput = await importConfigModule(root, configFile, 'site configuration');
+  const configShown = relative(root, resolve(root, configFile));
   const { name: pagesProject } = (await readWranglerConfig(root)).config;
-  const config = resolveSiteConfig(
-    configInput,
-    options.env ?? {},
-    relative(root, resolve(root, configFile)),
-    {
-      ...(pagesProject !== undefined && { pagesProject }),
-    },
-  );
+  const config = resolveSiteConfig(configInput, options.env ?? {}, configShown, {
+    ...(pagesProject !== undefined && { pagesProject }),
+    ...(options.hugo && { hugo: options.hugo }),
+  });
   const outDir = resolve(root, options.out ?? 'public');
   const contentDir = resolve(root, options.content ?? config.content.dir);
   const staticDir = config.static === undefined ? undefined : resolve(root, config.static);
@@ -275,6 +297,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     now,
     drafts: options.drafts ?? false,
     future: options.future ?? false,
+    ...(options.hugo && { hugo: options.hugo }),
     unreadable: loaded.unreadable,
   });
   const problems = [...loaded.problems, ...(assembled.ok ? [] : assembled.problems)];
@@ -301,7 +324,13 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     validateIndex(version, body, model, serializers[version]?.schema),
   );
   invalid.push(...rendered.manifestProblems);
+  let removals: Removals | undefined;
   if (options.live) {
+    removals = liveRemovals(options.live, rendered.bodies, {
+      allow: options.allowRemovals ?? false,
+      contentDir: relative(root, contentDir) || '.',
+    });
+    invalid.push(...removals.problems);
     invalid.push(
       ...compareWithLive(
         options.live,
@@ -316,6 +345,22 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   }
   if (invalid.length > 0) throw new ContentIndexError(invalid);
   options.onRendered?.(rendered.files);
+  const pageWarnings: Problem[] = [];
+  const sitePages: SitePagesCheck = options.sitePages
+    ? await checkSitePages({
+        root,
+        outDir,
+        config,
+        configFile: configShown,
+        model,
+        ownPaths: new Set(rendered.files.map((file) => file.path)),
+        mode: options.sitePages,
+        warn: (problems) => pageWarnings.push(...problems),
+      })
+    : {
+        ran: false,
+        why: 'no site generator (Hugo, Astro) in this project: there are no pages of its own to check the index against',
+      };
 
   // The MCP backend, and every limit Cloudflare would otherwise enforce at upload or at the first request.
   let mcp: McpOutput | undefined;
@@ -330,7 +375,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       configFile: configPath,
       root,
       limits,
-      fileOf: (pos) => model.entries[pos]?.translations.es.file ?? `item ${pos}`,
+      fileOf: (pos) => model.entries[pos]?.canonical.file ?? `item ${pos}`,
     });
     figures = {
       plan: config.plan,
@@ -367,7 +412,13 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 
   done = stage('write', `${rendered.files.length} files`);
   const record = recordPublished(headers.record.record, lifecycle);
-  const warnings = [...headers.warnings, ...loaded.warnings, ...assembled.warnings, ...assets.warnings];
+  const warnings = [
+    ...headers.warnings,
+    ...loaded.warnings,
+    ...assembled.warnings,
+    ...assets.warnings,
+    ...pageWarnings,
+  ];
   if (!options.dryRun) {
     try {
       const written = await writeOutput(outDir, rendered.files, {
@@ -423,6 +474,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...(mcp && { mcp }),
     ...(mcpData && { mcpData }),
     ...(figures && { headroom: headroom(figures) }),
+    sitePages,
+    ...(removals && { removals }),
   };
 }
 

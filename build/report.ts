@@ -1,13 +1,14 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import type { FollowedLink, LeftOut } from './core/content/model.ts';
-import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from './core/edge/languages.ts';
+import type { FollowedLink, LeftOut, LeftOutReason } from './core/content/model.ts';
+import { CONTENT_TYPES, type ContentType, type Language, PLURAL } from './core/edge/languages.ts';
 import type { Problem } from './core/errors.ts';
 import { formatSize, type Headroom, PLAN_NAME } from './core/output/deploy-limits.ts';
 import type { OutputFile } from './core/output/outputs.ts';
 import { printable } from './core/printable.ts';
 import type { BuildResult } from './index.ts';
 import { formatBytes } from './stages/parse/format-bytes.js';
+import type { SitePagesCheck } from './stages/site-pages.ts';
 
 const gzip = promisify(gzipCallback);
 
@@ -18,8 +19,10 @@ export interface BuildReport {
   outDir: string;
   durationMs: number;
   items: Record<(typeof PLURAL)[ContentType], number> & { total: number };
-  /** Per language: items that have that translation, and the share of all items. */
-  translations: Record<Language, { items: number; percent: number }>;
+  /** The language every item is published in (`canonicalLanguage`). */
+  canonicalLanguage: Language;
+  /** Per language of the site: items that have that translation, and the share of all items. */
+  translations: Partial<Record<Language, { items: number; percent: number }>>;
   leftOut: LeftOut[];
   /** Symbolic links among the content the build read through: the link and its target, from the project root. */
   links: FollowedLink[];
@@ -44,6 +47,11 @@ export interface BuildReport {
   };
   /** The deployment against the plan's limits (largest file, files, Worker). */
   limits?: Headroom;
+  /**
+   * The index against the site generator's pages in the output folder: whether that check ran (and if
+   * not, why), and the pages under the indexed sections that the index does not hold, with the reason.
+   */
+  sitePages: SitePagesCheck;
 }
 
 export interface FailureReport {
@@ -74,13 +82,14 @@ export async function createReport(
   sizes: Map<string, Promise<number>> = new Map(),
 ): Promise<BuildReport> {
   const items = { posts: 0, projects: 0, tips: 0, total: result.model.entries.length };
+  const { languages } = result.config;
   const translated: Record<Language, number> = { es: 0, en: 0, 'pt-br': 0 };
   for (const entry of result.model.entries) {
     items[PLURAL[entry.type]]++;
-    for (const lang of LANGUAGES) if (entry.translations[lang]) translated[lang]++;
+    for (const lang of languages) if (entry.translations[lang]) translated[lang]++;
   }
-  const translations = {} as BuildReport['translations'];
-  for (const lang of LANGUAGES) {
+  const translations: BuildReport['translations'] = {};
+  for (const lang of languages) {
     const share = items.total === 0 ? 0 : (translated[lang] / items.total) * 100;
     translations[lang] = { items: translated[lang], percent: Math.round(share * 10) / 10 };
   }
@@ -99,6 +108,7 @@ export async function createReport(
     outDir: result.outDir,
     durationMs: Math.round(result.durationMs),
     items,
+    canonicalLanguage: result.config.canonicalLanguage,
     translations,
     leftOut: result.model.leftOut,
     links: result.links,
@@ -124,6 +134,7 @@ export async function createReport(
       },
     }),
     ...(result.headroom && { limits: result.headroom }),
+    sitePages: result.sitePages,
   };
 }
 
@@ -138,9 +149,11 @@ export function formatReport(report: BuildReport, options: { verbose?: boolean }
   const lines = [`${head} (${report.durationMs} ms)`];
   lines.push(`  items         ${CONTENT_TYPES.map((t) => `${PLURAL[t]} ${items[PLURAL[t]]}`).join(' · ')}`);
   lines.push(
-    `  translations  ${LANGUAGES.map((l) => `${l} ${report.translations[l].items}/${items.total} (${report.translations[l].percent}%)`).join(' · ')}`,
+    `  translations  ${Object.entries(report.translations)
+      .map(([l, t]) => `${l} ${t.items}/${items.total} (${t.percent}%)`)
+      .join(' · ')}`,
   );
-  lines.push(...leftOutLines(report.leftOut, options.verbose ?? false));
+  lines.push(...leftOutLines(report.leftOut, report.canonicalLanguage, options.verbose ?? false));
   lines.push(...linkLines(report.links, options.verbose ?? false));
   const paths = report.files.map((f) => printable(f.path));
   const width = Math.max(0, ...paths.map((p) => p.length));
@@ -169,6 +182,7 @@ export function formatReport(report: BuildReport, options: { verbose?: boolean }
       `  limits        ${PLAN_NAME[plan]}: ${largest ? `largest file ${largest.path} ${formatSize(largest.bytes)} of ${formatSize(largest.limit)} (${share(largest.bytes, largest.limit)}) · ` : ''}${files.count.toLocaleString('en-US')} of ${files.limit.toLocaleString('en-US')} files · Worker about ${formatSize(worker.gzipBytes)} of ${formatSize(worker.limit)} compressed (${share(worker.gzipBytes, worker.limit)})`,
     );
   }
+  lines.push(...sitePagesLines(report.sitePages, options.verbose ?? false));
   return lines.join('\n');
 }
 
@@ -177,16 +191,18 @@ export function formatReport(report: BuildReport, options: { verbose?: boolean }
  * items, per reason; then the first few files. A large site has hundreds of drafts, and the summary
  * above them is what a build log is read for.
  */
-function leftOutLines(leftOut: readonly LeftOut[], verbose: boolean): string[] {
+function leftOutLines(leftOut: readonly LeftOut[], canonical: Language, verbose: boolean): string[] {
   if (leftOut.length === 0) return [];
   const lines = [`  left out      ${leftOutSummary(leftOut)}`];
   const shown = verbose ? leftOut : leftOut.slice(0, LEFT_OUT_SHOWN);
   const translated = new Set(leftOut.filter((l) => l.along || !l.wholeItem).map((l) => l.item));
   for (const left of shown) {
-    const why = left.reason === 'draft' ? 'draft' : `dated ${left.date ?? '?'}, in the future`;
-    const whole = left.wholeItem && translated.has(left.item) ? ', with its translations' : '';
+    const whole =
+      left.wholeItem && left.reason !== 'no-canonical' && translated.has(left.item)
+        ? ', with its translations'
+        : '';
     lines.push(
-      `                ${printable(left.file)} (${left.along ? 'with its Spanish file' : `${why}${whole}`})`,
+      `                ${printable(left.file)} (${left.along ? `with its ${LANGUAGE_NAMES[canonical]} file` : `${leftOutWhy(left)}${whole}`})`,
     );
   }
   if (shown.length < leftOut.length)
@@ -201,10 +217,7 @@ function leftOutLines(leftOut: readonly LeftOut[], verbose: boolean): string[] {
 export function leftOutSummary(leftOut: readonly LeftOut[]): string {
   const whole = new Map(leftOut.filter((l) => l.wholeItem).map((l) => [l.item, l.reason]));
   const parts: string[] = [];
-  for (const [reason, label] of [
-    ['draft', 'drafts'],
-    ['future', 'in the future'],
-  ] as const) {
+  for (const [reason, label] of Object.entries(LEFT_OUT_LABEL) as [LeftOutReason, string][]) {
     const items = [...whole.values()].filter((r) => r === reason).length;
     const files = leftOut.filter((l) => whole.get(l.item) === reason).length;
     const translations = leftOut.filter((l) => !whole.has(l.item) && l.reason === reason).length;
@@ -215,6 +228,65 @@ export function leftOutSummary(leftOut: readonly LeftOut[]): string {
     if (counts.length > 0) parts.push(`${label}: ${counts.join(', ')}`);
   }
   return parts.join(' · ');
+}
+
+const LANGUAGE_NAMES: Record<Language, string> = { es: 'Spanish', en: 'English', 'pt-br': 'Portuguese' };
+
+/** Each reason's words in the summary, in the order it lists them. */
+const LEFT_OUT_LABEL: Record<LeftOutReason, string> = {
+  draft: 'drafts',
+  future: 'in the future',
+  expired: 'expired',
+  unrendered: 'not rendered',
+  unlisted: 'not listed',
+  headless: 'headless',
+  'language-disabled': 'language disabled',
+  'no-canonical': 'without a canonical file',
+};
+
+/** Why one file was left out, as the report's list says it. */
+export function leftOutWhy(left: LeftOut): string {
+  switch (left.reason) {
+    case 'draft':
+      return 'draft';
+    case 'future':
+      return `dated ${left.date ?? '?'}, in the future`;
+    case 'expired':
+      return `expired on ${left.date ?? '?'} (expiryDate)`;
+    case 'unrendered':
+      return 'Hugo writes no page for it (_build.render; build.render from Hugo 0.123)';
+    case 'unlisted':
+      return 'Hugo lists it nowhere (_build.list: never)';
+    case 'headless':
+      return 'a headless bundle: Hugo writes no page for it';
+    case 'language-disabled':
+      return 'its language is disabled in Hugo (disableLanguages)';
+    case 'no-canonical':
+      return 'no file in the canonical language (content.withoutCanonical)';
+  }
+}
+
+/**
+ * `site pages    42 addresses of the index checked against the 57 pages …; 2 pages … not in the index:` and those pages
+ * with their reason, or why the check did not run.
+ */
+export function sitePagesLines(check: SitePagesCheck, verbose: boolean): string[] {
+  if (!check.ran) return [`  site pages    not checked: ${check.why}`];
+  const { unindexed } = check;
+  const addresses = (n: number) => `${n} ${n === 1 ? 'address' : 'addresses'}`;
+  const dead =
+    check.deadWarnings > 0 ? ` (${addresses(check.deadWarnings)} without one: see the warnings)` : '';
+  const lines = [
+    `  site pages    ${addresses(check.checked)} of the index checked against the ${count(check.pages, 'page')} the site generator wrote${dead}; ${unindexed.length === 0 ? 'every page under the indexed sections is in the index' : `${count(unindexed.length, 'page')} under the indexed sections not in the index:`}`,
+  ];
+  const shown = verbose ? unindexed : unindexed.slice(0, LEFT_OUT_SHOWN);
+  for (const page of shown)
+    lines.push(
+      `                ${printable(page.page)}: ${printable(page.reason)}${page.file ? ` (${printable(page.file)})` : ''}`,
+    );
+  if (shown.length < unindexed.length)
+    lines.push(`                … and ${unindexed.length - shown.length} more (--verbose lists every page)`);
+  return lines;
 }
 
 /** The links the build read through, like what was left out: how many, the first few, all with --verbose. */

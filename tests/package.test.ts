@@ -95,8 +95,15 @@ beforeAll(async () => {
     'content/posts/hola.en.md': md({ title: 'Hello world', date: '2025-02-01' }),
     'content/tips/atajo.es.md': md({ title: 'Un atajo', date: '2025-03-01' }),
     'layouts/_default/single.html': '{{ .Content }}\n',
-    // What `hugo` left in the output folder: the build adds to it and never replaces it.
+    // What `hugo` left in the output folder: the build adds to it and never replaces it, and checks every
+    // address of the index against it (each is a page hugo wrote).
     'public/index.html': HUGO_HOME,
+    ...Object.fromEntries(
+      ['posts', 'posts/hola', 'en/posts/hola', 'tips', 'tips/atajo'].map((page) => [
+        `public/${page}/index.html`,
+        `<!doctype html><title>${page}</title>\n`,
+      ]),
+    ),
     '.gitignore': 'public/\nresources/_gen/\n',
     // A Pages site has wrangler already; pinned to the line that runs on Node 20.
     'package.json': `${JSON.stringify({ name: 'mi-blog', private: true, scripts: { build: 'hugo' }, devDependencies: { wrangler: '4.86.0' } }, null, 2)}\n`,

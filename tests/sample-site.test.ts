@@ -76,10 +76,10 @@ describe('the sample site', () => {
     // Every Markdown file is either published or reported as left out.
     for (const file of files) expect([...published, ...leftOut]).toContain(`content/${file}`);
     for (const entry of result.model.entries) {
-      const item = index.content.find((i) => i.url === entry.translations.es.url);
+      const item = index.content.find((i) => i.url === entry.canonical.url);
       expect(item?.url_en).toBe(entry.translations.en?.url);
       expect(item?.url_pt).toBe(entry.translations['pt-br']?.url);
-      expect(item?.title).toBe(entry.translations.es.title);
+      expect(item?.title).toBe(entry.canonical.title);
     }
   });
 

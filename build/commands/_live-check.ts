@@ -3,7 +3,9 @@ import type { CliContext } from '../cli-context.ts';
 import { resolveSiteConfig } from '../core/config/resolve-site-config.ts';
 import { versionState } from '../core/edge/lifecycle.ts';
 import { MANIFEST_PATH } from '../core/edge/version-manifest.ts';
+import { printable } from '../core/printable.ts';
 import { type LiveSite, liveAddress } from '../core/versions/live-check.ts';
+import type { BuildResult } from '../index.ts';
 import { fetchLive } from '../stages/fetch-live.ts';
 import { importConfigModule } from '../stages/load-config.ts';
 
@@ -14,13 +16,29 @@ import { importConfigModule } from '../stages/load-config.ts';
 export interface LiveFlags {
   config?: string;
   allowDroppedField?: string[];
+  allowRemovals?: boolean;
 }
 
 export function withAllowDroppedField(command: Command): Command {
-  return command.option(
-    '--allow-dropped-field <field...>',
-    'with the live check: accept that a live version loses this field (e.g. content[].image) because the content no longer has it',
-  );
+  return command
+    .option(
+      '--allow-dropped-field <field...>',
+      'with the live check: accept that a live version loses this field (e.g. content[].image) because the content no longer has it',
+    )
+    .option(
+      '--allow-removals',
+      'with the live check: accept taking a whole section, or more than 10% of the live items, off the live API',
+    );
+}
+
+/** The live items a build no longer holds, one line each (deploy and check --live print them). */
+export function removalLines(result: BuildResult): string[] {
+  const removals = result.removals;
+  if (!removals || removals.removed.length === 0) return [];
+  return [
+    `  ${removals.removed.length} of the ${removals.liveItems} live items would leave /api/${removals.version}/content.json:`,
+    ...removals.removed.map((item) => `    ${printable(item.url)} (${item.type}: ${printable(item.title)})`),
+  ];
 }
 
 /** The address in site.config.ts: where the site is deployed. */

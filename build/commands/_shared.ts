@@ -7,6 +7,8 @@ import type { BuildOptions } from '../index.ts';
 import { count } from '../report.ts';
 import { formatAnnotation } from '../runtime/annotations.ts';
 import { withDocsPaths } from '../runtime/docs-path.ts';
+import { readHugoPublication } from '../runtime/hugo-rules.ts';
+import { detectGenerator } from '../runtime/site-generator.ts';
 
 export interface BuildFlags {
   content?: string;
@@ -53,6 +55,23 @@ export function buildOptions(flags: BuildFlags, context: CliContext): BuildOptio
   const limits = context.env.CONTENT_INDEX_TEST_LIMITS;
   if (limits) options.limits = JSON.parse(limits) as BuildOptions['limits'];
   return options;
+}
+
+/**
+ * The build options of a project with a site generator: a Hugo site's publication switches and
+ * languages, read from its configuration in `root`, so the build publishes what Hugo does
+ * (docs/authoring.md, Publication rules); and, for Hugo and Astro, the check of the index against the
+ * pages the generator wrote into the output folder (`sitePages`: `warn` in dev).
+ */
+export async function withSiteGenerator(
+  options: BuildOptions,
+  root: string,
+  sitePages: 'error' | 'warn' = 'error',
+): Promise<BuildOptions> {
+  const { generator } = await detectGenerator(root);
+  if (generator === 'none') return options;
+  const hugo = generator === 'hugo' ? await readHugoPublication(root) : undefined;
+  return { ...options, sitePages, ...(hugo && { hugo }) };
 }
 
 /** `~` as a shell would read it, for a value that reached us unexpanded (quoted, or from an npm script). */

@@ -4,13 +4,27 @@ import { isContentIndexError } from '../core/errors.ts';
 import { PUBLISHED_RECORD_FILE } from '../core/versions/published-record.ts';
 import { type BuildStage, build, type LiveSite } from '../index.ts';
 import { createReport, type FailureReport, formatReport, gzipSizes } from '../report.ts';
-import { configuredSite, livePassed, readLiveSite, withAllowDroppedField } from './_live-check.ts';
-import { type BuildFlags, buildOptions, printWarnings, reportFailure, withBuildFlags } from './_shared.ts';
+import {
+  configuredSite,
+  livePassed,
+  readLiveSite,
+  removalLines,
+  withAllowDroppedField,
+} from './_live-check.ts';
+import {
+  type BuildFlags,
+  buildOptions,
+  printWarnings,
+  reportFailure,
+  withBuildFlags,
+  withSiteGenerator,
+} from './_shared.ts';
 
 interface CheckFlags extends BuildFlags {
   /** `--live` alone: the address in site.config.ts. */
   live?: string | true;
   allowDroppedField?: string[];
+  allowRemovals?: boolean;
 }
 
 const STAGE_LABEL: Record<BuildStage, string> = {
@@ -51,7 +65,7 @@ async function runBuild(flags: CheckFlags, context: CliContext, dryRun: boolean)
     }
     let sizes: ReturnType<typeof gzipSizes> | undefined;
     const result = await build({
-      ...buildOptions(flags, context),
+      ...(await withSiteGenerator(buildOptions(flags, context), process.cwd())),
       dryRun,
       onRendered: (files) => {
         sizes = gzipSizes(files);
@@ -59,6 +73,7 @@ async function runBuild(flags: CheckFlags, context: CliContext, dryRun: boolean)
       ...(progress && { onStage: progress.stage }),
       ...(live && { live }),
       ...(flags.allowDroppedField && { allowDroppedFields: flags.allowDroppedField }),
+      ...(flags.allowRemovals && { allowRemovals: true }),
     });
     progress?.clear();
     const report = await createReport(result, dryRun, sizes);
@@ -67,7 +82,7 @@ async function runBuild(flags: CheckFlags, context: CliContext, dryRun: boolean)
     } else {
       printWarnings(result.warnings, context);
       context.print(formatReport(report, { verbose: flags.verbose ?? false }));
-      if (live) context.print(livePassed(live));
+      if (live) context.print([...removalLines(result), livePassed(live)].join('\n'));
       if (result.recorded.length > 0) context.print(recordedLine(result.recorded, dryRun));
     }
   } catch (error) {

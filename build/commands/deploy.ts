@@ -6,7 +6,7 @@ import { ContentIndexError } from '../core/errors.ts';
 import { deployLimits, formatSize, PLAN_NAME } from '../core/output/deploy-limits.ts';
 import { printable } from '../core/printable.ts';
 import { type BuildOptions, type BuildResult, build, type LiveSite } from '../index.ts';
-import { count } from '../report.ts';
+import { count, sitePagesLines } from '../report.ts';
 import {
   type D1Location,
   importGeneration,
@@ -21,8 +21,20 @@ import { compiledWorkerGzipBytes } from '../runtime/worker-size.ts';
 import { spawnWrangler } from '../runtime/wrangler.ts';
 import { readWranglerConfig, servedOutput } from '../stages/wrangler-config.ts';
 import { holdPrivateFiles, privateFilesAre } from '../stages/write-private.ts';
-import { configuredSite, livePassed, readLiveSite, withAllowDroppedField } from './_live-check.ts';
-import { type BuildFlags, buildOptions, reportFailure, withBuildFlags } from './_shared.ts';
+import {
+  configuredSite,
+  livePassed,
+  readLiveSite,
+  removalLines,
+  withAllowDroppedField,
+} from './_live-check.ts';
+import {
+  type BuildFlags,
+  buildOptions,
+  reportFailure,
+  withBuildFlags,
+  withSiteGenerator,
+} from './_shared.ts';
 
 interface DeployFlags extends BuildFlags {
   projectName?: string;
@@ -31,6 +43,7 @@ interface DeployFlags extends BuildFlags {
   live?: string;
   skipLiveCheck?: boolean;
   allowDroppedField?: string[];
+  allowRemovals?: boolean;
   allowUnpublishedInProduction?: boolean;
   apiOnly?: boolean;
 }
@@ -92,14 +105,15 @@ async function deploy(flags: DeployFlags, context: CliContext): Promise<number> 
     );
   }
   const live = await liveCheck(flags, context);
+  const root = process.cwd();
   const options = {
-    ...buildOptions(flags, context),
+    ...(await withSiteGenerator(buildOptions(flags, context), root)),
     ...(live && { live }),
     ...(flags.allowDroppedField && { allowDroppedFields: flags.allowDroppedField }),
+    ...(flags.allowRemovals && { allowRemovals: true }),
     // What is uploaded is this build's output with this build's /mcp data, whatever the folder.
     writeMcpData: true,
   };
-  const root = process.cwd();
   // The Function's data belongs to the served folder's build; another folder's is in its place only for
   // the upload, and the served build's goes back afterwards (even after a failure).
   const served = (await servedOutput(root)).path;
@@ -124,8 +138,10 @@ async function buildAndUpload(
   root: string,
 ): Promise<number> {
   const result = await build(options);
+  for (const line of removalLines(result)) context.print(line);
   if (options.live) context.print(livePassed(options.live));
   context.print(`✓ built ${count(result.model.entries.length, 'item')} into ${printable(result.outDir)}`);
+  for (const line of sitePagesLines(result.sitePages, true)) context.print(line.trim());
   if (!flags.apiOnly) await requireSitePages(root, result);
   await verifyOutput(result.outDir, new Date());
   context.print('✓ output verified');

@@ -25,7 +25,14 @@ import { importConfigModule } from '../stages/load-config.ts';
 import { existingFolderProblem, refusedOutput } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
 import { ParseCache } from '../stages/parse-cache.ts';
-import { type BuildFlags, buildOptions, printWarnings, reportFailure, withBuildFlags } from './_shared.ts';
+import {
+  type BuildFlags,
+  buildOptions,
+  printWarnings,
+  reportFailure,
+  withBuildFlags,
+  withSiteGenerator,
+} from './_shared.ts';
 
 interface DevFlags extends BuildFlags {
   port: string;
@@ -79,7 +86,15 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       : // Bodies, as a site's configuration has them by default; a site without is emptied once.
         ParseCache.open(root, { maxFileBytes: DEFAULT_MAX_FILE_BYTES, bodies: true });
   // The output is served as soon as it is written; the MCP data follows it (see BuildOptions.publishFirst).
-  const options: BuildOptions = { ...buildOptions(flags, context), cache, publishFirst: true };
+  // Hugo's switches are read once: a change to the Hugo configuration takes a restart of dev.
+  const base = await withSiteGenerator(buildOptions(flags, context), root, 'warn').catch((error: unknown) => {
+    if (!isContentIndexError(error)) throw error;
+    context.printErr(
+      `warning: the Hugo configuration could not be read, so Hugo's publication rules are not applied:\n${withDocsPaths(formatProblems(error.problems))}`,
+    );
+    return buildOptions(flags, context);
+  });
+  const options: BuildOptions = { ...base, cache, publishFirst: true };
   let saveTimer: NodeJS.Timeout | undefined;
   let verifyTimer: NodeJS.Timeout | undefined;
   const saveCache = () => (cache ? cache.save().catch(() => undefined) : Promise.resolve());

@@ -11,7 +11,7 @@ import { importConfigModule } from '../stages/load-config.ts';
 import { reportFailure } from './_shared.ts';
 
 interface NewFlags {
-  lang: string;
+  lang?: string;
   config: string;
   title?: string;
   titleEn?: string;
@@ -25,8 +25,11 @@ export function registerNewCommand(program: Command, context: CliContext): void 
     .description('create the files of a new post, project or tip (as drafts)')
     .argument('<type>', 'post, project or tip')
     .argument('<slug>', 'file name and slug, e.g. redes-neuronales')
-    .option('--lang <list>', 'languages to create, comma-separated', 'es,en,pt-br')
-    .option('--title <text>', 'the title of the Spanish (canonical) file')
+    .option('--lang <list>', "languages to create, comma-separated (default: the site's languages)")
+    .option(
+      '--title <text>',
+      'the title of the canonical file (Spanish unless canonicalLanguage says otherwise)',
+    )
     .option('--title-en <text>', 'the title of the English file')
     .option('--title-pt-br <text>', 'the title of the Brazilian Portuguese file')
     .option('--config <file>', 'site configuration', 'site.config.ts')
@@ -60,23 +63,30 @@ async function createItem(
       },
     ]);
   }
-  const langs = flags.lang.split(',').map((l) => l.trim().toLowerCase());
+  const root = process.cwd();
+  const config = resolveSiteConfig(
+    await importConfigModule(root, flags.config, 'site configuration'),
+    context.env,
+    flags.config,
+  );
+  const canonical = config.canonicalLanguage;
+  const langs = flags.lang?.split(',').map((l) => l.trim().toLowerCase()) ?? [...config.languages];
   const titles: Partial<Record<Language, string>> = {};
-  if (flags.title !== undefined) titles.es = flags.title;
   if (flags.titleEn !== undefined) titles.en = flags.titleEn;
   if (flags.titlePtBr !== undefined) titles['pt-br'] = flags.titlePtBr;
-  const unknown = langs.filter((l) => !isLanguage(l));
+  if (flags.title !== undefined) titles[canonical] ??= flags.title;
+  const unknown = langs.filter((l) => !isLanguage(l) || !config.languages.includes(l));
   if (unknown.length > 0) {
     throw new ContentIndexError([
       {
         code: 'language_unknown',
         field: 'lang',
         message: `unknown language ${unknown.join(', ')}`,
-        hint: 'use es, en and pt-br',
+        hint: `use the site's languages: ${config.languages.join(', ')} (languages in ${flags.config})`,
       },
     ]);
   }
-  const unwritten = (Object.keys(titles) as Language[]).filter((l) => l !== 'es' && !langs.includes(l));
+  const unwritten = (Object.keys(titles) as Language[]).filter((l) => l !== canonical && !langs.includes(l));
   if (unwritten.length > 0) {
     throw new ContentIndexError(
       unwritten.map((lang) => ({
@@ -87,17 +97,12 @@ async function createItem(
       })),
     );
   }
-  const root = process.cwd();
-  const config = resolveSiteConfig(
-    await importConfigModule(root, flags.config, 'site configuration'),
-    context.env,
-    flags.config,
-  );
   const today = new Date().toISOString().slice(0, 10);
   const files = scaffold({
     type: type as ContentType,
     slug,
     langs: langs as Language[],
+    canonical,
     layout: config.content,
     date: today,
     titles,

@@ -14,6 +14,12 @@ export type ProblemCode =
   | 'field_not_allowed'
   | 'image_host'
   | 'address_conflict'
+  /** An address the index publishes that is no page in the output the site generator wrote. */
+  | 'address_dead'
+  /** No content folder, or none of its files is a content file: the index would be empty. */
+  | 'content_missing'
+  /** A deploy that would take a whole section, or more than a tenth of the live items, off the API. */
+  | 'removals_refused'
   | 'translation_orphan'
   | 'translation_duplicate'
   | 'language_unknown'

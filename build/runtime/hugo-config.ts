@@ -67,6 +67,10 @@ export interface HugoSettings {
   removePathAccents: boolean;
   /** True for every section, or per section. */
   uglyURLs: boolean | Record<string, boolean>;
+  /** Hugo's publication switches: drafts, pages dated ahead, expired pages are published. */
+  buildDrafts: boolean;
+  buildFuture: boolean;
+  buildExpired: boolean;
 }
 
 export interface HugoLanguage {
@@ -295,5 +299,8 @@ function settingsOf(config: Tree, files: string[]): HugoSettings {
     uglyURLs: isTree(ugly)
       ? Object.fromEntries(Object.entries(ugly).map(([k, v]) => [k, v === true]))
       : ugly === true,
+    buildDrafts: config.builddrafts === true,
+    buildFuture: config.buildfuture === true,
+    buildExpired: config.buildexpired === true,
   };
 }

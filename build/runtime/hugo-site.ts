@@ -30,6 +30,12 @@ export interface HugoSetup {
   generatorStatic: string[];
   /** The logo found in them (`static/logo.png`), which the build takes with no setting. */
   servedLogo?: string;
+  /** The languages Hugo publishes (of es, en, pt-br), the default one first. */
+  languages: Language[];
+  /** Hugo's default language: the index's canonical one. */
+  canonicalLanguage: Language;
+  /** Where a language's pages are when its Hugo key is not its code (`pt` → `/pt/`). */
+  languagePaths?: Partial<Record<Language, string>>;
   out: string;
   content: ContentLayoutInput;
   routes: Partial<Record<ContentType, Partial<Record<Language, string>>>>;
@@ -116,7 +122,7 @@ export function planHugoSite(
   }
   if (defaultLanguage !== 'es') {
     notes.push(
-      `defaultContentLanguage is ${defaultKey}${settings.defaultContentLanguageSet ? '' : ' (Hugo’s default: it is not set)'}: files without a language suffix are ${defaultLanguage}, so content.defaultLanguage is '${defaultLanguage}', and every item needs a Spanish file (name.${published.get('es')?.key ?? 'es'}.md)`,
+      `defaultContentLanguage is ${defaultKey}${settings.defaultContentLanguageSet ? '' : ' (Hugo’s default: it is not set)'}: the index's canonical language is ${defaultLanguage} (canonicalLanguage), so each item's url, title and description are its ${defaultLanguage} page's, and /llms.txt is ${defaultLanguage}`,
     );
     if (settings.languageCode?.toLowerCase().startsWith('es')) {
       notes.push(
@@ -124,9 +130,9 @@ export function planHugoSite(
       );
     }
   }
-  if (!published.has('es')) {
+  if (published.size > 1) {
     notes.push(
-      'the site has no Spanish language: content-index needs a Spanish (canonical) file for every item, and will report each item without one',
+      `a page with no ${defaultLanguage} version is left out of the index and named in the build report (content.withoutCanonical: 'leave-out'): each item's url is its ${defaultLanguage} page`,
     );
   }
 
@@ -158,7 +164,8 @@ export function planHugoSite(
     content.languageSuffixes = Object.fromEntries([...published].map(([lang, l]) => [lang, l.key]));
   }
   if (skipped.length > 0) content.skipLanguages = skipped;
-  if (defaultLanguage !== 'es') content.defaultLanguage = defaultLanguage;
+  // Hugo publishes an untranslated page at its own address: the index leaves it out and says so.
+  if (published.size > 1) content.withoutCanonical = 'leave-out';
 
   // Sections → types.
   const found = [...new Set(Object.values(sections).flat())].sort();
@@ -235,12 +242,15 @@ export function planHugoSite(
     'languageSuffixes',
     'skipLanguages',
     'defaultLanguage',
+    'withoutCanonical',
   ];
   const setup: HugoSetup = {
     out: settings.publishDir,
     content: Object.fromEntries(
       Object.entries(content).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)),
     ) as ContentLayoutInput,
+    languages: [defaultLanguage, ...LANGUAGES.filter((l) => l !== defaultLanguage && published.has(l))],
+    canonicalLanguage: defaultLanguage,
     routes,
     urls,
     todos,
@@ -268,11 +278,18 @@ export function planHugoSite(
   };
   const site = published.get(defaultLanguage)?.baseURL ?? settings.baseURL;
   if (site) setup.site = site;
-  const name = siteNames(settings, published);
+  // Each other language's llms.txt goes where Hugo puts its pages: under its key (`/pt/`).
+  const languagePaths: Partial<Record<Language, string>> = {};
+  for (const [lang, language] of published) {
+    if (lang !== defaultLanguage && !language.baseURL && language.key !== lang)
+      languagePaths[lang] = `/${language.key}/`;
+  }
+  if (Object.keys(languagePaths).length > 0) setup.languagePaths = languagePaths;
+  const name = siteNames(settings, published, defaultLanguage);
   if (name) setup.name = name;
   const description = siteDescriptions(settings, published, defaultLanguage);
   if (description) setup.description = description;
-  const canonical = typeof name === 'string' ? name : name?.es;
+  const canonical = typeof name === 'string' ? name : name?.[defaultLanguage];
   if (canonical !== undefined && Array.from(canonical).length > NAME_FOR_HUMAN_LIMIT) {
     // ai-plugin.json names the site to people in at most 20 characters; a longer title fails the build.
     const short = shortName(canonical, NAME_FOR_HUMAN_LIMIT);
@@ -364,21 +381,24 @@ export function fromPermalink(permalink: string, todo: string[]): string {
 function siteNames(
   settings: HugoSettings,
   published: Map<Language, HugoLanguage>,
+  canonical: Language,
 ): SiteConfigInput['name'] | undefined {
   const titles: Partial<Record<Language, string>> = {};
   for (const lang of LANGUAGES) {
+    if (!published.has(lang)) continue;
     const title = published.get(lang)?.title ?? settings.title;
     if (title) titles[lang] = title;
   }
-  const es = titles.es;
-  if (!es) return settings.title;
+  const first = titles[canonical];
+  if (!first) return settings.title;
   const distinct = new Set(Object.values(titles));
-  return distinct.size === 1 ? es : { ...titles, es };
+  return distinct.size === 1 ? first : { ...titles, [canonical]: first };
 }
 
 /**
  * Hugo's `params.description` per language (a language's own over the site's, as Hugo reads them):
- * one text per published language, or the canonical one alone when it has no Spanish.
+ * one text per published language, the default (canonical) language's required; without one there is
+ * no description (the others' alone would be refused: the canonical text is the index's).
  */
 function siteDescriptions(
   settings: HugoSettings,
@@ -391,9 +411,9 @@ function siteDescriptions(
     const text = language && (language.description ?? settings.description);
     if (text) texts[lang] = text;
   }
-  const es = texts.es;
-  if (!es) return texts[defaultLanguage] ?? settings.description;
-  return Object.keys(texts).length === 1 ? es : { ...texts, es };
+  const canonical = texts[defaultLanguage];
+  if (!canonical) return undefined;
+  return Object.keys(texts).length === 1 ? canonical : texts;
 }
 
 /** Whether a Hugo language key can be a file's language suffix (and so a skipLanguages entry). */

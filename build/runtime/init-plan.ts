@@ -179,6 +179,14 @@ function siteConfig(options: { site: string; generator: Generator; hugo: HugoSet
       `  description: ${literal(hugo.description, '  ')},`,
     );
   }
+  if (hugo) {
+    lines.push(
+      '  // The languages Hugo publishes; the default one is canonical (each item’s url, title and /llms.txt).',
+      `  languages: ${literal(hugo.languages, '  ')},`,
+    );
+    if (hugo.canonicalLanguage !== 'es') lines.push(`  canonicalLanguage: ${quote(hugo.canonicalLanguage)},`);
+    if (hugo.languagePaths) lines.push(`  languagePaths: ${literal(hugo.languagePaths, '  ')},`);
+  }
   if (options.generator === 'astro') {
     lines.push(
       '  // An Astro content collection: adjust the globs to your collections.',

@@ -10,6 +10,7 @@ import { createServerFactory } from '../core/edge/mcp/server.ts';
 import { MCP_MODULE_PATH, parseMcpModule } from '../core/edge/mcp/worker-module.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import { type BuildOptions, build, type Logger } from '../index.ts';
+import { readHugoPublication } from './hugo-rules.ts';
 import { LineLimit } from './stdio-lines.ts';
 
 export interface McpStdioOptions {
@@ -110,7 +111,14 @@ async function fromSources(
   sources: NonNullable<McpStdioOptions['sources']>,
 ): Promise<{ mcp: LoadedMcp; from: string }> {
   // A dry run still renders everything, the MCP material included, and writes nothing.
-  const result = await build({ ...sources, root: options.root, dryRun: true, deployment: false });
+  const hugo = await readHugoPublication(resolve(options.root ?? '.'));
+  const result = await build({
+    ...sources,
+    root: options.root,
+    dryRun: true,
+    deployment: false,
+    ...(hugo && { hugo }),
+  });
   const data = embeddedData(result.mcpPrepared);
   return {
     mcp: { info: data.info, backend: createEmbeddedBackend(data) },

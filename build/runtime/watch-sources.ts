@@ -101,9 +101,13 @@ export function watchSources(
       if (!ignored(path) && relevant(path)) options.onChange(path, 'add');
     }
   };
-  // A content or static folder created after dev started is watched from then on.
+  // A content or static folder created after dev started (or moved away and back) is watched from then
+  // on, and is itself a change: its files may be the very ones a build already read (moved back as they
+  // were), whose own events tell nothing new, yet the last build ran without the folder.
   fileWatcher.on('addDir', (path: string) => {
-    if (trees(plan).includes(path)) treeWatcher.add(path);
+    if (!trees(plan).includes(path)) return;
+    treeWatcher.add(path);
+    options.onChange(path, 'add');
   });
   const ready = Promise.all(
     [treeWatcher, fileWatcher].map((w) => new Promise<void>((resolve) => w.once('ready', () => resolve()))),

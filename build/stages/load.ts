@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import fg from 'fast-glob';
 import picomatch from 'picomatch';
@@ -154,6 +155,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       name,
       dir: task.location.dir,
       lang,
+      ...(task.location.bundle && { bundle: true }),
       data: folded.data,
       ...(outcome.body && { body: outcome.body }),
       get lines() {
@@ -191,6 +193,10 @@ async function listSources(options: LoadOptions): Promise<Listing> {
     return [`${fg.escapePath(inside)}/**`];
   });
 
+  // A folder that is not there (a submodule not checked out, a wrong --content) would publish an empty
+  // index as if the site had no content: it is an error, as is a folder without one content file.
+  const missing = await missingContent(contentDir, displayRoot);
+  if (missing) return { key: listingKey(options), tasks: [], problems: [missing], warnings: [], links: [] };
   const found = new Map<string, Found>();
   const links = linkWatcher(options.root, contentDir);
   for (const type of CONTENT_TYPES) {
@@ -221,6 +227,14 @@ async function listSources(options: LoadOptions): Promise<Listing> {
         }
       }
     }
+  }
+  if (found.size === 0 && problems.length === 0) {
+    problems.push({
+      code: 'content_missing',
+      file: displayRoot || '.',
+      message: `holds no content file: none matches content.types (${CONTENT_TYPES.flatMap((type) => layout.types[type]).join(', ')})`,
+      hint: 'check that this is the content folder (content.dir in site.config.ts, or --content) and that content.types selects its posts, projects and tips; the output was left as it was',
+    });
   }
   const sorted = [...found.values()].sort((a, b) =>
     a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0,
@@ -296,6 +310,20 @@ function languageFromField(data: unknown, field: string, unmarked: Language) {
   if (value === undefined) return unmarked;
   const lang = typeof value === 'string' ? normalizeLanguage(value) : undefined;
   return lang ?? { ...unknownLanguage(`${JSON.stringify(value)} in ${field}`, String(value)), field };
+}
+
+/** The content folder, unless it is missing or not a folder: then the problem that says so. */
+async function missingContent(contentDir: string, shown: string): Promise<Problem | undefined> {
+  const found = await stat(contentDir).catch(() => undefined);
+  if (found?.isDirectory()) return undefined;
+  return {
+    code: 'content_missing',
+    file: shown || '.',
+    message: found
+      ? 'is not a folder: the content folder must be one'
+      : 'does not exist: there is no content to publish, and an empty index is never published by accident',
+    hint: 'check content.dir in site.config.ts (or --content); a git submodule must be checked out (git submodule update --init); the output was left as it was',
+  };
 }
 
 function insideBundle(dir: string, bundles: ReadonlySet<string>): boolean {

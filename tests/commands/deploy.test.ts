@@ -127,16 +127,28 @@ it("refuses to deploy a Hugo site's output that has none of its pages, and says 
     expect(refused.stderr).toContain('run hugo first: `hugo && content-index deploy`');
     expect(`${refused.stdout}${refused.stderr}`).not.toMatch(/api\.cloudflare\.com|Cloudflare's API/);
 
-    // With the site's pages there (what hugo writes), the deploy goes on to wrangler.
-    await mkdir(join(hugo.root, 'public/posts/hola'), { recursive: true });
-    await writeFile(join(hugo.root, 'public/posts/hola/index.html'), '<h1>Hola</h1>\n');
+    // With the site's pages there (what hugo writes), the deploy checks the index against them: an
+    // address with no page stops it, naming the file.
+    await mkdir(join(hugo.root, 'public/blog'), { recursive: true });
+    await writeFile(join(hugo.root, 'public/blog/index.html'), '<h1>Blog</h1>\n');
+    const dead = await deployIn(hugo.root, credentials, '--skip-live-check');
+    expect(dead.code).toBe(1);
+    expect(dead.stderr).toContain(
+      'content/posts/hola.es.md: url: publishes https://example.com/blog/hola/, and the site generator wrote no page there',
+    );
+    await mkdir(join(hugo.root, 'public/blog/hola'), { recursive: true });
+    await writeFile(join(hugo.root, 'public/blog/hola/index.html'), '<h1>Hola</h1>\n');
     const deployed = await deployIn(hugo.root, credentials, '--skip-live-check');
+    expect(deployed.stdout).toContain('site pages    2 addresses of the index checked against the 2 pages');
     expect(deployed.stdout).toContain('✓ output verified');
     expect(`${deployed.stdout}${deployed.stderr}`).toMatch(/api\.cloudflare\.com|Cloudflare's API/);
 
-    // --api-only says the output is meant to hold the API alone.
-    await rm(join(hugo.root, 'public/posts'), { recursive: true });
+    // --api-only says the output is meant to hold the API alone: the pages are not checked, and it says so.
+    await rm(join(hugo.root, 'public/blog'), { recursive: true });
     const apiOnly = await deployIn(hugo.root, credentials, '--skip-live-check', '--api-only');
+    expect(apiOnly.stdout).toContain(
+      "site pages    not checked: the output folder holds none of the site's pages",
+    );
     expect(apiOnly.stdout).toContain('✓ output verified');
   } finally {
     await hugo.dispose();

@@ -198,6 +198,31 @@ it('keeps serving and rebuilding while 300 nested folders are created and delete
   expect(stderr).not.toMatch(/internal error|ENOENT|could not be read|\n\s+at /);
 });
 
+it('keeps the last good build while the content folder is away, and notices it coming back without an edit', async () => {
+  const served = await titles();
+  await rename(join(site.root, 'content'), join(site.root, 'content-aside'));
+  // An empty index is never served by accident: the missing folder is an error, the last build stays.
+  await until('the missing folder named', async () =>
+    stderr.includes('content: does not exist') ? true : undefined,
+  );
+  expect(await titles()).toEqual(served);
+  // Back as it was, files and all: the folder itself is the change dev rebuilds for.
+  const printed = stdout.length;
+  await rename(join(site.root, 'content-aside'), join(site.root, 'content'));
+  await until('a rebuild for the folder that came back', async () =>
+    /✓ rebuilt after a change to content\b/.test(stdout.slice(printed)) ? true : undefined,
+  );
+  expect(await titles()).toEqual(served);
+  // Away again, a post is written where no watcher looks; back, it is served without an edit.
+  await rename(join(site.root, 'content'), join(site.root, 'content-aside'));
+  await writeFile(join(site.root, 'content-aside/posts/vuelta.es.md'), md({ title: 'De vuelta' }));
+  await rename(join(site.root, 'content-aside'), join(site.root, 'content'));
+  await until('the folder back, with the post written while it was away', async () =>
+    (await titles()).includes('De vuelta') ? true : undefined,
+  );
+  expect(await titles()).toEqual([...served, 'De vuelta'].sort());
+});
+
 it('rebuilds when the site configuration is saved the way editors do (write a copy, rename it over)', async () => {
   await site.write(
     'site.config.ts.tmp',

@@ -140,20 +140,57 @@ describe.skipIf(!hasHugo)(`against ${hasHugo ? hugoVersion.stdout.split(' ')[1] 
       'contenido/tips/Short Cut.md': page('Shortcut'),
     });
     expect(missing).toEqual([]);
+    // English is the default language, so the canonical one: url is the English page (url_en too).
     expect(items.map((i) => [i.title, i.url, i.url_en, i.url_pt])).toEqual([
       [
-        'Hola',
-        'https://example.com/es/blog/2023/hello/',
+        'Hello',
+        'https://example.com/en/blog/2023/hello/',
         'https://example.com/en/blog/2023/hello/',
         'https://example.com/pt/blog/2023/hello/',
       ],
       [
-        'Atajo',
-        'https://example.com/es/tips/short-cut/',
+        'Shortcut',
+        'https://example.com/en/tips/short-cut/',
         'https://example.com/en/tips/short-cut/',
         undefined,
       ],
     ]);
+  });
+
+  it('an es/en site: what is published names Spanish and English only, at their addresses', async () => {
+    const { items, missing } = await publish({
+      'hugo.toml': [
+        "baseURL = 'https://dos.example.org/'",
+        "title = 'Dos idiomas'",
+        "defaultContentLanguage = 'es'",
+        '[languages.es]',
+        '  weight = 1',
+        '[languages.en]',
+        '  weight = 2',
+        '',
+      ].join('\n'),
+      'content/posts/hola.md': page('Hola', { date: '2024-01-01', description: 'Saludo.' }),
+      'content/posts/hola.en.md': page('Hello', { date: '2024-01-01' }),
+    });
+    expect(missing).toEqual([]);
+    expect(items).toHaveLength(1);
+    const out = join(root as string, 'public');
+    const index = JSON.parse(await readFile(join(out, 'api/v1/content.json'), 'utf8'));
+    expect(index.languages).toEqual(['es', 'en']);
+    await access(join(out, 'llms.txt'));
+    await access(join(out, 'en/llms.txt'));
+    await expect(access(join(out, 'pt-br/llms.txt'))).rejects.toThrow();
+    const documents = await Promise.all(
+      ['llms.txt', 'en/llms.txt', '.well-known/ai-plugin.json', 'openapi.json'].map((path) =>
+        readFile(join(out, path), 'utf8'),
+      ),
+    );
+    for (const text of documents) expect(text).not.toMatch(/Portugu|portugu|pt-br\/llms/);
+    expect(documents[0]).toContain('direcciones en español e inglés');
+    expect(documents[2]).toContain(
+      'url (the canonical Spanish page), url_en (the English page, when it exists)',
+    );
+    expect(documents[3]).toContain('in Spanish (es, canonical) and English (en)');
   });
 
   it('a content folder per language', async () => {

@@ -227,7 +227,7 @@ it('stops at a Hugo configuration that does not parse, with its line, and writes
   await expect(read('site.config.ts')).rejects.toThrow();
 });
 
-it('an English-default Hugo site: unsuffixed files are English, so nothing is published as Spanish', async () => {
+it('an English-default Hugo site: unsuffixed files are English and canonical, and the build publishes them as English', async () => {
   // `hugo new site` writes languageCode, which Hugo does not use for files: they are English (its default).
   await project({
     'hugo.toml': "baseURL = 'https://blog.example.org/'\nlanguageCode = 'es-es'\ntitle = 'Mi blog'\n",
@@ -237,18 +237,25 @@ it('an English-default Hugo site: unsuffixed files are English, so nothing is pu
   });
   const result = await init();
   expect(result.code).toBe(0);
-  expect(result.stdout).toContain('files without a language suffix are en');
+  expect(result.stdout).toContain("the index's canonical language is en (canonicalLanguage)");
   expect(result.stdout).toContain("if they are Spanish, set defaultContentLanguage = 'es' in hugo.toml");
-  expect(await read('site.config.ts')).toContain("defaultLanguage: 'en'");
+  const config = await read('site.config.ts');
+  expect(config).toContain("languages: ['en'],");
+  expect(config).toContain("canonicalLanguage: 'en',");
+  expect(config).not.toContain('defaultLanguage');
 
   const build = await runCli(root as string, {}, ['build']);
-  expect(build.code).toBe(1);
-  expect(build.stderr).toContain(
-    'content/posts/mi-primer-post.md:1: translationKey: this en translation has no Spanish (canonical) file',
-  );
-  // Hugo reads `.es` as part of the name while es is not one of its languages: no file name can help.
-  expect(build.stderr).toContain("hint: the site's languages have no Spanish one");
-  expect(build.stderr).not.toContain('mi-primer-post.es.md');
+  expect(build.code, build.stderr).toBe(0);
+  const index = JSON.parse(await read('public/api/v1/content.json'));
+  expect(index.languages).toEqual(['en']);
+  expect(index.content.map((item: { url: string; url_en?: string }) => [item.url, item.url_en])).toEqual([
+    ['https://blog.example.org/posts/mi-primer-post/', 'https://blog.example.org/posts/mi-primer-post/'],
+    ['https://blog.example.org/tips/consejo-uno/', 'https://blog.example.org/tips/consejo-uno/'],
+  ]);
+  // One language: one llms.txt, in English, at the root; nothing under /en/ or /pt-br/.
+  expect(await read('public/llms.txt')).toContain('This file lists the pages in English');
+  await expect(read('public/en/llms.txt')).rejects.toThrow();
+  await expect(read('public/pt-br/llms.txt')).rejects.toThrow();
 });
 
 it('writes an https image host for a site whose address is http (a stock `hugo new site`), and says so', async () => {

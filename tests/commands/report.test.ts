@@ -240,18 +240,39 @@ describe('the left-out summary', () => {
         ].join('\n'),
       );
       const json = JSON.parse((await site2.cli('build', '--json')).stdout) as BuildReport;
-      expect(json.leftOut).toEqual([
-        { file: 'content/posts/ambos.en.md', item: 'post/ambos', reason: 'draft', wholeItem: false },
-        { file: 'content/posts/ambos.es.md', item: 'post/ambos', reason: 'draft', wholeItem: true },
-        { file: 'content/posts/arrastra.es.md', item: 'post/arrastra', reason: 'draft', wholeItem: true },
-        {
-          file: 'content/posts/arrastra.pt-br.md',
-          item: 'post/arrastra',
-          reason: 'draft',
-          wholeItem: false,
-          along: true,
-        },
-        { file: 'content/posts/publicado.en.md', item: 'post/publicado', reason: 'draft', wholeItem: false },
+      // Each with the address its page would have had, to tell it among the site generator's pages.
+      expect(json.leftOut.map(({ url, ...rest }) => [rest, url])).toEqual([
+        [
+          { file: 'content/posts/ambos.en.md', item: 'post/ambos', reason: 'draft', wholeItem: false },
+          'https://example.com/en/blog/both/',
+        ],
+        [
+          { file: 'content/posts/ambos.es.md', item: 'post/ambos', reason: 'draft', wholeItem: true },
+          'https://example.com/blog/ambos/',
+        ],
+        [
+          { file: 'content/posts/arrastra.es.md', item: 'post/arrastra', reason: 'draft', wholeItem: true },
+          'https://example.com/blog/arrastra/',
+        ],
+        [
+          {
+            file: 'content/posts/arrastra.pt-br.md',
+            item: 'post/arrastra',
+            reason: 'draft',
+            wholeItem: false,
+            along: true,
+          },
+          expect.stringMatching(/^https:\/\/example\.com\/pt-br\/blog\//),
+        ],
+        [
+          {
+            file: 'content/posts/publicado.en.md',
+            item: 'post/publicado',
+            reason: 'draft',
+            wholeItem: false,
+          },
+          expect.stringMatching(/^https:\/\/example\.com\/en\/blog\//),
+        ],
       ]);
     } finally {
       await site2.dispose();

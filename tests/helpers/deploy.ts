@@ -14,12 +14,14 @@ export interface DeployRun {
 
 /**
  * `content-index deploy --project-name test --skip-live-check …` in its own process, as CI runs it:
- * credentials set, none of the caller's CLOUDFLARE_ variables, wrangler played by FAKE_WRANGLER.
+ * credentials set, none of the caller's CLOUDFLARE_ variables, wrangler played by FAKE_WRANGLER. With
+ * `liveCheck`, the live check runs (the caller passes `--live <address>`).
  */
 export function deployWithFakeWrangler(
   root: string,
   env: Record<string, string>,
   args: readonly string[],
+  options: { liveCheck?: boolean } = {},
 ): Promise<DeployRun> {
   const inherited = Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDFLARE_'));
   return new Promise((resolve) => {
@@ -30,7 +32,7 @@ export function deployWithFakeWrangler(
         'deploy',
         '--project-name',
         'test',
-        '--skip-live-check',
+        ...(options.liveCheck ? [] : ['--skip-live-check']),
         ...args,
       ],
       {

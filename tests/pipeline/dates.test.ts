@@ -127,6 +127,7 @@ describe('dates are validated as written', () => {
         item: 'post/k',
         reason: 'future',
         date: '2999-01-01T00:00:00Z',
+        url: 'https://example.com/blog/k/',
         wholeItem: true,
       },
     ]);

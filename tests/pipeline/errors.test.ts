@@ -1,3 +1,5 @@
+import { rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -282,6 +284,25 @@ describe('a build with invalid sources', () => {
     ]);
   });
 
+  it('names both files when their addresses differ only in Unicode form (NFC and NFD): one word, one address', async () => {
+    // `café` saved composed (U+00E9) and decomposed (e + U+0301): two file names, one word to a reader.
+    await expectFailure(
+      {
+        'content/posts/caf\u00e9.es.md': md({ title: 'Café compuesto' }),
+        'content/posts/cafe\u0301.es.md': md({ title: 'Café descompuesto' }),
+      },
+      [
+        /content\/posts\/caf(?:\u00e9|e\u0301)\.es\.md:1: slug: publishes https:\/\/example\.com\/blog\/caf(e%CC%81|%C3%A9)\/, the same address, once its Unicode is normalized \(NFC\), as https:\/\/example\.com\/blog\/caf(e%CC%81|%C3%A9)\/ of content\/posts\/caf(?:\u00e9|e\u0301)\.es\.md/,
+      ],
+    );
+  });
+
+  it('names both files when their addresses differ only by case', async () => {
+    await expectFailure({ 'content/posts/Hola.es.md': md({ title: 'Hola otra vez' }) }, [
+      /content\/posts\/(Hola|hola)\.es\.md:1: slug: publishes https:\/\/example\.com\/blog\/(Hola|hola)\/, an address that differs only by case from https:\/\/example\.com\/blog\/(Hola|hola)\/ of content\/posts\/(Hola|hola)\.es\.md/,
+    ]);
+  });
+
   it('refuses a translation without its Spanish file', async () => {
     await expectFailure({ 'content/tips/huerfano.pt-br.md': md({ title: 'Órfão' }) }, [
       'content/tips/huerfano.pt-br.md:1: translationKey: this pt-br translation has no Spanish (canonical) file',
@@ -332,6 +353,29 @@ describe('a build with invalid sources', () => {
     } finally {
       delete process.env.CONTENT_INDEX_IMAGE_BASE_URL;
     }
+  });
+});
+
+describe('never emptied by accident', () => {
+  it('a content folder that is not there is an error naming it (a submodule not checked out, a wrong --content)', async () => {
+    await rename(join(site.root, 'content'), join(site.root, 'elsewhere'));
+    const result = await expectFailure({}, [
+      'content: does not exist: there is no content to publish, and an empty index is never published by accident',
+      'git submodule update --init',
+    ]);
+    expect(result.stdout).not.toContain('0 items');
+    const wrong = await site.cli('build', '--content', 'contnet');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('contnet: does not exist');
+    expect(await site.snapshot()).toEqual(before);
+  });
+
+  it('a content folder without one content file is an error naming it', async () => {
+    await rm(join(site.root, 'content'), { recursive: true });
+    await site.write('content/README.md', '# Not a post\n');
+    await expectFailure({}, [
+      'content: holds no content file: none matches content.types (posts/**/*.{md,markdown,mdx}, projects/**/*.{md,markdown,mdx}, tips/**/*.{md,markdown,mdx})',
+    ]);
   });
 });
 

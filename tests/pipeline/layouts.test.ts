@@ -211,3 +211,48 @@ describe("a Hugo site's languages: the language of unmarked files, its suffixes,
     expect(result.stderr).toContain('hint: add content/posts/only-english.es.md');
   });
 });
+
+describe("the site's languages", () => {
+  it('publishes an English-canonical site in English: url is the English page, and a file in a language the site lacks is an error', async () => {
+    site = await tempSite(
+      {
+        'content/posts/hello.md': md({ title: 'Hello' }),
+        'content/posts/hello.es.md': md({ title: 'Hola', slug: 'hola' }),
+        'content/posts/only.es.md': md({ title: 'Solo' }),
+      },
+      {
+        ...FIXTURE_CONFIG,
+        languages: ['en', 'es'],
+        canonicalLanguage: 'en',
+        content: { withoutCanonical: 'leave-out' },
+      },
+    );
+    const result = await build({ root: site.root });
+    const body = await site.readJson<ContentIndexV1>('api/v1/content.json');
+    expect(body.languages).toEqual(['en', 'es']);
+    expect(body.content).toEqual([
+      {
+        type: 'post',
+        title: 'Hello',
+        url: 'https://example.com/blog/hello/',
+        url_en: 'https://example.com/blog/hello/',
+      },
+    ]);
+    expect(result.model.leftOut).toEqual([
+      expect.objectContaining({ file: 'content/posts/only.es.md', reason: 'no-canonical', wholeItem: true }),
+    ]);
+    // The Spanish page is the Spanish llms.txt's, at /es/.
+    expect(result.files.map((f) => f.path)).toEqual(expect.arrayContaining(['llms.txt', 'es/llms.txt']));
+    expect(result.files.map((f) => f.path)).not.toContain('pt-br/llms.txt');
+    expect(result.files.find((f) => f.path === 'es/llms.txt')?.content).toContain(
+      '[Hola](https://example.com/es/blog/hola/)',
+    );
+
+    await site.write('content/posts/hello.pt-br.md', md({ title: 'Olá' }));
+    const refused = await site.cli('build');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "content/posts/hello.pt-br.md:1: language: is a pt-br file, and pt-br is not one of the site's languages (en, es)",
+    );
+  });
+});

@@ -47,16 +47,21 @@ describe('name and description per language', () => {
     expect(config.aiPlugin.descriptionForHuman).toBe('Artículos.');
   });
 
-  it('refuses a per-language value without Spanish, an unknown language or an empty text, naming each', () => {
+  it('refuses a per-language value without the canonical language, an unknown language or an empty text, naming each', () => {
     expect(failure({ name: { en: 'Code' }, description: { es: 'x', fr: 'y', en: '' } })).toBe(
       [
         'site.config.ts: description.en: must not be empty',
         'site.config.ts: description.fr: is not a known field',
-        "  hint: one text, or one per language: { es: '…', en: '…', 'pt-br': '…' } (es is required)",
-        'site.config.ts: name.es: is required',
-        "  hint: one text, or one per language: { es: '…', en: '…', 'pt-br': '…' } (es is required)",
+        "  hint: one text, or one per language: { es: '…', en: '…', 'pt-br': '…' } (the canonical language's is required)",
+        'site.config.ts: name.es: is required: es is the canonical language (canonicalLanguage), whose name the index and the manifest carry',
+        "  hint: give name its es text, e.g. name: { es: '…' }, or one text for every language",
       ].join('\n'),
     );
+    // With English canonical, the English text is the one required.
+    expect(failure({ canonicalLanguage: 'en', name: { es: 'Código' } })).toContain(
+      'site.config.ts: name.en: is required: en is the canonical language',
+    );
+    expect(resolve({ canonicalLanguage: 'en', name: { en: 'Code' } }).perLanguage.es.name).toBe('Code');
     expect(failure({ name: 3 })).toContain(
       'site.config.ts: name: must be text or a mapping of keys to values, got number 3',
     );
@@ -104,5 +109,67 @@ describe('routes and urls', () => {
     expect(failure({ routes: { post: { es: '/blog/{year}/' } } })).toContain(
       'routes.post.es: must contain {slug}, {filename}, {title} or {slugOrTitle}',
     );
+  });
+});
+
+describe('the site’s languages', () => {
+  it('default to es (canonical), en and pt-br, each llms.txt where its pages are', () => {
+    const config = resolve({});
+    expect(config.languages).toEqual(['es', 'en', 'pt-br']);
+    expect(config.canonicalLanguage).toBe('es');
+    expect(config.llmsTxt).toEqual({ es: 'llms.txt', en: 'en/llms.txt', 'pt-br': 'pt-br/llms.txt' });
+    expect(config.content.defaultLanguage).toBe('es');
+    expect(config.routes.post).toEqual({
+      es: '/blog/{slug}/',
+      en: '/en/blog/{slug}/',
+      'pt-br': '/pt-br/blog/{slug}/',
+    });
+  });
+
+  it('take a subset and another canonical language: it comes first, at the root, and unmarked files are its own', () => {
+    const config = resolve({
+      languages: ['es', 'en'],
+      canonicalLanguage: 'en',
+      languagePaths: { es: '/espanol/' },
+    });
+    expect(config.languages).toEqual(['en', 'es']);
+    expect(config.llmsTxt).toEqual({ en: 'llms.txt', es: 'espanol/llms.txt' });
+    expect(config.content.defaultLanguage).toBe('en');
+    expect(config.routes.post.en).toBe('/blog/{slug}/');
+    expect(config.routes.post.es).toBe('/es/blog/{slug}/');
+  });
+
+  it('refuses a canonical language the site does not have, a path for the canonical one, and an unknown language', () => {
+    expect(failure({ languages: ['en'] })).toContain(
+      'site.config.ts: languages: does not list es, the canonical language unless canonicalLanguage names another',
+    );
+    expect(failure({ languages: ['es'], canonicalLanguage: 'en' })).toContain(
+      'site.config.ts: canonicalLanguage: is en, which is not one of languages (es)',
+    );
+    expect(failure({ languagePaths: { es: '/es/' } })).toContain(
+      "site.config.ts: languagePaths.es: is the canonical language's, whose llms.txt is always /llms.txt",
+    );
+    expect(failure({ languages: ['es', 'fr'] })).toContain('site.config.ts: languages.1:');
+  });
+
+  it('keeps only the languages a Hugo configuration publishes, and refuses a canonical one it does not', () => {
+    const hugo = {
+      languages: ['es', 'en', 'pt-br'] as const,
+      disabledLanguages: ['pt-br'] as const,
+      file: 'hugo.toml',
+    };
+    const config = resolveSiteConfig({ ...FIXTURE_CONFIG }, {}, 'site.config.ts', { hugo });
+    expect(config.languages).toEqual(['es', 'en']);
+    expect(config.llmsTxt).toEqual({ es: 'llms.txt', en: 'en/llms.txt' });
+    try {
+      resolveSiteConfig({ ...FIXTURE_CONFIG }, {}, 'site.config.ts', {
+        hugo: { ...hugo, languages: ['en'] },
+      });
+      throw new Error('accepted');
+    } catch (error) {
+      expect(isContentIndexError(error) && formatProblems(error.problems)).toContain(
+        'site.config.ts: canonicalLanguage: is es, and hugo.toml has no such language: Hugo publishes no es page',
+      );
+    }
   });
 });

@@ -107,7 +107,12 @@ describe('what init derives from a Hugo site', () => {
         tip: 'consejos/**/*.{md,markdown,mdx}',
       },
       languageSuffixes: { es: 'es', en: 'en', 'pt-br': 'pt' },
+      withoutCanonical: 'leave-out',
     });
+    // The languages Hugo has, the default one canonical; pt's llms.txt goes under its key, where its pages are.
+    expect(setup.languages).toEqual(['es', 'en', 'pt-br']);
+    expect(setup.canonicalLanguage).toBe('es');
+    expect(setup.languagePaths).toEqual({ 'pt-br': '/pt/' });
     expect(setup.routes.post).toEqual({
       es: '/{path}/{slug}/',
       en: '/en/{path}/{slug}/',
@@ -127,14 +132,17 @@ describe('what init derives from a Hugo site', () => {
     expect(setup.routes.tip).toEqual({ es: '/es/t/{year}/{month}/{slugOrTitle}.html' });
   });
 
-  it('an English-default site: unsuffixed files are English, never Spanish, and init says so', () => {
+  it('an English-default site: unsuffixed files are English, never Spanish, English is canonical, and init says so', () => {
     const s = settings(['hugo.toml', "title = 'Mi blog'\nlanguageCode = 'es'\n"]);
     const setup = plan(s);
-    expect(setup.content.defaultLanguage).toBe('en');
+    expect(setup.canonicalLanguage).toBe('en');
+    expect(setup.languages).toEqual(['en']);
+    // Unmarked files are the canonical language's by default: nothing more to say.
+    expect(setup.content.defaultLanguage).toBeUndefined();
     expect(setup.content.languageSuffixes).toEqual({ en: 'en' });
     expect(setup.notes.join('\n')).toMatch(/defaultContentLanguage is en \(Hugo’s default: it is not set\)/);
+    expect(setup.notes.join('\n')).toMatch(/the index's canonical language is en/);
     expect(setup.notes.join('\n')).toMatch(/languageCode is es.*set defaultContentLanguage = 'es'/);
-    expect(setup.notes.join('\n')).toMatch(/no Spanish language/);
   });
 
   it('leaves out languages it does not publish, and refuses a default language it cannot publish', () => {
@@ -158,7 +166,9 @@ describe('what init derives from a Hugo site', () => {
       types: { post: '{es,en}/posts/**/*.{md,markdown,mdx}' },
       language: 'folder',
       languageFolders: { es: 'es', en: 'en' },
+      withoutCanonical: 'leave-out',
     });
+    expect(setup.languages).toEqual(['es', 'en']);
   });
 });
 

@@ -1,6 +1,7 @@
 import aiPluginSchema from '../../schemas/ai-plugin.schema.json' with { type: 'json' };
 import { addressOf, DISCOVERY_PATHS, INDEX_ALIAS_PATH } from '../discovery/addresses.ts';
 import { aiPluginManifest } from '../discovery/ai-plugin.ts';
+import { LANGUAGES, type Language, URL_FIELD } from '../edge/languages.ts';
 import { ContentIndexError, type Problem } from '../errors.ts';
 import { ajvProblems } from '../validation/_ajv.ts';
 import { builtInValidator } from '../validation/validators.ts';
@@ -13,6 +14,26 @@ export interface AiPluginSiteValues {
   reference: string;
   name?: string;
   description?: string;
+  /** The site's languages, the canonical one first. Default: es, en, pt-br. */
+  languages?: readonly Language[];
+}
+
+/** Languages as the English of the manifest names them. */
+const LANGUAGE_NAMES: Record<Language, string> = {
+  es: 'Spanish',
+  en: 'English',
+  'pt-br': 'Brazilian Portuguese',
+};
+
+/** `Spanish, English and Portuguese`: the site's languages in a sentence (`full`: Brazilian Portuguese). */
+export function languageList(languages: readonly Language[], full = false): string {
+  return andList(
+    languages.map((lang) => (full ? LANGUAGE_NAMES[lang] : LANGUAGE_NAMES[lang].split(' ').at(-1))),
+  );
+}
+
+function andList(words: readonly (string | undefined)[]): string {
+  return words.length < 2 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
 
 /** Manifest field → configuration key, so a problem names what the author can edit. */
@@ -50,6 +71,7 @@ export function resolveAiPlugin(
   const { site } = values;
   const host = new URL(site);
   const name = values.name ?? host.host;
+  const languages = values.languages ?? LANGUAGES;
   const problems: Problem[] = [];
   const address = (key: 'logoUrl' | 'legalInfoUrl', fallback: string): string => {
     const value = given[key] ?? fallback;
@@ -71,7 +93,7 @@ export function resolveAiPlugin(
     descriptionForHuman:
       given.descriptionForHuman ??
       shorten(
-        values.description ?? `Posts, projects and tips from ${name}, in Spanish, English and Portuguese.`,
+        values.description ?? `Posts, projects and tips from ${name}, in ${languageList(languages)}.`,
         HUMAN_DESCRIPTION_LIMIT,
       ),
     descriptionForModel: given.descriptionForModel ?? descriptionForModel(name, values),
@@ -127,13 +149,25 @@ export function modelName(name: string): string {
 function descriptionForModel(name: string, values: AiPluginSiteValues): string {
   const index = addressOf(values.site, INDEX_ALIAS_PATH);
   const mcp = addressOf(values.site, DISCOVERY_PATHS.mcp);
+  const [canonical = 'es', ...others] = values.languages ?? LANGUAGES;
+  const translated = others.filter((lang) => lang !== 'es');
+  const fields = (langs: readonly Language[]) => andList(langs.map((l) => URL_FIELD[l as 'en' | 'pt-br']));
+  const addresses = [
+    `url (the canonical ${LANGUAGE_NAMES[canonical]} page),`,
+    ...(canonical === 'es' ? [] : [`${URL_FIELD[canonical]} (the same page),`]),
+    ...(translated.length === 0
+      ? []
+      : [
+          `${fields(translated)} (the ${andList(translated.map((l) => LANGUAGE_NAMES[l]))} ${translated.length === 1 ? 'page, when it exists' : 'pages, when they exist'}),`,
+        ]),
+  ];
   return [
     `${name} (${values.site}) publishes a read-only Content Index API that needs no authentication.`,
     ...(values.description ? [`About the site: ${values.description}`] : []),
     `Call getContentIndex (GET ${index}) to get every post, project and tip in one JSON document;`,
-    'each item has type (post, project or tip), title, description, url (the canonical Spanish page),',
-    'url_en and url_pt (the English and Brazilian Portuguese pages, when they exist), image and, for projects,',
-    'technologies. There is no paging or filtering: fetch the index once and filter it yourself, and link',
+    'each item has type (post, project or tip), title, description,',
+    ...addresses,
+    'image and, for projects, technologies. There is no paging or filtering: fetch the index once and filter it yourself, and link',
     'readers to the page in their language. To search or filter without downloading the index, use the',
     `Model Context Protocol server at ${mcp} (tools list_content, search_content and content_stats).`,
   ].join(' ');

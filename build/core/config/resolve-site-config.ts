@@ -1,5 +1,11 @@
 import { DEFAULT_API_REFERENCE } from '../discovery/addresses.ts';
-import { CONTENT_TYPES, LANGUAGES, type Language } from '../edge/languages.ts';
+import {
+  CONTENT_TYPES,
+  DEFAULT_CANONICAL_LANGUAGE,
+  isLanguage,
+  LANGUAGES,
+  type Language,
+} from '../edge/languages.ts';
 import { ContentIndexError, type Problem } from '../errors.ts';
 import { ajvProblems } from '../validation/_ajv.ts';
 import { builtInValidator } from '../validation/validators.ts';
@@ -10,10 +16,9 @@ import {
   type ContentLayout,
   DEFAULT_D1,
   DEFAULT_LAYOUT,
-  DEFAULT_ROUTES,
+  defaultRoutes,
   type Env,
   type LocalizedText,
-  type RoutePatterns,
   SITE_ENV,
   type SiteConfig,
   type SiteConfigInput,
@@ -25,6 +30,15 @@ import {
 export interface ProjectFacts {
   /** The Cloudflare Pages project's name (wrangler.toml `name`): its hosts are the site's too. */
   pagesProject?: string;
+  /** A Hugo site's languages: only those Hugo publishes are the site's. */
+  hugo?: HugoLanguages;
+}
+
+/** The languages a Hugo site's configuration has, and those it disables (publication.ts, HugoPublication). */
+export interface HugoLanguages {
+  languages: readonly Language[];
+  disabledLanguages: readonly Language[];
+  file: string;
 }
 
 /**
@@ -48,6 +62,7 @@ export function resolveSiteConfig(
   }
   const validateConfig = builtInValidator('site-config');
   const target = isRecord(input) ? raw : input;
+  const untexted = canonicalTextProblems(raw, file);
   if (!validateConfig(target)) {
     const problems: Problem[] = ajvProblems(validateConfig, { file, code: 'config_invalid' }).map((p) => {
       const top = p.field?.split('.')[0] ?? '';
@@ -59,11 +74,14 @@ export function resolveSiteConfig(
         hint: `${variable} overrides ${top} in ${file}`,
       };
     });
-    throw new ContentIndexError(problems);
+    throw new ContentIndexError([...problems, ...untexted]);
   }
+  if (untexted.length > 0) throw new ContentIndexError(untexted);
   const config = raw as unknown as SiteConfigInput;
+  const languages = siteLanguages(config, file, project.hugo);
+  const canonical = languages[0] as Language;
   const site = withTrailingSlash(new URL(config.site).href);
-  const routes = structuredClone(DEFAULT_ROUTES) as RoutePatterns;
+  const routes = defaultRoutes(canonical);
   for (const type of CONTENT_TYPES) {
     for (const lang of LANGUAGES) {
       const pattern = config.routes?.[type]?.[lang];
@@ -79,14 +97,15 @@ export function resolveSiteConfig(
     languageFolders: { ...DEFAULT_LAYOUT.languageFolders, ...layout.languageFolders },
     ...(layout.languageSuffixes && { languageSuffixes: { ...layout.languageSuffixes } }),
     skipLanguages: (layout.skipLanguages ?? []).map((l) => l.toLowerCase()),
-    defaultLanguage: layout.defaultLanguage ?? DEFAULT_LAYOUT.defaultLanguage,
+    defaultLanguage: layout.defaultLanguage ?? canonical,
+    withoutCanonical: layout.withoutCanonical ?? DEFAULT_LAYOUT.withoutCanonical,
   };
   for (const type of CONTENT_TYPES) {
     const globs = layout.types?.[type];
     if (globs !== undefined) content.types[type] = typeof globs === 'string' ? [globs] : [...globs];
   }
-  const name = perLanguage(config.name, true);
-  const description = perLanguage(config.description, false);
+  const name = perLanguage(config.name, true, canonical);
+  const description = perLanguage(config.description, false, canonical);
   const referencePath = config.apiReference ?? DEFAULT_API_REFERENCE;
   const apiReference = { path: referencePath.slice(1), url: siteUrl(site, referencePath) };
   const resolved: SiteConfig = {
@@ -107,12 +126,21 @@ export function resolveSiteConfig(
       {
         site,
         reference: apiReference.url,
-        ...(name.es !== undefined && { name: name.es }),
-        ...(description.es !== undefined && { description: description.es }),
+        ...(name[canonical] !== undefined && { name: name[canonical] }),
+        ...(description[canonical] !== undefined && { description: description[canonical] }),
+        languages,
       },
       file,
     ),
     aiPluginDefaulted: AI_PLUGIN_KEYS.filter((key) => config.aiPlugin?.[key] === undefined),
+    languages,
+    canonicalLanguage: canonical,
+    llmsTxt: Object.fromEntries(
+      languages.map((lang) => [
+        lang,
+        lang === canonical ? 'llms.txt' : `${(config.languagePaths?.[lang] ?? `/${lang}/`).slice(1)}llms.txt`,
+      ]),
+    ),
     perLanguage: {} as SiteConfig['perLanguage'],
     license: { name: 'Terms of use' },
     content,
@@ -148,8 +176,8 @@ export function resolveSiteConfig(
     ...(license.url !== undefined && { url: siteUrl(site, license.url) }),
   };
   if (config.static !== undefined) resolved.static = config.static;
-  if (name.es !== undefined) resolved.name = name.es;
-  if (description.es !== undefined) resolved.description = description.es;
+  if (name[canonical] !== undefined) resolved.name = name[canonical];
+  if (description[canonical] !== undefined) resolved.description = description[canonical];
   return resolved;
 }
 
@@ -163,16 +191,105 @@ const AI_PLUGIN_KEYS: (keyof AiPluginInput)[] = [
   'legalInfoUrl',
 ];
 
+/** `name` or `description` given per language without the canonical language's text. */
+function canonicalTextProblems(raw: Record<string, unknown>, file: string): Problem[] {
+  const given = raw.canonicalLanguage;
+  const canonical = typeof given === 'string' && isLanguage(given) ? given : DEFAULT_CANONICAL_LANGUAGE;
+  if (given !== undefined && given !== canonical) return []; // the schema names what is wrong with it
+  return (['name', 'description'] as const).flatMap((key): Problem[] => {
+    const value = raw[key];
+    if (!isRecord(value) || value[canonical] !== undefined) return [];
+    return [
+      {
+        code: 'config_invalid',
+        file,
+        field: `${key}.${canonical}`,
+        message: `is required: ${canonical} is the canonical language (canonicalLanguage), whose ${key} the index and the manifest carry`,
+        hint: `give ${key} its ${canonical} text, e.g. ${key}: { ${canonical === 'pt-br' ? "'pt-br'" : canonical}: '…' }, or one text for every language`,
+      },
+    ];
+  });
+}
+
+/**
+ * The site's languages, canonical first and the others in the order of LANGUAGES; the canonical
+ * language must be one of them, and so must each language given a path.
+ */
+function siteLanguages(config: SiteConfigInput, file: string, hugo: HugoLanguages | undefined): Language[] {
+  const canonical = config.canonicalLanguage ?? DEFAULT_CANONICAL_LANGUAGE;
+  const configured = config.languages ?? [...LANGUAGES];
+  const listed = configured.filter(
+    (lang) => !hugo || (hugo.languages.includes(lang) && !hugo.disabledLanguages.includes(lang)),
+  );
+  const problems: Problem[] = [];
+  if (!configured.includes(canonical)) {
+    problems.push({
+      code: 'config_invalid',
+      file,
+      field: config.canonicalLanguage === undefined ? 'languages' : 'canonicalLanguage',
+      message:
+        config.canonicalLanguage === undefined
+          ? `does not list es, the canonical language unless canonicalLanguage names another`
+          : `is ${canonical}, which is not one of languages (${configured.join(', ')})`,
+      hint: `set canonicalLanguage to the language every item is written in (one of ${configured.join(', ')}), or add ${canonical} to languages`,
+    });
+  }
+  for (const lang of Object.keys(config.languagePaths ?? {}) as Language[]) {
+    if (lang === canonical || !configured.includes(lang)) {
+      problems.push({
+        code: 'config_invalid',
+        file,
+        field: `languagePaths.${lang}`,
+        message:
+          lang === canonical
+            ? `is the canonical language's, whose llms.txt is always /llms.txt`
+            : `names ${lang}, which is not one of languages (${configured.join(', ')})`,
+        hint: `remove languagePaths.${lang}`,
+      });
+    }
+  }
+  const layoutDefault = config.content?.defaultLanguage;
+  if (layoutDefault !== undefined && !configured.includes(layoutDefault)) {
+    problems.push({
+      code: 'config_invalid',
+      file,
+      field: 'content.defaultLanguage',
+      message: `is ${layoutDefault}, which is not one of languages (${configured.join(', ')})`,
+      hint: `add ${layoutDefault} to languages, or remove content.defaultLanguage (files that name no language are then ${canonical})`,
+    });
+  }
+  if (problems.length > 0) throw new ContentIndexError(problems);
+  if (hugo && !listed.includes(canonical)) {
+    const disabled = hugo.disabledLanguages.includes(canonical);
+    throw new ContentIndexError([
+      {
+        code: 'config_invalid',
+        file,
+        field: 'canonicalLanguage',
+        message: `is ${canonical}, and ${hugo.file} ${disabled ? 'disables it' : 'has no such language'}: Hugo publishes no ${canonical} page`,
+        hint: `set canonicalLanguage to the language of Hugo's defaultContentLanguage (${listed.join(', ') || 'none of es, en, pt-br is published'}), or ${disabled ? `enable ${canonical} in ${hugo.file}` : `add ${canonical} to Hugo's languages`}`,
+      },
+    ]);
+  }
+  return [canonical, ...LANGUAGES.filter((lang) => lang !== canonical && listed.includes(lang))];
+}
+
 /**
  * A name is a proper noun: one given as plain text is every language's. A description is prose: one
- * given as plain text is the Spanish (canonical) one only, so other languages never show it as theirs.
+ * given as plain text is the canonical language's only, so other languages never show it as theirs.
  */
-function perLanguage(value: LocalizedText | undefined, shared: boolean): Partial<Record<Language, string>> {
+function perLanguage(
+  value: LocalizedText | undefined,
+  shared: boolean,
+  canonical: Language,
+): Partial<Record<Language, string>> {
   if (value === undefined) return {};
   if (typeof value === 'string') {
-    return shared ? Object.fromEntries(LANGUAGES.map((lang) => [lang, value])) : { es: value };
+    return shared ? Object.fromEntries(LANGUAGES.map((lang) => [lang, value])) : { [canonical]: value };
   }
-  return shared ? Object.fromEntries(LANGUAGES.map((lang) => [lang, value[lang] ?? value.es])) : { ...value };
+  const fallback = value[canonical];
+  if (!shared || fallback === undefined) return { ...value };
+  return Object.fromEntries(LANGUAGES.map((lang) => [lang, value[lang] ?? fallback]));
 }
 
 /**

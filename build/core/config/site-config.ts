@@ -1,4 +1,4 @@
-import type { ContentType, Language } from '../edge/languages.ts';
+import { type ContentType, DEFAULT_CANONICAL_LANGUAGE, LANGUAGES, type Language } from '../edge/languages.ts';
 import type { UrlStyle } from './route-pattern.ts';
 
 /** `aiPlugin` in `site.config.ts`: every key optional. */
@@ -57,12 +57,21 @@ export interface ContentLayoutInput {
    */
   skipLanguages?: string[];
   /**
-   * The language of a file that names none (no suffix, no language folder, no language field). Default
-   * `es`. A Hugo site whose `defaultContentLanguage` is another language sets it, so its unsuffixed
-   * files are read as what Hugo publishes them as.
+   * The language of a file that names none (no suffix, no language folder, no language field). Default:
+   * the canonical language (`canonicalLanguage`), as Hugo reads a file without a suffix as its
+   * `defaultContentLanguage`.
    */
   defaultLanguage?: Language;
+  /**
+   * An item without a file in the canonical language: `error` (the default) stops the build naming
+   * each such file; `leave-out` leaves it out of the index, named in the build report with its files.
+   * A site whose pages are not all translated (Hugo publishes an English page with no Spanish one at
+   * its own address) chooses `leave-out`; v1 has no item without a canonical address.
+   */
+  withoutCanonical?: WithoutCanonical;
 }
+
+export type WithoutCanonical = 'error' | 'leave-out';
 
 export interface ContentLayout {
   dir: string;
@@ -74,6 +83,7 @@ export interface ContentLayout {
   languageSuffixes?: Partial<Record<Language, string>>;
   skipLanguages: string[];
   defaultLanguage: Language;
+  withoutCanonical: WithoutCanonical;
 }
 
 export const DEFAULT_LAYOUT: ContentLayout = {
@@ -87,7 +97,8 @@ export const DEFAULT_LAYOUT: ContentLayout = {
   languageField: 'lang',
   languageFolders: { es: 'es', en: 'en', 'pt-br': 'pt-br' },
   skipLanguages: [],
-  defaultLanguage: 'es',
+  defaultLanguage: DEFAULT_CANONICAL_LANGUAGE,
+  withoutCanonical: 'error',
 };
 
 export interface SectionInput {
@@ -102,11 +113,28 @@ export interface SiteConfigInput {
   site: string;
   /** Base address of the image host; relative `image` values resolve against it. Env: CONTENT_INDEX_IMAGE_BASE_URL. */
   images: string;
-  /** The site's name: one for every language, or one per language (`es` required, the others default to it). */
+  /**
+   * The languages the site publishes, of `es`, `en` and `pt-br`. Default: all three. The index, the
+   * `llms.txt` files, the manifest and the OpenAPI text offer exactly these; a file in another language
+   * is an error (or left out with `content.skipLanguages`).
+   */
+  languages?: Language[];
+  /**
+   * The language every item is published in: its file is required (see `content.withoutCanonical`), its
+   * title and description are the index's, its address is `url`, and its `llms.txt` is `/llms.txt`.
+   * Default `es`. A Hugo site's is its `defaultContentLanguage` (`init` writes it).
+   */
+  canonicalLanguage?: Language;
+  /**
+   * Where each other language's pages live on the site, a folder from `/` to `/` such as `/en/`: its
+   * `llms.txt` is published there. Default: `/<code>/` (`/en/`, `/pt-br/`), Hugo's language prefix.
+   */
+  languagePaths?: Partial<Record<Language, string>>;
+  /** The site's name: one for every language, or one per language (the canonical one required, the others default to it). */
   name?: LocalizedText;
   /**
-   * The site's description. A plain string is the Spanish (canonical) one: the English and Portuguese
-   * `llms.txt` then open with a summary in their own language. Give one per language to choose those too.
+   * The site's description. A plain string is the canonical language's: the other languages' `llms.txt`
+   * then open with a summary in their own language. Give one per language to choose those too.
    */
   description?: LocalizedText;
   /** The API's licence in `/openapi.json`. Default: the site's terms of use at `aiPlugin.legalInfoUrl`. */
@@ -163,8 +191,8 @@ export interface SiteConfigInput {
   plan?: CloudflarePlan;
 }
 
-/** A text for every language, or one per language with the Spanish (canonical) one required. */
-export type LocalizedText = string | ({ es: string } & Partial<Record<Exclude<Language, 'es'>, string>>);
+/** A text for every language, or one per language with the canonical language's required. */
+export type LocalizedText = string | Partial<Record<Language, string>>;
 
 /** OpenAPI's License Object: a name, and an SPDX `identifier` or a `url`. */
 export interface LicenseInput {
@@ -215,9 +243,17 @@ export interface SiteConfig {
   site: string;
   /** Always ends with `/`. */
   images: string;
-  /** The Spanish (canonical) name: the one of content.json, the OpenAPI title and the MCP server. */
+  /** The languages the site publishes: the canonical one first, then the others in the order es, en, pt-br. */
+  languages: Language[];
+  canonicalLanguage: Language;
+  /**
+   * Each published language's `llms.txt`, relative to the site (`llms.txt` for the canonical language,
+   * `en/llms.txt`…), where its pages live.
+   */
+  llmsTxt: Partial<Record<Language, string>>;
+  /** The canonical language's name: the one of content.json, the OpenAPI title and the MCP server. */
   name?: string;
-  /** The Spanish (canonical) description. */
+  /** The canonical language's description. */
   description?: string;
   /** Each language's name and description, for the documents written in that language (llms.txt). */
   perLanguage: Record<Language, { name?: string; description?: string }>;
@@ -247,16 +283,38 @@ export interface SiteConfig {
   plan: CloudflarePlan;
 }
 
-export const DEFAULT_ROUTES: RoutePatterns = {
-  post: { es: '/blog/{slug}/', en: '/en/blog/{slug}/', 'pt-br': '/pt-br/blog/{slug}/' },
-  project: { es: '/proyectos/{slug}/', en: '/en/projects/{slug}/', 'pt-br': '/pt-br/projetos/{slug}/' },
-  tip: { es: '/consejos/{slug}/', en: '/en/tips/{slug}/', 'pt-br': '/pt-br/dicas/{slug}/' },
+/** Each type's section in each language's words, the folder of its pages in the default routes. */
+const SECTION_WORDS: RoutePatterns = {
+  post: { es: 'blog', en: 'blog', 'pt-br': 'blog' },
+  project: { es: 'proyectos', en: 'projects', 'pt-br': 'projetos' },
+  tip: { es: 'consejos', en: 'tips', 'pt-br': 'dicas' },
 };
 
-/** The site's name for titles and headings in `lang` (default Spanish): the configured one, or its host name. */
+/**
+ * The routes of a site that sets none: the canonical language's pages at the root (`/blog/{slug}/`), the
+ * others under their language's folder (`/en/blog/{slug}/`), in each language's words.
+ */
+export function defaultRoutes(canonical: Language = DEFAULT_CANONICAL_LANGUAGE): RoutePatterns {
+  const routes = {} as RoutePatterns;
+  for (const [type, words] of Object.entries(SECTION_WORDS) as [ContentType, Record<Language, string>][]) {
+    routes[type] = {} as Record<Language, string>;
+    for (const lang of LANGUAGES) {
+      routes[type][lang] = `${lang === canonical ? '' : `/${lang}`}/${words[lang]}/{slug}/`;
+    }
+  }
+  return routes;
+}
+
+/** The routes of the default site, Spanish canonical. */
+export const DEFAULT_ROUTES: RoutePatterns = defaultRoutes();
+
+/** The site's name for titles and headings in `lang` (default: the canonical language): the configured one, or its host name. */
 export function siteName(
-  config: Pick<SiteConfig, 'name' | 'site'> & { perLanguage?: SiteConfig['perLanguage'] },
-  lang: Language = 'es',
+  config: Pick<SiteConfig, 'name' | 'site'> & {
+    perLanguage?: SiteConfig['perLanguage'];
+    canonicalLanguage?: Language;
+  },
+  lang: Language = config.canonicalLanguage ?? DEFAULT_CANONICAL_LANGUAGE,
 ): string {
   return config.perLanguage?.[lang].name ?? config.name ?? new URL(config.site).host;
 }

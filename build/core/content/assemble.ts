@@ -1,7 +1,7 @@
 import { addressSegment, expandRoute } from '../config/route-pattern.ts';
 import { type ContentLayout, type SiteConfig, siteUrl } from '../config/site-config.ts';
 import { isoSeconds } from '../edge/dates.ts';
-import { CANONICAL_LANGUAGE, LANGUAGES, type Language } from '../edge/languages.ts';
+import { LANGUAGES, type Language } from '../edge/languages.ts';
 import type { Problem } from '../errors.ts';
 import { printable } from '../printable.ts';
 import { type FrontMatter, validateFrontMatter } from './front-matter.ts';
@@ -13,6 +13,7 @@ import type {
   Translation,
   UnreadableSource,
 } from './model.ts';
+import { type HugoPageFacts, hugoPageFacts, leftOutBecause, type PublicationRules } from './publication.ts';
 import { slugProblem } from './slug.ts';
 
 export interface AssembleOptions {
@@ -20,6 +21,8 @@ export interface AssembleOptions {
   drafts?: boolean;
   /** Include files dated after `now`. */
   future?: boolean;
+  /** Hugo's page rules and switches (publication.ts), for a Hugo site. */
+  hugo?: PublicationRules['hugo'];
   now: Date;
   /** Files found but not read: a translation group one of them may belong to is not reported as orphaned. */
   unreadable?: readonly UnreadableSource[];
@@ -49,13 +52,39 @@ export function assemble(
   const warnings: Problem[] = [];
   const checked = new Map<SourceFile, FrontMatter>();
   const days = new Map<SourceFile, string>();
+  const facts = new Map<SourceFile, HugoPageFacts>();
   const urls = JSON.stringify(config.urls);
+  const rules: PublicationRules = {
+    drafts: (options.drafts ?? false) || (options.hugo?.buildDrafts ?? false),
+    future: (options.future ?? false) || (options.hugo?.buildFuture ?? false),
+    ...(options.hugo && { hugo: options.hugo }),
+  };
+  const { canonicalLanguage: canonicalLang, languages } = config;
   for (const file of files) {
+    if (!languages.includes(file.lang) && !options.hugo?.disabledLanguages.includes(file.lang)) {
+      problems.push({
+        code: 'language_unknown',
+        file: file.path,
+        line: 1,
+        field: 'language',
+        message: `is a ${file.lang} file, and ${file.lang} is not one of the site's languages (${languages.join(', ')})`,
+        hint: `add '${file.lang}' to languages in site.config.ts, or leave its files out with content.skipLanguages`,
+      });
+      continue;
+    }
     const result = validated(file, config, urls);
     warnings.push(...result.warnings);
     if (!result.ok) {
       problems.push(...result.problems);
       continue;
+    }
+    if (options.hugo) {
+      const known = hugoPageFacts(file, result.data);
+      if (known.problems.length > 0) {
+        problems.push(...known.problems);
+        continue;
+      }
+      facts.set(file, known);
     }
     // A file without a slug of its own publishes under its name, which follows the same rule.
     const why =
@@ -88,9 +117,22 @@ export function assemble(
   const entries: ContentEntry[] = [];
   const leftOut: LeftOut[] = [];
   const nowPublished = isoSeconds(options.now);
+  /** The address a left-out file would have, when it can be worked out: the output's pages are matched to it. */
+  const wouldBe = (record: LeftOut, file: SourceFile): LeftOut => {
+    const data = checked.get(file);
+    if (!data) return record;
+    const translation = translationOf(file, data, days.get(file), config, urls);
+    return 'problem' in translation ? record : { ...record, url: translation.url };
+  };
   for (const [id, group] of groups) {
     const byLang = new Map<Language, SourceFile>();
     for (const file of group) {
+      if (!languages.includes(file.lang)) {
+        leftOut.push(
+          wouldBe({ file: file.path, item: id, reason: 'language-disabled', wholeItem: false }, file),
+        );
+        continue;
+      }
       const first = byLang.get(file.lang);
       if (first) {
         problems.push({
@@ -105,20 +147,33 @@ export function assemble(
         byLang.set(file.lang, file);
       }
     }
-    const canonicalFile = byLang.get(CANONICAL_LANGUAGE);
+    const canonicalFile = byLang.get(canonicalLang);
     if (!canonicalFile) {
-      // The Spanish file may be there but unreadable: its own error says so, and says enough.
-      if (mayBeCanonical(group, options.unreadable ?? [])) continue;
+      // The canonical file may be there but unreadable: its own error says so, and says enough.
+      if (mayBeCanonical(group, canonicalLang, options.unreadable ?? [])) continue;
+      const leave = config.content.withoutCanonical === 'leave-out';
       for (const file of byLang.values()) {
+        if (leave) {
+          // A draft (or a page Hugo would not publish anyway) is left out for that reason first.
+          const data = checked.get(file);
+          const because = data && leftOutBecause(data, facts.get(file), file.lang, rules, nowPublished);
+          const record = wouldBe(
+            { file: file.path, item: id, reason: because?.reason ?? 'no-canonical', wholeItem: true },
+            file,
+          );
+          if (because?.date !== undefined) record.date = because.date;
+          leftOut.push(record);
+          continue;
+        }
         problems.push({
           code: 'translation_orphan',
           file: file.path,
           line: file.lines.translationKey ?? 1,
           field: 'translationKey',
-          message: `this ${file.lang} translation has no Spanish (canonical) file`,
-          hint: noSpanishSuffix(config.content)
-            ? "the site's languages have no Spanish one (content.languageSuffixes in site.config.ts, from Hugo's languages): add es there (in Hugo: a languages.es entry, then content-index init again on a new site.config.ts) and a Spanish file for each item"
-            : `add ${printable(canonicalFileFor(file, config.content))}, or set translationKey to the Spanish file's translationKey or name`,
+          message: `this ${file.lang} translation has no ${LANGUAGE_NAME[canonicalLang]} (canonical) file`,
+          hint: noCanonicalSuffix(config.content, canonicalLang)
+            ? `the site's languages have no ${LANGUAGE_NAME[canonicalLang]} one (content.languageSuffixes in site.config.ts, from Hugo's languages): add ${canonicalLang} there (in Hugo: a languages.${canonicalLang} entry, then content-index init again on a new site.config.ts) and a ${LANGUAGE_NAME[canonicalLang]} file for each item`
+            : `add ${printable(canonicalFileFor(file, config.content, canonicalLang))}, or set translationKey to the ${LANGUAGE_NAME[canonicalLang]} file's translationKey or name; or, to leave such items out, set content: { withoutCanonical: 'leave-out' } in site.config.ts`,
         });
       }
       continue;
@@ -130,20 +185,25 @@ export function assemble(
       const file = byLang.get(lang);
       const data = file && checked.get(file);
       if (!file || !data) continue;
-      const reason = exclusion(data, options, nowPublished);
-      if (reason) {
-        const record: LeftOut = { file: file.path, item: id, reason, wholeItem: lang === CANONICAL_LANGUAGE };
-        if (reason === 'future' && data.date) record.date = data.date;
+      const because = leftOutBecause(data, facts.get(file), lang, rules, nowPublished);
+      if (because) {
+        const record = wouldBe(
+          { file: file.path, item: id, reason: because.reason, wholeItem: lang === canonicalLang },
+          file,
+        );
+        if (because.date !== undefined) record.date = because.date;
         if (record.wholeItem) whole = record;
         leftOut.push(record);
         continue;
       }
       included.set(lang, { file, data });
     }
-    // A left-out Spanish file takes its translations with it: each is named, so every file is accounted for.
+    // A left-out canonical file takes its translations with it: each is named, so every file is accounted for.
     if (whole) {
       for (const { file } of included.values())
-        leftOut.push({ file: file.path, item: id, reason: whole.reason, wholeItem: false, along: true });
+        leftOut.push(
+          wouldBe({ file: file.path, item: id, reason: whole.reason, wholeItem: false, along: true }, file),
+        );
     }
     // Images are checked on every file (translations too), so a mistake surfaces before it is published.
     for (const file of byLang.values()) {
@@ -154,10 +214,10 @@ export function assemble(
       }
     }
 
-    const canonical = included.get(CANONICAL_LANGUAGE);
-    // An invalid Spanish file has already been reported; a left-out one takes its translations with it.
+    const canonical = included.get(canonicalLang);
+    // An invalid canonical file has already been reported; a left-out one takes its translations with it.
     if (!canonical || !checked.has(canonicalFile)) continue;
-    const translations = {} as ContentEntry['translations'];
+    const translations: ContentEntry['translations'] = {};
     let addressed = true;
     for (const [lang, { file, data }] of included) {
       const translation = translationOf(file, data, days.get(file), config, urls);
@@ -165,11 +225,21 @@ export function assemble(
         problems.push(translation.problem);
         addressed = false;
       } else {
-        translations[lang] = translation;
+        const publishDate = facts.get(file)?.publishDate;
+        translations[lang] =
+          publishDate !== undefined && publishDate !== translation.date
+            ? { ...translation, publishDate }
+            : translation;
       }
     }
-    if (!addressed) continue;
-    const entry: ContentEntry = { id, type: canonical.file.type, translations };
+    const canonicalTranslation = translations[canonicalLang];
+    if (!addressed || !canonicalTranslation) continue;
+    const entry: ContentEntry = {
+      id,
+      type: canonical.file.type,
+      canonical: canonicalTranslation,
+      translations,
+    };
     if (canonical.data.date) entry.date = canonical.data.date;
     if (canonical.data.image !== undefined) {
       const image = resolvedImage(canonical.data.image, config.images);
@@ -180,7 +250,9 @@ export function assemble(
   }
 
   const byPath = new Map(files.map((f) => [f.path, f]));
-  problems.push(...addressConflicts(entries, (path) => byPath.get(path)?.lines.slug ?? 1));
+  problems.push(
+    ...addressConflicts(entries, config.urls.lowercase, (path) => byPath.get(path)?.lines.slug ?? 1),
+  );
   if (problems.length > 0) return { ok: false, problems, warnings };
   sortEntries(entries);
   leftOut.sort((a, b) => LOCALE.compare(a.file, b.file));
@@ -191,12 +263,16 @@ export function assemble(
  * Whether an unreadable file could be the missing Spanish file of a group: same type, Spanish or of an
  * unknown language, and paired to it by name or by the translationKey its text shows.
  */
-function mayBeCanonical(group: readonly SourceFile[], unreadable: readonly UnreadableSource[]): boolean {
+function mayBeCanonical(
+  group: readonly SourceFile[],
+  canonical: Language,
+  unreadable: readonly UnreadableSource[],
+): boolean {
   const keys = new Set(group.flatMap((file) => [file.name, translationKeyOf(file) ?? file.name]));
   return unreadable.some(
     (u) =>
       u.type === group[0]?.type &&
-      (u.lang === undefined || u.lang === CANONICAL_LANGUAGE) &&
+      (u.lang === undefined || u.lang === canonical) &&
       (keys.has(u.name) || (u.translationKey !== undefined && keys.has(u.translationKey))),
   );
 }
@@ -207,42 +283,37 @@ function translationKeyOf(file: SourceFile): string | undefined {
   return typeof key === 'string' && key.trim() !== '' ? key : undefined;
 }
 
-/** A suffix list without Spanish (a Hugo site's languages): no file name can make a Spanish file. */
-function noSpanishSuffix(layout: ContentLayout): boolean {
+const LANGUAGE_NAME: Record<Language, string> = { es: 'Spanish', en: 'English', 'pt-br': 'Portuguese' };
+
+/** A suffix list without the canonical language (a Hugo site's languages): no file name can make its file. */
+function noCanonicalSuffix(layout: ContentLayout, canonical: Language): boolean {
   return (
     layout.language === 'suffix' &&
     layout.languageSuffixes !== undefined &&
-    layout.languageSuffixes[CANONICAL_LANGUAGE] === undefined
+    layout.languageSuffixes[canonical] === undefined
   );
 }
 
-/** Where the missing Spanish file would go, in the site's own layout. */
-function canonicalFileFor(file: SourceFile, layout: ContentLayout): string {
+/** Where the missing canonical file would go, in the site's own layout. */
+function canonicalFileFor(file: SourceFile, layout: ContentLayout, canonical: Language): string {
+  const name = LANGUAGE_NAME[canonical];
   switch (layout.language) {
     case 'suffix': {
-      const spanish = `.${layout.languageSuffixes?.[CANONICAL_LANGUAGE] ?? CANONICAL_LANGUAGE}`;
       const [, stem = file.path, extension = ''] = /^(.*?)(\.[A-Za-z]+)$/.exec(file.path) ?? [];
-      // A file of the layout's default language carries no suffix: the Spanish one goes before the extension.
+      // A file of the layout's default language carries no suffix: the canonical one goes before the extension.
       const base = file.lang === layout.defaultLanguage ? stem : stem.replace(/\.[^./]+$/, '');
-      return `${base}${spanish}${extension}`;
+      return `${base}.${layout.languageSuffixes?.[canonical] ?? canonical}${extension}`;
     }
     case 'folder': {
       const from = `/${layout.languageFolders[file.lang]}/`;
       const at = file.path.lastIndexOf(from);
       return at < 0
-        ? `a Spanish file for ${file.path}`
-        : `${file.path.slice(0, at)}/${layout.languageFolders[CANONICAL_LANGUAGE]}/${file.path.slice(at + from.length)}`;
+        ? `a ${name} file for ${file.path}`
+        : `${file.path.slice(0, at)}/${layout.languageFolders[canonical]}/${file.path.slice(at + from.length)}`;
     }
     case 'field':
-      return `a Spanish file (${layout.languageField}: ${CANONICAL_LANGUAGE}) named ${file.name} or with the same translationKey`;
+      return `a ${name} file (${layout.languageField}: ${canonical}) named ${file.name} or with the same translationKey`;
   }
-}
-
-/** Validated dates all have the published form (UTC, whole seconds), which sorts as text sorts. */
-function exclusion(data: FrontMatter, options: AssembleOptions, now: string): LeftOut['reason'] | undefined {
-  if (data.draft === true && !options.drafts) return 'draft';
-  if (data.date && !options.future && data.date > now) return 'future';
-  return undefined;
 }
 
 // Dev rebuilds keep the SourceFile of an unchanged file (the same object, stages/load.ts): what is
@@ -454,31 +525,56 @@ function withoutCredentials(written: string): string {
   return at < 0 ? written : `${scheme}${rest.slice(at + 1)}${written.slice(whole.length)}`;
 }
 
-function addressConflicts(entries: readonly ContentEntry[], slugLine: (file: string) => number): Problem[] {
+/**
+ * One address, one item. Addresses are compared as a reader's browser and the host's file system see
+ * them: after Unicode NFC (`café` typed composed or decomposed is one word) and without regard to case
+ * (`Hola` and `hola` are one file where the output is copied to a case-insensitive disk, and one page
+ * to a reader). Two files whose addresses compare equal are an error naming both.
+ */
+function addressConflicts(
+  entries: readonly ContentEntry[],
+  lowercased: boolean,
+  slugLine: (file: string) => number,
+): Problem[] {
   const owners = new Map<string, Translation>();
   const problems: Problem[] = [];
   const all = entries.flatMap((e) => Object.values(e.translations) as Translation[]);
   // Almost always every address is once: the files are sorted (to name the owner) only when one is not.
   const addresses = new Set<string>();
-  for (const translation of all) addresses.add(translation.url);
+  for (const translation of all) addresses.add(addressKey(translation.url));
   if (addresses.size === all.length) return problems;
   all.sort((a, b) => LOCALE.compare(a.file, b.file));
   for (const translation of all) {
-    const owner = owners.get(translation.url);
+    const key = addressKey(translation.url);
+    const owner = owners.get(key);
     if (!owner) {
-      owners.set(translation.url, translation);
+      owners.set(key, translation);
       continue;
     }
+    const same = owner.url === translation.url;
+    const how =
+      same || decodeSafely(owner.url) === decodeSafely(translation.url)
+        ? 'the same address as'
+        : decodeSafely(owner.url).normalize('NFC') === decodeSafely(translation.url).normalize('NFC')
+          ? `the same address, once its Unicode is normalized (NFC), as ${printable(owner.url)} of`
+          : `an address that differs only by case from ${printable(owner.url)} of`;
     problems.push({
       code: 'address_conflict',
       file: translation.file,
       line: slugLine(translation.file),
       field: 'slug',
-      message: `publishes ${translation.url}, the same address as ${printable(owner.file)}`,
-      hint: 'give one of the two files a different slug',
+      message: `publishes ${translation.url}, ${how} ${printable(owner.file)}`,
+      hint: same
+        ? 'give one of the two files a different slug'
+        : `give one of the two files a different slug${lowercased ? '' : " (addresses are compared without regard to case or Unicode form: a reader's browser and a case-insensitive disk take them for one)"}`,
     });
   }
   return problems;
+}
+
+/** An address as compared for collisions: decoded, NFC, lowercase. */
+function addressKey(url: string): string {
+  return decodeSafely(url).normalize('NFC').toLowerCase();
 }
 
 /**
@@ -486,7 +582,7 @@ function addressConflicts(entries: readonly ContentEntry[], slugLine: (file: str
  * width), so comparing them as text is comparing them in time, and nothing is parsed.
  */
 function sortEntries(entries: ContentEntry[]): void {
-  const keyed = entries.map((entry) => ({ entry, date: entry.date ?? '', url: entry.translations.es.url }));
+  const keyed = entries.map((entry) => ({ entry, date: entry.date ?? '', url: entry.canonical.url }));
   const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   keyed.sort((a, b) => order(b.date, a.date) || order(a.url, b.url));
   keyed.forEach((k, i) => {

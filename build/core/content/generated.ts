@@ -13,9 +13,11 @@ export interface SourceDates {
 /**
  * The index's `generated`: when the published content last changed, not when the build ran, so that a
  * rebuild of unchanged sources (the daily scheduled one) writes the same bytes and keeps every ETag.
- * It is the newest of `SOURCE_DATE_EPOCH`, the last content commit, every published file's `date` and
- * every published API version's publication and deprecation, and never later than the build's clock. The last two are what make a scheduled change move it: a
- * future-dated post whose day has come, a version published on its date.
+ * It is the newest of `SOURCE_DATE_EPOCH`, the last content commit, every published file's `date` (or
+ * Hugo's `publishDate`, when later), every expired page's `expiryDate`, and every published API
+ * version's publication and deprecation, and never later than the build's clock. The dates are what make
+ * a scheduled change move it: a future-dated post whose day has come, a page that expired, a version
+ * published on its date.
  */
 export function generatedAt(
   model: ContentModel,
@@ -32,7 +34,14 @@ export function generatedAt(
   for (const entry of model.entries) {
     for (const translation of Object.values(entry.translations)) {
       if (translation?.date) consider(Date.parse(translation.date));
+      // A page published later than its date (Hugo's publishDate) changed the index when it came out.
+      if (translation?.publishDate) consider(Date.parse(translation.publishDate));
     }
+  }
+  // So did a page that expired (Hugo's expiryDate): the index lost it then.
+  for (const left of model.leftOut) {
+    if (left.reason === 'expired' && left.date && Date.parse(left.date) <= now.getTime())
+      consider(Date.parse(left.date));
   }
   for (const version of versions) {
     consider(version.published.getTime());

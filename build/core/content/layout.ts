@@ -13,6 +13,8 @@ export interface Location {
    */
   dir: string;
   lang?: Language;
+  /** A page bundle's page (`name/index.md`). */
+  bundle?: true;
 }
 
 /** `skip`: a file of a language the site has and content-index does not publish (`skipLanguages`). */
@@ -59,13 +61,14 @@ function named(
   stem: string,
   folders: readonly string[],
   above: readonly string[],
-): { name: string; dir: string } {
+): { name: string; dir: string; bundle?: true } {
   // Hugo reads paths without regard to case: `INDEX.md` is a bundle's page too.
   const bundle = stem.toLowerCase() === 'index' && folders.length > 0;
   const own = bundle ? folders.slice(0, -1) : folders;
   return {
     name: bundle ? (folders[folders.length - 1] ?? stem) : stem,
     dir: [...above, ...own].join('/'),
+    ...(bundle && { bundle: true as const }),
   };
 }
 

@@ -10,6 +10,8 @@ export interface SourceFile {
   /** Folders from the content folder to the page (layout.ts `Location.dir`), for `{path}` and `{section}`. */
   dir: string;
   lang: Language;
+  /** A page bundle's page (`name/index.md`): Hugo's `headless` applies to it. */
+  bundle?: boolean;
   /** Parsed front matter, before validation. */
   data: unknown;
   /** The Markdown body reduced to its words (stages/parse/body-text.js), when bodies are read. */
@@ -37,36 +39,57 @@ export interface Translation {
   tags: string[];
   /** This file's date, when it has one (translations may be published later), in the published form. */
   date?: string;
+  /** When the page was published, when that is not its date (Hugo's `publishDate`), in the published form. */
+  publishDate?: string;
   /** Source file, for messages and reports. */
   file: string;
   /** The body reduced to its words and capped (stages/parse/body-text.js), for MCP search. */
   body?: string;
 }
 
-/** One post, project or tip with all its published translations. Spanish is always present. */
+/** One post, project or tip with all its published translations, the canonical one always among them. */
 export interface ContentEntry {
   id: string;
   type: ContentType;
-  /** From the Spanish file, when it has one, in the published form `2025-03-14T09:30:00Z` (UTC, whole seconds). */
+  /** From the canonical file, when it has one, in the published form `2025-03-14T09:30:00Z` (UTC, whole seconds). */
   date?: string;
   image?: string;
   technologies?: string[];
-  translations: { es: Translation } & Partial<Record<Exclude<Language, 'es'>, Translation>>;
+  /** The canonical language's translation (also in `translations`): the item's title, description and `url`. */
+  canonical: Translation;
+  translations: Partial<Record<Language, Translation>>;
 }
 
-export type LeftOutReason = 'draft' | 'future';
+/**
+ * Why a file is not published: `draft`, `future` (its date, or Hugo's `publishDate`, has not come),
+ * `expired` (Hugo's `expiryDate` has passed), `unrendered` (Hugo's `_build.render` is never or link:
+ * no page), `unlisted` (`_build.list: never`: a page Hugo lists nowhere), `headless` (a headless page
+ * bundle: no page), `language-disabled` (Hugo's `disableLanguages`), `no-canonical` (an item with no
+ * file in the canonical language, with `content.withoutCanonical: 'leave-out'`).
+ */
+export type LeftOutReason =
+  | 'draft'
+  | 'future'
+  | 'expired'
+  | 'unrendered'
+  | 'unlisted'
+  | 'headless'
+  | 'language-disabled'
+  | 'no-canonical';
 
 export interface LeftOut {
   file: string;
   /** The item the file belongs to (`post/rag-en-produccion`): one item may leave out several files. */
   item: string;
-  /** With `along`, the reason its Spanish file was left out for. */
+  /** With `along`, the reason its canonical file was left out for. */
   reason: LeftOutReason;
-  /** For `future`: the date that has not come yet, in the published form. */
+  /** For `future`, the date that has not come yet; for `expired`, the date that has passed: in the published form. */
   date?: string;
-  /** True when the Spanish file was left out, which takes its translations with it. */
+  /** The address the page would have, when it could be worked out (the output's pages are matched to it). */
+  url?: string;
+  /** True when the canonical file was left out (or there is none), which takes its translations with it. */
   wholeItem: boolean;
-  /** True for a translation left out only because its Spanish file was (it is no draft, nor dated ahead). */
+  /** True for a translation left out only because its canonical file was (it is no draft, nor dated ahead). */
   along?: true;
 }
 

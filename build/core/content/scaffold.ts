@@ -1,5 +1,5 @@
 import type { ContentLayout } from '../config/site-config.ts';
-import { CANONICAL_LANGUAGE, type ContentType, LANGUAGES, type Language } from '../edge/languages.ts';
+import { type ContentType, LANGUAGES, type Language } from '../edge/languages.ts';
 import { ContentIndexError } from '../errors.ts';
 import { CONTROL_CHARACTERS } from '../printable.ts';
 import { globBase } from './layout.ts';
@@ -9,6 +9,8 @@ export interface ScaffoldRequest {
   type: ContentType;
   slug: string;
   langs: Language[];
+  /** The site's canonical language: its file is always written, so the new item builds. */
+  canonical: Language;
   layout: ContentLayout;
   /** YYYY-MM-DD */
   date: string;
@@ -73,8 +75,9 @@ export function scaffold(request: ScaffoldRequest): { path: string; content: str
       })),
     );
   }
-  // The Spanish file is canonical: always written, so the new item builds.
-  const langs = LANGUAGES.filter((l) => l === CANONICAL_LANGUAGE || request.langs.includes(l));
+  // The canonical file is always written, so the new item builds.
+  const { canonical } = request;
+  const langs = LANGUAGES.filter((l) => l === canonical || request.langs.includes(l));
   const glob = layout.types[type][0] ?? '';
   const [first = '', ...rest] = glob.split('/');
   // `{es,en}/posts/**` (Hugo's content folder per language): the language folder comes first.
@@ -91,26 +94,26 @@ export function scaffold(request: ScaffoldRequest): { path: string; content: str
       `date: ${request.date}`,
       'draft: true',
     ];
-    if (lang !== CANONICAL_LANGUAGE) lines.push(`slug: ${slug}`);
+    if (lang !== canonical) lines.push(`slug: ${slug}`);
     if (layout.language === 'field')
       lines.push(`${layout.languageField}: ${lang}`, `translationKey: ${slug}`);
     if (type === 'project') lines.push('technologies: []');
     lines.push('tags: []', '---', '', '');
     const path = languageFirst
       ? [dir, layout.languageFolders[lang], below, `${slug}.md`].filter(Boolean).join('/')
-      : `${dir}/${pathFor(slug, lang, layout)}`;
+      : `${dir}/${pathFor(slug, lang, canonical, layout)}`;
     return { path, content: lines.join('\n') };
   });
 }
 
-function pathFor(slug: string, lang: Language, layout: ContentLayout): string {
+function pathFor(slug: string, lang: Language, canonical: Language, layout: ContentLayout): string {
   switch (layout.language) {
     case 'suffix':
       return `${slug}.${layout.languageSuffixes?.[lang] ?? lang}.md`;
     case 'folder':
       return `${layout.languageFolders[lang]}/${slug}.md`;
     case 'field':
-      return lang === CANONICAL_LANGUAGE ? `${slug}.md` : `${slug}-${lang}.md`;
+      return lang === canonical ? `${slug}.md` : `${slug}-${lang}.md`;
   }
 }
 

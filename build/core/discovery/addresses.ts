@@ -1,5 +1,3 @@
-import type { Language } from '../edge/languages.ts';
-
 /**
  * Where each discovery document lives, relative to the site address (and to the output folder, which is
  * published at the site address). One table, so every document links to the same places.
@@ -14,12 +12,8 @@ export const DISCOVERY_PATHS = {
 /** Where the API reference page goes unless `apiReference` in the configuration moves it. */
 export const DEFAULT_API_REFERENCE = '/docs/';
 
-/** One llms.txt per language; a file covers the pages under its folder (llms.txt v2). */
-export const LLMS_TXT_PATHS = {
-  es: 'llms.txt',
-  en: 'en/llms.txt',
-  'pt-br': 'pt-br/llms.txt',
-} as const satisfies Record<Language, string>;
+// One llms.txt per language of the site, where that language's pages live (a file covers the pages
+// under its folder, llms.txt v2): the configuration's `llmsTxt` (resolve-site-config.ts).
 
 export const INDEX_ALIAS_PATH = 'api/content.json';
 

@@ -1,6 +1,6 @@
 import { type SiteConfig, siteName } from '../config/site-config.ts';
 import { PROBLEM_NAMES, PROBLEM_TYPES } from '../edge/problem-types.ts';
-import { DISCOVERY_PATHS, LLMS_TXT_PATHS, schemaPath } from './addresses.ts';
+import { DISCOVERY_PATHS, schemaPath } from './addresses.ts';
 import { escapeHtml } from './html.ts';
 
 /** The renderer's files, copied into `docs/` by the build (see build/stages/docs-assets.ts). */
@@ -59,7 +59,7 @@ export function docsPage(config: SiteConfig, version: string): string {
   <strong>${name} Content Index API</strong>
   <a href="${up(DISCOVERY_PATHS.openapi)}">OpenAPI</a>
   <a href="${up(schemaPath(version))}">JSON Schema (${escapeHtml(version)})</a>
-  <a href="${up(LLMS_TXT_PATHS.es)}">llms.txt</a>
+  <a href="${up('llms.txt')}">llms.txt</a>
   <a href="${up(DISCOVERY_PATHS.mcp)}">MCP server</a>
   <a href="${up(DISCOVERY_PATHS.aiPlugin)}">ai-plugin.json</a>
 </nav>

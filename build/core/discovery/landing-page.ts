@@ -1,7 +1,6 @@
 import { type SiteConfig, siteDescription, siteName } from '../config/site-config.ts';
-import { LANGUAGES } from '../edge/languages.ts';
 import { MANIFEST_PATH } from '../edge/version-manifest.ts';
-import { DISCOVERY_PATHS, INDEX_ALIAS_PATH, indexPath, LLMS_TXT_PATHS, schemaPath } from './addresses.ts';
+import { DISCOVERY_PATHS, INDEX_ALIAS_PATH, indexPath, schemaPath } from './addresses.ts';
 import type { ApiVersion } from './api-versions.ts';
 import { escapeHtml } from './html.ts';
 
@@ -38,11 +37,12 @@ export interface LandingPageContext {
  */
 export function landingPage(ctx: LandingPageContext): string {
   const { config } = ctx;
-  // The page is in English: the site's English name and description, else its canonical (Spanish) ones.
+  // The page is in English: the site's English name and description, else its canonical ones.
   const name = escapeHtml(siteName(config, 'en'));
   const english = siteDescription(config, 'en');
   const description = english ?? config.description;
-  const descriptionLang = english ? '' : ' lang="es"';
+  const descriptionLang =
+    english || config.canonicalLanguage === 'en' ? '' : ` lang="${config.canonicalLanguage}"`;
   const link = (path: string) => `<a href="./${escapeHtml(path)}">/${escapeHtml(path)}</a>`;
   const absolute = (path: string) => `<code>${escapeHtml(new URL(path, config.site).href)}</code>`;
   const row = (path: string, what: string) =>
@@ -86,7 +86,7 @@ ${LANDING_PAGE_MARKER}
 </head>
 <body>
 <h1>${name}</h1>
-${description ? `<p${descriptionLang}>${escapeHtml(description)}</p>\n` : ''}<p>A read-only Content Index API: ${ctx.items} ${ctx.items === 1 ? 'item' : 'items'} (posts, projects and tips) in ${LANGUAGES.map((l) => LANGUAGE_NAMES[l]).join(', ')}, as JSON files any client can fetch, described for machines and people, and an MCP server for AI agents.</p>
+${description ? `<p${descriptionLang}>${escapeHtml(description)}</p>\n` : ''}<p>A read-only Content Index API: ${ctx.items} ${ctx.items === 1 ? 'item' : 'items'} (posts, projects and tips) in ${config.languages.map((l) => LANGUAGE_NAMES[l]).join(', ')}, as JSON files any client can fetch, described for machines and people, and an MCP server for AI agents.</p>
 
 <h2>The index</h2>
 <table>
@@ -99,7 +99,7 @@ ${row(MANIFEST_PATH, 'Every version with its publication, deprecation and sunset
 <table>
 ${row(config.apiReference.path, 'The API reference, to read')}
 ${row(DISCOVERY_PATHS.openapi, 'The same as OpenAPI 3.1, for client generators')}
-${LANGUAGES.map((lang) => row(LLMS_TXT_PATHS[lang], `The content for language models (llms.txt), ${LANGUAGE_NAMES[lang]}`)).join('\n')}
+${config.languages.map((lang) => row(config.llmsTxt[lang] as string, `The content for language models (llms.txt), ${LANGUAGE_NAMES[lang]}`)).join('\n')}
 ${row(DISCOVERY_PATHS.aiPlugin, 'The AI plugin manifest')}
 </table>
 

@@ -1,7 +1,7 @@
 import { type SiteConfig, siteDescription, siteName } from '../config/site-config.ts';
 import type { ContentModel } from '../content/model.ts';
-import { CONTENT_TYPES, LANGUAGES, type Language } from '../edge/languages.ts';
-import { addressOf, DISCOVERY_PATHS, indexPath, LLMS_TXT_PATHS } from './addresses.ts';
+import { CONTENT_TYPES, type Language } from '../edge/languages.ts';
+import { addressOf, DISCOVERY_PATHS, indexPath } from './addresses.ts';
 import { LLMS_STRINGS } from './llms-txt-strings.ts';
 import { headingText, linkDestination, markdownText } from './markdown-text.ts';
 
@@ -34,8 +34,12 @@ export function llmsTxt(model: ContentModel, lang: Language, ctx: LlmsTxtContext
         mcp: at(DISCOVERY_PATHS.mcp),
       },
       kinds,
+      wordList(
+        config.languages.map((other) => text.languageNames[other]),
+        text.and,
+      ),
     ),
-    text.scope,
+    text.scope(config.canonicalLanguage),
   ];
   for (const type of CONTENT_TYPES) {
     const lines: string[] = [];
@@ -46,10 +50,12 @@ export function llmsTxt(model: ContentModel, lang: Language, ctx: LlmsTxtContext
     if (lines.length > 0) blocks.push(`## ${text.sections[type]}`, lines.join('\n'));
   }
   const { optional } = text;
-  const others = LANGUAGES.filter((other) => other !== lang).map((other) => {
-    const [label, description] = optional.llms(text.languageNames[other]);
-    return linkLine(label, at(LLMS_TXT_PATHS[other]), description);
-  });
+  const others = config.languages
+    .filter((other) => other !== lang)
+    .map((other) => {
+      const [label, description] = optional.llms(text.languageNames[other]);
+      return linkLine(label, at(config.llmsTxt[other] as string), description);
+    });
   blocks.push(
     '## Optional',
     [
@@ -61,6 +67,12 @@ export function llmsTxt(model: ContentModel, lang: Language, ctx: LlmsTxtContext
     ].join('\n'),
   );
   return `${blocks.join('\n\n')}\n`;
+}
+
+/** `español, inglés y portugués`: a list in one language's words. */
+function wordList(words: readonly string[], and: (last: string) => string): string {
+  const last = words.at(-1) ?? '';
+  return words.length < 2 ? last : `${words.slice(0, -1).join(', ')} ${and(last)} ${last}`;
 }
 
 /** `- [title](url): description`, the llms.txt file-list line; the description is optional. */

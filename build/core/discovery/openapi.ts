@@ -15,14 +15,7 @@ import { LANGUAGES, type Language } from '../edge/languages.ts';
 import { PROBLEM_NAMES, PROBLEM_TYPES, problemTypeUri } from '../edge/problem-types.ts';
 import { MANIFEST_PATH } from '../edge/version-manifest.ts';
 import { indexSchema } from '../serializers/registry.ts';
-import {
-  addressOf,
-  DISCOVERY_PATHS,
-  INDEX_ALIAS_PATH,
-  indexPath,
-  LLMS_TXT_PATHS,
-  schemaPath,
-} from './addresses.ts';
+import { addressOf, DISCOVERY_PATHS, INDEX_ALIAS_PATH, indexPath, schemaPath } from './addresses.ts';
 import { type ApiVersion, currentVersion } from './api-versions.ts';
 import { componentRef, schemaComponents } from './schema-components.ts';
 
@@ -86,6 +79,7 @@ export function openApiDocument(input: OpenApiInput): object {
     Object.assign(schemas, schemaComponents(schema, { root: 'ContentIndex', suffix }));
     indexRef.set(version.name, componentRef(`ContentIndex${suffix}`));
   }
+  siteLanguageText(schemas, config);
   Object.assign(
     schemas,
     schemaComponents(problemSchema, { root: 'Problem' }),
@@ -141,16 +135,20 @@ export function openApiDocument(input: OpenApiInput): object {
       responses: { '200': jsonResponse('The manifest.', 'AiPluginManifest') },
     },
   };
-  for (const lang of LANGUAGES) {
-    paths[`/${LLMS_TXT_PATHS[lang]}`] = {
+  const canonical = config.canonicalLanguage;
+  for (const lang of config.languages) {
+    paths[`/${config.llmsTxt[lang]}`] = {
       get: {
         tags: [TAGS.discovery],
-        operationId: lang === 'es' ? 'getLlmsTxt' : `getLlmsTxt${lang.split('-').map(upperFirst).join('')}`,
+        operationId:
+          lang === canonical ? 'getLlmsTxt' : `getLlmsTxt${lang.split('-').map(upperFirst).join('')}`,
         summary:
-          lang === 'es' ? 'Guide for language models' : `Guide for language models (${LANGUAGE_NAMES[lang]})`,
+          lang === canonical
+            ? 'Guide for language models'
+            : `Guide for language models (${LANGUAGE_NAMES[lang]})`,
         description:
-          lang === 'es'
-            ? 'Markdown in the llms.txt format: the site, how to use this API and the MCP server, and one line per post, project and tip with its Spanish (canonical) title, address and description.'
+          lang === canonical
+            ? `Markdown in the llms.txt format: the site, how to use this API and the MCP server, and one line per post, project and tip with its ${LANGUAGE_NAMES[lang]} (canonical) title, address and description.`
             : `The same guide for the pages that exist in ${LANGUAGE_NAMES[lang]}, with their ${LANGUAGE_NAMES[lang]} titles, addresses and descriptions.`,
         responses: {
           '200': {
@@ -194,10 +192,10 @@ export function openApiDocument(input: OpenApiInput): object {
 
   const withdrawn = versions.filter((v) => v.state === 'withdrawn');
   const infoDescription = [
-    `Read-only index of every post, project and tip published on [${name}](${site}), with the address of each page in Spanish (es, canonical), English (en) and Brazilian Portuguese (pt-br). Every endpoint answers GET, needs no authentication and takes no parameters; one request to an index endpoint returns the whole index.`,
+    `Read-only index of every post, project and tip published on [${name}](${site}), with the address of each page in ${wordList(config.languages.map((lang) => `${LANGUAGE_NAMES[lang]} (${lang}${lang === canonical ? ', canonical' : ''})`))}. Every endpoint answers GET, needs no authentication and takes no parameters; one request to an index endpoint returns the whole index.`,
     '',
     `- **Integrations** read \`/${indexPath(latest.name)}\` (stable within ${latest.name}); \`/${INDEX_ALIAS_PATH}\` follows the latest version.`,
-    `- **Language models** read [llms.txt](${at(LLMS_TXT_PATHS.es)}), also in [English](${at(LLMS_TXT_PATHS.en)}) and [Portuguese](${at(LLMS_TXT_PATHS['pt-br'])}).`,
+    `- **Language models** read [llms.txt](${at('llms.txt')})${llmsOthers(config, at)}.`,
     `- **AI agents** use the [MCP server](${at(DISCOVERY_PATHS.mcp)}) (tools \`list_content\`, \`search_content\`, \`content_stats\`) or the [AI plugin manifest](${at(DISCOVERY_PATHS.aiPlugin)}).`,
     `- **Validators** use the [JSON Schema of the ${latest.name} index](${at(schemaPath(latest.name))}).`,
     '- **Browsers** may read every document from any origin (`Access-Control-Allow-Origin: *`), including the `ETag`, `Deprecation`, `Sunset` and `Link` headers. Send plain GET requests: the current version, the alias and the discovery documents are static files whose host refuses CORS preflights, and the browser cache revalidates with `If-None-Match` by itself.',
@@ -235,7 +233,7 @@ export function openApiDocument(input: OpenApiInput): object {
     openapi: '3.1.0',
     info: {
       title: `${name} Content Index API`,
-      summary: 'Every post, project and tip of the site, in es, en and pt-br, in one GET.',
+      summary: `Every post, project and tip of the site, in ${wordList(config.languages)}, in one GET.`,
       description: infoDescription,
       version: OPENAPI_INFO_VERSION,
       contact: { name, url: site, email: config.aiPlugin.contactEmail },
@@ -347,6 +345,66 @@ function deprecationHeaders(): Record<string, object> {
     Sunset: { $ref: '#/components/headers/Sunset' },
     Link: { $ref: '#/components/headers/Link' },
   };
+}
+
+/** `, also in [English](…) and [Portuguese](…)`: the other languages' llms.txt files, when there are any. */
+function llmsOthers(config: SiteConfig, at: (path: string) => string): string {
+  const others = config.languages
+    .filter((lang) => lang !== config.canonicalLanguage)
+    .map((lang) => `[${LANGUAGE_NAMES[lang].split(' ').at(-1)}](${at(config.llmsTxt[lang] as string)})`);
+  return others.length > 0 ? `, also in ${wordList(others)}` : '';
+}
+
+function wordList(words: readonly string[]): string {
+  return words.length < 2 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+}
+
+/** The index's JSON Schema speaks of the default site (es canonical, en, pt-br): the text says this site's. */
+const SCHEMA_DEFAULT_TEXT = {
+  addresses: 'with addresses in es, en and pt-br',
+  languages: 'es (canonical), en, pt-br',
+  canonical: 'canonical (Spanish)',
+  url: 'Spanish version',
+} as const;
+
+/**
+ * The OpenAPI text of the current index schema in this site's languages: where the schema names the
+ * default languages, this site's are named; a field for a language the site lacks says so. The JSON
+ * Schema published beside the index keeps the contract's text; the shape is the same (docs/versions.md).
+ */
+function siteLanguageText(schemas: Record<string, object>, config: SiteConfig): void {
+  const { languages, canonicalLanguage: canonical } = config;
+  if (canonical === 'es' && languages.length === LANGUAGES.length) return;
+  const say = (node: unknown, from: string, to: string) => {
+    const schema = node as { description?: unknown } | undefined;
+    if (typeof schema?.description === 'string') schema.description = schema.description.replace(from, to);
+  };
+  type Node = { properties?: Record<string, { description?: string }> };
+  const index = schemas.ContentIndex as Node | undefined;
+  const item = schemas.ContentItem as Node | undefined;
+  say(index, SCHEMA_DEFAULT_TEXT.addresses, `with addresses in ${wordList(languages)}`);
+  say(
+    index?.properties?.languages,
+    SCHEMA_DEFAULT_TEXT.languages,
+    languages.map((lang) => (lang === canonical ? `${lang} (canonical)` : lang)).join(', '),
+  );
+  const canonicalName = LANGUAGE_NAMES[canonical];
+  for (const key of ['title', 'description']) {
+    say(item?.properties?.[key], SCHEMA_DEFAULT_TEXT.canonical, `canonical (${canonicalName})`);
+  }
+  say(item?.properties?.url, SCHEMA_DEFAULT_TEXT.url, `${canonicalName} version`);
+  for (const [lang, field] of [
+    ['en', 'url_en'],
+    ['pt-br', 'url_pt'],
+  ] as const) {
+    const property = item?.properties?.[field];
+    if (!property) continue;
+    if (!languages.includes(lang))
+      property.description =
+        'Not used by this site: its items never carry it (the site has no pages in that language).';
+    else if (lang === canonical)
+      property.description = `${LANGUAGE_NAMES[lang]} version: the canonical page, the same address as url.`;
+  }
 }
 
 function upperFirst(text: string): string {

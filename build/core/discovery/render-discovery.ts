@@ -1,10 +1,9 @@
 import type { SiteConfig } from '../config/site-config.ts';
 import type { ContentModel } from '../content/model.ts';
-import { LANGUAGES } from '../edge/languages.ts';
 import { TOOLS } from '../edge/mcp/tools.ts';
 import type { HeaderRule } from '../output/headers-file.ts';
 import { type OutputFile, prettyJsonFile } from '../output/outputs.ts';
-import { DISCOVERY_PATHS, LLMS_TXT_PATHS } from './addresses.ts';
+import { DISCOVERY_PATHS } from './addresses.ts';
 import { aiPluginManifest } from './ai-plugin.ts';
 import { type ApiVersion, currentVersion } from './api-versions.ts';
 import { docsPage } from './docs-page.ts';
@@ -40,8 +39,8 @@ export function discoveryFiles(model: ContentModel, ctx: DiscoveryContext): Outp
       openApiDocument({ config, versions, ...(ctx.schemaOf && { schemaOf: ctx.schemaOf }) }),
     ),
     prettyJsonFile(DISCOVERY_PATHS.aiPlugin, aiPluginManifest(config.aiPlugin, config.site)),
-    ...LANGUAGES.map((lang) => ({
-      path: LLMS_TXT_PATHS[lang],
+    ...config.languages.map((lang) => ({
+      path: config.llmsTxt[lang] as string,
       content: llmsTxt(model, lang, { config, version }),
     })),
     { path: `${config.apiReference.path}index.html`, content: docsPage(config, version) },
@@ -54,11 +53,11 @@ export function discoveryFiles(model: ContentModel, ctx: DiscoveryContext): Outp
  * ETag to revalidate. (Cloudflare's static handler answers a CORS preflight with 405, so these
  * documents take only requests that need none: see docs/api.md.)
  */
-export function discoveryHeaderRules(): HeaderRule[] {
+export function discoveryHeaderRules(config: SiteConfig): HeaderRule[] {
   const paths = [
     DISCOVERY_PATHS.openapi,
     DISCOVERY_PATHS.aiPlugin,
-    ...LANGUAGES.map((l) => LLMS_TXT_PATHS[l]),
+    ...config.languages.map((l) => config.llmsTxt[l] as string),
   ];
   return paths.map((path) => ({
     path: `/${path}`,

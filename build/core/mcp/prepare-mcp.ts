@@ -16,10 +16,11 @@ export interface McpDataContext {
 
 export function prepareMcp(model: ContentModel, ctx: McpDataContext): McpPrepared {
   const { config } = ctx;
+  const canonical = config.canonicalLanguage;
   const documents: SearchDocument[] = [];
   const entries = model.entries.map((entry, i): McpEntry => {
     const item = ctx.items[i];
-    if (!item || item.url !== entry.translations.es.url) throw new Error('MCP data: items out of step');
+    if (!item || item.url !== entry.canonical.url) throw new Error('MCP data: items out of step');
     const prepared = prepareMcpItem(entry, item, i);
     documents.push(prepared.document);
     return prepared.entry;
@@ -31,6 +32,7 @@ export function prepareMcp(model: ContentModel, ctx: McpDataContext): McpPrepare
       generated,
       site: {
         site: config.site,
+        ...(canonical !== 'es' && { canonicalLanguage: canonical }),
         ...(config.name !== undefined && { name: config.name }),
         ...(config.description !== undefined && { description: config.description }),
         documentation: config.documentation,
@@ -58,7 +60,8 @@ export function prepareMcpItem(
     return t ? [[lang, t] as const] : [];
   });
   // Tags every translation has are indexed once for the entry; the rest under their language.
-  const shared = [...new Set(entry.translations.es.tags)].filter((tag) =>
+  const canonical = entry.canonical.lang;
+  const shared = [...new Set(entry.canonical.tags)].filter((tag) =>
     present.every(([, t]) => t.tags.includes(tag)),
   );
   const translations: McpEntry['translations'] = {};
@@ -66,7 +69,10 @@ export function prepareMcpItem(
   const text: SearchDocument['text'] = {};
   for (const [lang, t] of present) {
     const description = t.description !== undefined ? { description: t.description } : {};
-    if (lang !== 'es') translations[lang] = { title: t.title, ...description };
+    if (lang !== canonical) {
+      // v1 has no field for a Spanish page that is not canonical: its address comes along here.
+      translations[lang] = { title: t.title, ...description, ...(lang === 'es' && { url: t.url }) };
+    }
     // Shared first, as the D1 backend puts them back together.
     const own = t.tags.filter((tag) => !shared.includes(tag));
     if (t.tags.length > 0) tags[lang] = [...shared, ...own];
@@ -81,6 +87,7 @@ export function prepareMcpItem(
     entry: {
       item,
       ...(entry.date !== undefined && { date: entry.date }),
+      ...(canonical !== 'es' && { lang: canonical }),
       translations,
       ...(Object.keys(tags).length > 0 && { tags }),
     },

@@ -58,7 +58,7 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
   const api = renderVersions(model, { config: ctx.config, now, generated, lifecycle, serializers });
   const files: OutputFile[] = [...api.files];
   // Other outputs add the `_headers` rules their files need here; the serving files are rendered last.
-  const headerRules: HeaderRule[] = [...discoveryHeaderRules()];
+  const headerRules: HeaderRule[] = [...discoveryHeaderRules(ctx.config)];
   const serving: ServingContext = { manifest: api.manifest, now, headerRules };
   if (ctx.author) serving.author = ctx.author;
   // The MCP tools speak one version's items, the registry's MCP_VERSION, whatever the latest version is.

@@ -31,6 +31,6 @@ export function validateIndex(
   return ajvProblems(validate, { code: 'index_invalid' }).map((problem) => {
     const match = /^content\.(\d+)(?:\.|$)/.exec(problem.field ?? '');
     const entry = match ? model.entries[Number(match[1])] : undefined;
-    return entry ? { ...problem, file: entry.translations.es.file } : problem;
+    return entry ? { ...problem, file: entry.canonical.file } : problem;
   });
 }

@@ -2,7 +2,7 @@ import type { SiteConfig } from '../config/site-config.ts';
 import type { ContentEntry, ContentModel } from '../content/model.ts';
 import type { ContentItemV1 } from '../edge/content-item-v1.ts';
 import { isoSeconds } from '../edge/dates.ts';
-import { LANGUAGES, PLURAL, URL_FIELD } from '../edge/languages.ts';
+import { PLURAL, URL_FIELD } from '../edge/languages.ts';
 
 export type { ContentItemV1 } from '../edge/content-item-v1.ts';
 
@@ -47,7 +47,7 @@ export function serializeV1(model: ContentModel, ctx: SerializeContext): Content
     site: config.site,
     ...(config.name !== undefined && { name: config.name }),
     ...(config.description !== undefined && { description: config.description }),
-    languages: [...LANGUAGES],
+    languages: [...config.languages],
     generated: isoSeconds(ctx.generated),
     documentation: config.documentation,
     openapi: new URL('openapi.json', config.site).href,
@@ -59,17 +59,22 @@ export function serializeV1(model: ContentModel, ctx: SerializeContext): Content
   return index;
 }
 
+/**
+ * `url` is the canonical page's, `url_en` and `url_pt` the English and Portuguese pages' whenever they
+ * exist (the canonical one too): a client reading `url_en` for English finds it whatever the site's
+ * canonical language. A Spanish page that is not canonical has no v1 field (docs/api.md, ContentItem).
+ */
 function itemV1(entry: ContentEntry): ContentItemV1 {
-  const es = entry.translations.es;
+  const { canonical } = entry;
   const item: ContentItemV1 = {
     type: entry.type,
-    title: es.title,
-    ...(es.description !== undefined && { description: es.description }),
-    url: es.url,
+    title: canonical.title,
+    ...(canonical.description !== undefined && { description: canonical.description }),
+    url: canonical.url,
   };
-  for (const lang of LANGUAGES) {
+  for (const lang of ['en', 'pt-br'] as const) {
     const translation = entry.translations[lang];
-    if (translation && lang !== 'es') item[URL_FIELD[lang]] = translation.url;
+    if (translation) item[URL_FIELD[lang]] = translation.url;
   }
   if (entry.image !== undefined) item.image = entry.image;
   if (entry.technologies !== undefined) item.technologies = [...entry.technologies];

@@ -9,6 +9,21 @@
  * @property {string} tag What follows the opening fence on its line (`---js` → `js`), trimmed.
  */
 
+/**
+ * Where a file's front matter may open: after the blank lines (spaces, tabs, line breaks) Hugo skips
+ * before it. The text has no byte-order mark.
+ * @param {string} text
+ * @returns {number}
+ */
+export function frontMatterStart(text) {
+  let i = 0;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
+  }
+  return i;
+}
+
 /** The fence each format closes with, as authors see it in hints. */
 export const CLOSING_FENCE = { yaml: '---', toml: '+++', json: '}' };
 

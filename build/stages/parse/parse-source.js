@@ -4,7 +4,7 @@ import matter from 'gray-matter';
 import yaml from 'js-yaml';
 import { printParseErrorCode, parse as scanJson, visit as visitJson } from 'jsonc-parser';
 import { parse as parseTomlText, TomlDate, TomlError } from 'smol-toml';
-import { CLOSING_FENCE, closingEnd, openingOf } from './fences.js';
+import { CLOSING_FENCE, closingEnd, frontMatterStart, openingOf } from './fences.js';
 
 /** @typedef {import('../../core/errors.ts').Problem} Problem */
 /** @typedef {import('./fences.js').FrontMatterFormat} FrontMatterFormat */
@@ -77,7 +77,28 @@ export function parseSource(path, text) {
       hint: 'save it as UTF-8 Markdown, or move it out of the content folder',
     };
   }
-  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const unmarked = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  // Hugo skips blank lines before the front matter: it is read from its fence, and its lines are the file's.
+  const start = frontMatterStart(unmarked);
+  if (start === 0) return parseFrom(path, unmarked);
+  const skipped = unmarked.slice(0, start).split('\n').length - 1;
+  const parsed = parseFrom(path, unmarked.slice(start));
+  if ('code' in parsed) {
+    return {
+      ...parsed,
+      line: (parsed.line ?? 1) + skipped,
+      message: parsed.message.replace('opened on line 1', `opened on line ${1 + skipped}`),
+    };
+  }
+  return parsed.matter === '' ? parsed : { ...parsed, matter: '\n'.repeat(skipped) + parsed.matter };
+}
+
+/**
+ * @param {string} path
+ * @param {string} source The file from where its front matter opens (no byte-order mark, no blank line before it).
+ * @returns {ParsedSource | ParseFailure}
+ */
+function parseFrom(path, source) {
   const opening = openingOf(source);
   // No front matter: an empty mapping, which validation reports as a missing title.
   if (!opening) return { data: {}, matter: '', format: 'yaml' };

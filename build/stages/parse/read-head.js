@@ -2,7 +2,7 @@
 // without a TypeScript loader.
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { closingEnd, openingOf } from './fences.js';
+import { closingEnd, frontMatterStart, openingOf } from './fences.js';
 
 /** Front matter larger than this is refused: no real page needs it, and it bounds YAML work. */
 export const MAX_FRONT_MATTER_BYTES = 64 * 1024;
@@ -35,13 +35,16 @@ export function readHead(path, maxFileBytes) {
     for (;;) {
       const text = buffer.toString('utf8', 0, length);
       const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-      const opening = openingOf(bom ? text.slice(1) : text);
-      if (!opening) return { size, text, unterminated: false };
-      const end = closingEnd(bom ? text.slice(1) : text, opening.format);
-      if (end >= 0) return { size, text: text.slice(0, end + bom), unterminated: false };
+      // Hugo skips a byte-order mark and blank lines before the front matter.
+      const start = bom + frontMatterStart(bom ? text.slice(1) : text);
+      const opening = openingOf(text.slice(start));
+      // A file of blank lines so far may open its front matter further on: read on.
+      if (!opening && (start < text.length || length >= size)) return { size, text, unterminated: false };
+      const end = opening ? closingEnd(text.slice(start), opening.format) : -1;
+      if (end >= 0) return { size, text: text.slice(0, end + start), unterminated: false };
       if (length >= size) return { size, text, unterminated: false };
       if (length >= MAX_FRONT_MATTER_BYTES)
-        return { size, text: '', unterminated: true, format: opening.format };
+        return { size, text: '', unterminated: true, ...(opening && { format: opening.format }) };
       const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 4, size, MAX_FRONT_MATTER_BYTES));
       buffer.copy(bigger, 0, 0, length);
       length += readSync(fd, bigger, length, bigger.length - length, length);
@@ -69,12 +72,14 @@ export function readWhole(path, maxFileBytes) {
     const length = Math.min(buffer.length, MAX_FRONT_MATTER_BYTES);
     const text = buffer.toString('utf8', 0, length);
     const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-    const opening = openingOf(bom ? text.slice(1) : text);
-    const end = opening ? closingEnd(bom ? text.slice(1) : text, opening.format) : -1;
+    // Hugo skips a byte-order mark and blank lines before the front matter.
+    const start = bom + frontMatterStart(bom ? text.slice(1) : text);
+    const opening = openingOf(text.slice(start));
+    const end = opening ? closingEnd(text.slice(start), opening.format) : -1;
     if (opening && end < 0 && buffer.length > MAX_FRONT_MATTER_BYTES)
       return { size, text: '', unterminated: true, format: opening.format };
     if (end < 0) return { size, text: buffer.toString('utf8'), unterminated: false, body: '' };
-    const head = text.slice(0, end + bom);
+    const head = text.slice(0, end + start);
     return {
       size,
       text: head,

@@ -87,6 +87,7 @@ interface ItemRow {
   date: string | null;
   title?: string | null;
   description?: string | null;
+  url?: string | null;
   total?: number;
 }
 
@@ -112,6 +113,7 @@ interface HitRow {
 export function createD1Backend(db: D1DatabaseLike, data: D1Data): McpBackend {
   if (!GENERATION_PATTERN.test(data.d1.generation)) throw new Error('D1 data: bad generation');
   const t = d1Tables(data.d1.generation);
+  const canonical = data.info.site.canonicalLanguage;
   const query = async <T>(sql: string, values: unknown[]): Promise<T[]> => {
     try {
       return (
@@ -132,10 +134,10 @@ export function createD1Backend(db: D1DatabaseLike, data: D1Data): McpBackend {
       if (q.type !== undefined) where.push(`i.type = ${CONTENT_TYPES.indexOf(q.type)}`);
       if (q.lang !== undefined) where.push(`(i.languages & ${languageBit(q.lang)}) != 0`);
       const translation =
-        q.lang === undefined || q.lang === 'es'
+        q.lang === undefined || q.lang === (canonical ?? 'es')
           ? ''
           : `LEFT JOIN ${t.translations} tr ON tr.pos = i.pos AND tr.lang = ${sqlLiteral(q.lang)}`;
-      const columns = `i.pos, i.item, i.date${translation ? ', tr.title, tr.description' : ''}`;
+      const columns = `i.pos, i.item, i.date${translation ? ', tr.title, tr.description, tr.url' : ''}`;
       let sql: string;
       if (q.technology !== undefined) {
         // The technology's rows first (its primary key), each joined to its item.
@@ -151,7 +153,7 @@ export function createD1Backend(db: D1DatabaseLike, data: D1Data): McpBackend {
       const total =
         q.technology !== undefined ? (rows[0]?.total ?? 0) : (data.counts[countKey(q.type, q.lang)] ?? 0);
       return {
-        entries: rows.map((row) => listedEntry(row, q.lang)),
+        entries: rows.map((row) => listedEntry(row, q.lang, canonical)),
         total,
         last: rows.at(-1)?.pos ?? -1,
       };
@@ -168,7 +170,7 @@ export function createD1Backend(db: D1DatabaseLike, data: D1Data): McpBackend {
       return {
         mode: first.mode,
         total: first.total,
-        hits: rows.map((row) => foundEntry(row, request, score(row.rank))),
+        hits: rows.map((row) => foundEntry(row, request, score(row.rank), canonical)),
         work: 0,
       };
     },
@@ -184,12 +186,13 @@ export function rehearsalBackend(data: D1Data): McpBackend {
   const t = d1Tables(data.d1.generation);
   const title = data.info.stats.newest?.title ?? 'content index';
   const item = JSON.stringify({ type: 'post', title, url: data.info.site.site });
-  const texts = JSON.stringify([['es', title, null, []]]);
+  const canonical = data.info.site.canonicalLanguage;
+  const texts = JSON.stringify([[canonical ?? 'es', title, null, [], null]]);
   return {
     kind: 'd1',
     async list(query) {
       return {
-        entries: [listedEntry({ pos: 0, item, date: null, title, description: null }, query.lang)],
+        entries: [listedEntry({ pos: 0, item, date: null, title, description: null }, query.lang, canonical)],
         total: 1,
         last: 0,
       };
@@ -207,19 +210,24 @@ export function rehearsalBackend(data: D1Data): McpBackend {
         texts,
         bodies: null,
       };
-      return { mode: 'all', total: 1, hits: [foundEntry(row, request, 1)], work: 0 };
+      return { mode: 'all', total: 1, hits: [foundEntry(row, request, 1, canonical)], work: 0 };
     },
   };
 }
 
-/** A listed entry: the item, and the requested language's title and description when it is not Spanish. */
-function listedEntry(row: ItemRow, lang: Language | undefined): McpEntry {
-  const entry: McpEntry = { item: JSON.parse(row.item) as ContentItemV1, translations: {} };
+/** A listed entry: the item, and the requested language's title and description when it is not the canonical one. */
+function listedEntry(row: ItemRow, lang: Language | undefined, canonical: McpEntry['lang']): McpEntry {
+  const entry: McpEntry = {
+    item: JSON.parse(row.item) as ContentItemV1,
+    ...(canonical !== undefined && { lang: canonical }),
+    translations: {},
+  };
   if (row.date !== null) entry.date = row.date;
-  if (lang !== undefined && lang !== 'es' && typeof row.title === 'string') {
+  if (lang !== undefined && lang !== (canonical ?? 'es') && typeof row.title === 'string') {
     entry.translations[lang] = {
       title: row.title,
       ...(typeof row.description === 'string' && { description: row.description }),
+      ...(typeof row.url === 'string' && { url: row.url }),
     };
   }
   return entry;
@@ -261,7 +269,7 @@ function searchSql(t: ReturnType<typeof d1Tables>, request: SearchRequest): stri
   );
   const cols = `cols AS MATERIALIZED (SELECT ${t.search}.rowid AS pos, json_array(${bodies.join(', ')}) AS matched FROM ${t.search} WHERE ${t.search} MATCH (SELECT o FROM q) AND ${t.search}.rowid IN (SELECT pos FROM top))`;
   const matchedBody = `CASE b.lang ${BODY_COLUMNS.map(({ lang }, k) => `WHEN ${sqlLiteral(lang)} THEN json_extract(cols.matched, '$[${k}]')`).join(' ')} ELSE 0 END = 1`;
-  return `WITH w AS MATERIALIZED (${words}), q AS MATERIALIZED (SELECT ${match('AND')} AS a, ${match('OR')} AS o FROM w), m AS MATERIALIZED (${scored('AND', t.search)})${some}, top AS (SELECT pos, rank, mode FROM r ORDER BY rank, pos LIMIT ${request.limit}), ${cols} SELECT top.pos, top.rank, top.mode, (SELECT count(*) FROM r) AS total, i.item, i.date, i.tags, (SELECT json_group_array(json_array(tr.lang, tr.title, tr.description, json(tr.tags))) FROM ${t.translations} tr WHERE tr.pos = top.pos) AS texts, (SELECT json_group_array(json_array(b.lang, b.text)) FROM ${t.bodies} b CROSS JOIN cols ON cols.pos = b.pos WHERE b.pos = top.pos AND ${matchedBody}) AS bodies FROM top CROSS JOIN ${t.items} i ON i.pos = top.pos ORDER BY top.rank, top.pos`;
+  return `WITH w AS MATERIALIZED (${words}), q AS MATERIALIZED (SELECT ${match('AND')} AS a, ${match('OR')} AS o FROM w), m AS MATERIALIZED (${scored('AND', t.search)})${some}, top AS (SELECT pos, rank, mode FROM r ORDER BY rank, pos LIMIT ${request.limit}), ${cols} SELECT top.pos, top.rank, top.mode, (SELECT count(*) FROM r) AS total, i.item, i.date, i.tags, (SELECT json_group_array(json_array(tr.lang, tr.title, tr.description, json(tr.tags), tr.url)) FROM ${t.translations} tr WHERE tr.pos = top.pos) AS texts, (SELECT json_group_array(json_array(b.lang, b.text)) FROM ${t.bodies} b CROSS JOIN cols ON cols.pos = b.pos WHERE b.pos = top.pos AND ${matchedBody}) AS bodies FROM top CROSS JOIN ${t.items} i ON i.pos = top.pos ORDER BY top.rank, top.pos`;
 }
 
 /** The body columns, with their language. */
@@ -320,17 +328,32 @@ function sqlLiteral(value: string): string {
 }
 
 /** A hit as the tools need it: the entry, the language and fields the words matched in, the snippet. */
-function foundEntry(row: HitRow, request: SearchRequest, score: number): FoundEntry {
+function foundEntry(
+  row: HitRow,
+  request: SearchRequest,
+  score: number,
+  canonical: McpEntry['lang'],
+): FoundEntry {
   const item = JSON.parse(row.item) as ContentItemV1;
-  const texts = JSON.parse(row.texts) as [Language, string, string | null, string[]][];
+  const texts = JSON.parse(row.texts) as [Language, string, string | null, string[], string | null][];
   const shared = JSON.parse(row.tags) as string[];
   const bodies = new Map(JSON.parse(row.bodies ?? '[]') as [Language, string][]);
-  const entry: McpEntry = { item, translations: {}, tags: {} };
+  const entry: McpEntry = {
+    item,
+    ...(canonical !== undefined && { lang: canonical }),
+    translations: {},
+    tags: {},
+  };
   if (row.date !== null) entry.date = row.date;
   const doc: SearchDocument = { id: row.pos, text: {}, tags: shared, technologies: item.technologies ?? [] };
-  for (const [lang, title, description, tags] of texts) {
+  for (const [lang, title, description, tags, url] of texts) {
     doc.text[lang] = { title, ...(description !== null && { description }), tags };
-    if (lang !== 'es') entry.translations[lang] = { title, ...(description !== null && { description }) };
+    if (lang !== (canonical ?? 'es'))
+      entry.translations[lang] = {
+        title,
+        ...(description !== null && { description }),
+        ...(url !== null && { url }),
+      };
     (entry.tags as Record<string, string[]>)[lang] = [...shared, ...tags];
   }
   // Which fields hold which words, as the embedded index knows it from its postings: the titles,

@@ -88,7 +88,7 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
     `DELETE FROM ${GENERATIONS_TABLE} WHERE id = '${GENERATION_PLACEHOLDER}';`,
     ...Object.values(t).map((table) => `DROP TABLE IF EXISTS ${table};`),
     `CREATE TABLE ${t.items} (pos INTEGER PRIMARY KEY, type INTEGER NOT NULL, languages INTEGER NOT NULL, item TEXT NOT NULL, date TEXT, tags TEXT NOT NULL);`,
-    `CREATE TABLE ${t.translations} (pos INTEGER NOT NULL, lang TEXT NOT NULL, title TEXT NOT NULL, description TEXT, tags TEXT NOT NULL, PRIMARY KEY (pos, lang)) WITHOUT ROWID;`,
+    `CREATE TABLE ${t.translations} (pos INTEGER NOT NULL, lang TEXT NOT NULL, title TEXT NOT NULL, description TEXT, tags TEXT NOT NULL, url TEXT, PRIMARY KEY (pos, lang)) WITHOUT ROWID;`,
     `CREATE TABLE ${t.bodies} (pos INTEGER NOT NULL, lang TEXT NOT NULL, text TEXT NOT NULL, PRIMARY KEY (pos, lang)) WITHOUT ROWID;`,
     `CREATE TABLE ${t.technologies} (name TEXT NOT NULL, pos INTEGER NOT NULL, PRIMARY KEY (name, pos)) WITHOUT ROWID;`,
     // Contentless: the table only answers which entries match and how well; the texts are read from
@@ -104,7 +104,7 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
     oversized,
   );
   const translations = new Inserts(
-    `INSERT INTO ${t.translations} (pos, lang, title, description, tags) VALUES`,
+    `INSERT INTO ${t.translations} (pos, lang, title, description, tags, url) VALUES`,
     oversized,
   );
   const bodies = new Inserts(`INSERT INTO ${t.bodies} (pos, lang, text) VALUES`, oversized);
@@ -173,8 +173,10 @@ export function d1ItemRows(pos: number, entry: McpEntry, doc: SearchDocument): D
   for (const lang of LANGUAGES) {
     const text = doc.text[lang];
     if (!text) continue;
+    // Only a Spanish page that is not canonical has an address the item does not carry (mcp-data.ts).
+    const url = entry.translations[lang]?.url;
     translations.push(
-      `(${pos}, ${sqlString(lang)}, ${sqlString(text.title)}, ${text.description === undefined ? 'NULL' : sqlString(text.description)}, ${sqlString(JSON.stringify(text.tags))})`,
+      `(${pos}, ${sqlString(lang)}, ${sqlString(text.title)}, ${text.description === undefined ? 'NULL' : sqlString(text.description)}, ${sqlString(JSON.stringify(text.tags))}, ${url === undefined ? 'NULL' : sqlString(url)})`,
     );
     if (text.body) bodies.push(`(${pos}, ${sqlString(lang)}, ${sqlString(text.body)})`);
   }

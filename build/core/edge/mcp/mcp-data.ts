@@ -1,5 +1,5 @@
 import type { ContentItemV1 } from '../content-item-v1.ts';
-import { type ContentType, LANGUAGES, type Language, URL_FIELD } from '../languages.ts';
+import { type ContentType, itemUrl, LANGUAGES, type Language } from '../languages.ts';
 import type { SearchDocument } from './search-fields.ts';
 
 /**
@@ -7,9 +7,11 @@ import type { SearchDocument } from './search-fields.ts';
  * from another release. 3: the data is a module bundled into the Function (embedded) or tables in D1.
  * 4: technology names are indexed as words (`C++` → `cplusplus`, text.ts), so format-3 indexes would not
  * find what queries now ask for. 5: bodies indexed, words stemmed, the embedded index in search-index.ts's
- * form (no longer MiniSearch's), body texts for snippets.
+ * form (no longer MiniSearch's), body texts for snippets. 6: a site's canonical language may be other
+ * than Spanish (the entry says so), and a Spanish translation that is not canonical carries its address
+ * (D1: a `url` column).
  */
-export const MCP_DATA_FORMAT = 5;
+export const MCP_DATA_FORMAT = 6;
 
 export interface TranslationInfo {
   title: string;
@@ -21,33 +23,54 @@ export interface TranslationInfo {
 export interface TranslationText {
   title: string;
   description?: string;
+  /** Only for a Spanish page that is not the canonical one: v1's item has no field for its address. */
+  url?: string;
 }
 
 export interface McpEntry {
-  /** Exactly the item of `/api/v1/content.json`, in the same order. Its title, description and url are the Spanish translation's. */
+  /** Exactly the item of `/api/v1/content.json`, in the same order. Its title, description and url are the canonical translation's. */
   item: ContentItemV1;
   date?: string;
+  /** The canonical language when it is not Spanish (the site's `canonicalLanguage`). */
+  lang?: Exclude<Language, 'es'>;
   /** The other translations' titles and descriptions: nothing the item already holds is repeated. */
-  translations: Partial<Record<Exclude<Language, 'es'>, TranslationText>>;
+  translations: Partial<Record<Language, TranslationText>>;
   /** Each translation's tags, for the snippet of a hit that matched in them (not part of the answers' items). */
   tags?: Partial<Record<Language, string[]>>;
 }
 
+/** The language of the item's title, description and `url`. */
+export function canonicalOf(entry: McpEntry): Language {
+  return entry.lang ?? 'es';
+}
+
+function urlOf(entry: McpEntry, lang: Language): string | undefined {
+  const canonical = canonicalOf(entry);
+  if (lang === 'es' && canonical !== 'es') return entry.translations.es?.url;
+  return itemUrl(entry.item, lang, canonical);
+}
+
 /** A translation of an entry, whole: undefined when the entry has none in that language. */
 export function translationOf(entry: McpEntry, lang: Language): TranslationInfo | undefined {
-  const url = entry.item[URL_FIELD[lang]];
+  const url = urlOf(entry, lang);
   if (url === undefined) return undefined;
-  if (lang === 'es') {
+  if (lang === canonicalOf(entry)) {
     const { title, description } = entry.item;
     return { title, ...(description !== undefined && { description }), url };
   }
   const text = entry.translations[lang];
-  return text && { ...text, url };
+  return (
+    text && {
+      title: text.title,
+      ...(text.description !== undefined && { description: text.description }),
+      url,
+    }
+  );
 }
 
-/** Whether the entry exists in the language: the item carries an address for each translation. */
+/** Whether the entry exists in the language: the item (or the Spanish translation) carries its address. */
 export function hasTranslation(entry: McpEntry, lang: Language): boolean {
-  return entry.item[URL_FIELD[lang]] !== undefined;
+  return urlOf(entry, lang) !== undefined;
 }
 
 /** The languages an entry has, in the order of LANGUAGES. */
@@ -79,6 +102,8 @@ export interface ContentStats extends Record<string, unknown> {
 
 export interface McpSite {
   site: string;
+  /** The canonical language when it is not Spanish: every entry's `lang`. */
+  canonicalLanguage?: Exclude<Language, 'es'>;
   name?: string;
   description?: string;
   documentation: string;

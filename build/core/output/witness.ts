@@ -1,0 +1,213 @@
+import type { ResolvedSection } from '../config/site-config.ts';
+import type { ContentEntry, LeftOut } from '../content/model.ts';
+import type { Problem } from '../errors.ts';
+import { printable } from '../printable.ts';
+
+/**
+ * The output as a witness: after a site generator wrote the site's pages into the output folder, the
+ * index and those pages must agree. Every address the index publishes on the site's own origin must be a
+ * page there (a dead address stops the build, naming the content file, the address and the likely
+ * cause); every page under an indexed section that the index lacks is listed with its reason. Pure: the
+ * stage (stages/site-pages.ts) lists the pages.
+ */
+
+export interface WitnessInput {
+  /** The site's address, ending in `/`. */
+  site: string;
+  /** The generator's pages: HTML files of the output the build did not write, relative to it, POSIX. */
+  pages: ReadonlySet<string>;
+  entries: readonly ContentEntry[];
+  leftOut: readonly LeftOut[];
+  sections: readonly ResolvedSection[];
+  /** Each other language's folder on the site (`en/`), under which the sections are that language's. */
+  languageFolders: readonly string[];
+  /** The configuration file, named by a dead section address. */
+  configFile: string;
+  /** Whether a page is a redirect the generator wrote (Hugo's `aliases`), not a page of its own. */
+  isRedirect?: (page: string) => boolean;
+}
+
+export interface UnindexedPage {
+  /** The page, relative to the output folder. */
+  page: string;
+  url: string;
+  /** Why the index does not hold it. */
+  reason: string;
+  /** The content file it comes from, when one is known. */
+  file?: string;
+}
+
+export interface WitnessResult {
+  /** Addresses the index publishes on the site's origin, each a page of the output. */
+  checked: number;
+  dead: Problem[];
+  unindexed: UnindexedPage[];
+}
+
+export function witness(input: WitnessInput): WitnessResult {
+  const { site, pages } = input;
+  const folded = new Map<string, string>();
+  for (const page of pages) folded.set(foldPath(page), page);
+  const dead: Problem[] = [];
+  const indexed = new Set<string>();
+  let checked = 0;
+  const check = (url: string, file: string, field: string, line?: number) => {
+    const candidates = pagesOf(site, url);
+    if (!candidates) return; // another origin (a language's own host): not this output's to say
+    checked++;
+    const found = candidates.find((candidate) => pages.has(candidate));
+    if (found) {
+      indexed.add(found);
+      return;
+    }
+    dead.push({
+      code: 'address_dead',
+      file,
+      ...(line !== undefined && { line }),
+      field,
+      message: `publishes ${printable(url)}, and the site generator wrote no page there (${candidates[0]} is not in the output)`,
+      hint: likelyCause(candidates, pages, folded),
+    });
+  };
+  for (const entry of input.entries) {
+    for (const translation of Object.values(entry.translations)) {
+      if (translation) check(translation.url, translation.file, 'url');
+    }
+  }
+  input.sections.forEach((section, i) => {
+    check(section.url, input.configFile, `sections.${i}.url`);
+  });
+
+  // The other way: the generator's pages under an indexed section that the index does not hold.
+  const folders = sectionFolders(site, input.sections, input.languageFolders);
+  const leftOutAt = new Map<string, LeftOut>();
+  for (const left of input.leftOut) {
+    for (const candidate of left.url ? (pagesOf(site, left.url) ?? []) : []) leftOutAt.set(candidate, left);
+  }
+  const unindexed: UnindexedPage[] = [];
+  for (const page of [...pages].sort()) {
+    if (indexed.has(page)) continue;
+    const folder = folders.find((f) => page.startsWith(f));
+    if (folder === undefined || isListPage(page.slice(folder.length))) continue;
+    const url = new URL(
+      page
+        .replace(/(^|\/)index\.html?$/i, '$1')
+        .split('/')
+        .map(encodeURIComponent)
+        .join('/'),
+      site,
+    ).href;
+    const left = leftOutAt.get(page);
+    if (left) {
+      unindexed.push({ page, url, reason: `left out: ${LEFT_OUT_WORDS[left.reason]}`, file: left.file });
+      continue;
+    }
+    if (input.isRedirect?.(page)) continue;
+    unindexed.push({
+      page,
+      url,
+      reason:
+        'no content file of the index has this address: its file is not among content.types, or its route in site.config.ts differs from the address the generator gave it',
+    });
+  }
+  return { checked, dead, unindexed };
+}
+
+/** The reasons of LeftOut, as the witness says them beside a page the index does not hold. */
+const LEFT_OUT_WORDS: Record<LeftOut['reason'], string> = {
+  draft: 'a draft',
+  future: 'dated in the future',
+  expired: 'expired (expiryDate)',
+  unrendered:
+    'its _build.render (or build.render, which Hugo reads from 0.123 on) says Hugo renders no page for it',
+  unlisted: 'listed nowhere by Hugo (_build.list: never)',
+  headless: 'a headless bundle',
+  'language-disabled': 'its language is disabled',
+  'no-canonical': 'it has no file in the canonical language (content.withoutCanonical)',
+};
+
+/**
+ * The output files an address may be served from: `/a/b/` is `a/b/index.html`; `/a/b.html` is itself;
+ * `/a/b` is `a/b/index.html` or `a/b.html` (Pages serves either). Undefined for an address outside the site.
+ */
+export function pagesOf(site: string, url: string): string[] | undefined {
+  let address: URL;
+  try {
+    address = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const base = new URL(site);
+  if (address.origin !== base.origin || !address.pathname.startsWith(base.pathname)) return undefined;
+  const path = decodePath(address.pathname.slice(base.pathname.length));
+  if (path === '' || path.endsWith('/')) return [`${path}index.html`];
+  if (/\.[A-Za-z0-9]+$/.test(path)) return [path];
+  return [`${path}/index.html`, `${path}.html`];
+}
+
+/** The folders of the indexed sections in the output: each section's, and the same under each language's folder. */
+function sectionFolders(
+  site: string,
+  sections: readonly ResolvedSection[],
+  languageFolders: readonly string[],
+): string[] {
+  const folders = new Set<string>();
+  for (const section of sections) {
+    const [page] = pagesOf(site, section.url) ?? [];
+    if (page === undefined) continue;
+    const folder = page.replace(/index\.html$/, '').replace(/[^/]*\.html?$/i, '');
+    if (folder === '') continue; // the whole site is no section
+    folders.add(folder);
+    for (const language of languageFolders)
+      if (!folder.startsWith(language)) folders.add(`${language}${folder}`);
+  }
+  return [...folders];
+}
+
+/** A section's own list page and its pagination (`page/2/`): pages of the section, not of an item. */
+function isListPage(rest: string): boolean {
+  return /^(?:index\.html?|page\/\d+\/index\.html?|page\/\d+\.html?)$/i.test(rest);
+}
+
+function likelyCause(
+  candidates: readonly string[],
+  pages: ReadonlySet<string>,
+  folded: ReadonlyMap<string, string>,
+): string {
+  const [first = ''] = candidates;
+  const near = candidates.map((c) => folded.get(foldPath(c))).find((p) => p !== undefined);
+  if (near !== undefined)
+    return `the generator wrote ${near}, which differs in case or Unicode form: check urls.lowercase and urls.removeAccents in site.config.ts against the generator's settings (Hugo: disablePathToLower, removePathAccents)`;
+  const ugly = first.replace(/\/index\.html$/, '.html');
+  if (ugly !== first && pages.has(ugly))
+    return `the generator wrote ${ugly} (uglyURLs): end the route with .html instead of /`;
+  const name = first
+    .replace(/\/?index\.html$/, '')
+    .split('/')
+    .pop();
+  const elsewhere = name
+    ? [...pages].find(
+        (page) =>
+          page
+            .replace(/\/?index\.html$/, '')
+            .split('/')
+            .pop() === name,
+      )
+    : undefined;
+  if (elsewhere !== undefined)
+    return `the generator wrote ${elsewhere}: the route of this type and language in site.config.ts differs from the address the generator gives it (Hugo: permalinks); make them agree`;
+  return "the generator wrote no page for it: it publishes this file under a rule the index does not know (such as a cascade of _build from a section's _index.md), or the generator ran on other content; run it again before the build, or leave the file out (draft: true)";
+}
+
+/** Case and Unicode form folded, to tell a near miss from a missing page. */
+function foldPath(path: string): string {
+  return path.normalize('NFC').toLowerCase();
+}
+
+function decodePath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}

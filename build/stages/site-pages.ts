@@ -1,0 +1,110 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import type { SiteConfig } from '../core/config/site-config.ts';
+import type { ContentModel } from '../core/content/model.ts';
+import { ContentIndexError } from '../core/errors.ts';
+import { type UnindexedPage, witness } from '../core/output/witness.ts';
+import { inspect } from './output/generations.ts';
+import { outputPlace } from './output/place.ts';
+import { nativePath, walkTree } from './output/tree.ts';
+
+/**
+ * Whether the output held the site's pages, and what comparing them with the index found: `ran` false
+ * says why not (no site generator, none of its pages in the output).
+ */
+export type SitePagesCheck =
+  | { ran: false; why: string }
+  | { ran: true; pages: number; checked: number; unindexed: UnindexedPage[]; deadWarnings: number };
+
+export interface SitePagesOptions {
+  root: string;
+  outDir: string;
+  config: SiteConfig;
+  configFile: string;
+  model: ContentModel;
+  /** Paths this build writes: never the generator's pages, whatever a record says. */
+  ownPaths: ReadonlySet<string>;
+  /** `error`: a dead address stops the build; `warn` (dev, where the generator's watch may lag): a warning. */
+  mode: 'error' | 'warn';
+  /** Collects dead addresses as warnings, in `warn` mode. */
+  warn: (problems: ContentIndexError['problems']) => void;
+}
+
+/**
+ * The output as a witness (core/output/witness.ts), on the output folder as it is before this build
+ * writes: the generator's pages are its HTML files that no build of ours wrote (the generation's record
+ * names those), reached through the output link where the generator wrote them.
+ */
+export async function checkSitePages(options: SitePagesOptions): Promise<SitePagesCheck> {
+  const pages = await generatorPages(options.root, options.outDir, options.ownPaths);
+  if (pages === undefined || pages.size === 0) {
+    return {
+      ran: false,
+      why: "the output folder holds none of the site's pages (the site generator did not run first), so the index's addresses were not checked against them",
+    };
+  }
+  const { config } = options;
+  const result = witness({
+    site: config.site,
+    pages,
+    entries: options.model.entries,
+    leftOut: options.model.leftOut,
+    sections: config.sections,
+    languageFolders: config.languages
+      .filter((lang) => lang !== config.canonicalLanguage)
+      .map((lang) => (config.llmsTxt[lang] ?? '').replace(/llms\.txt$/, ''))
+      .filter((folder) => folder !== ''),
+    configFile: options.configFile,
+    isRedirect: (page) => isRedirectPage(nativePath(options.outDir, page)),
+  });
+  if (result.dead.length > 0) {
+    if (options.mode === 'error') throw new ContentIndexError(result.dead);
+    options.warn(result.dead);
+  }
+  return {
+    ran: true,
+    pages: pages.size,
+    checked: result.checked,
+    unindexed: result.unindexed,
+    deadWarnings: options.mode === 'warn' ? result.dead.length : 0,
+  };
+}
+
+/** The output's HTML files that are not the build's, or undefined when there is no output folder to read. */
+async function generatorPages(
+  root: string,
+  outDir: string,
+  own: ReadonlySet<string>,
+): Promise<Set<string> | undefined> {
+  let current: Awaited<ReturnType<typeof inspect>>;
+  try {
+    current = await inspect(outputPlace(root, outDir));
+  } catch {
+    return undefined; // an output the build refuses to write: writing it says why
+  }
+  if (current.kind === 'none') return undefined;
+  const recorded = current.record?.files ?? {};
+  const pages = new Set<string>();
+  for (const entry of walkTree(current.dir).values()) {
+    if (entry.kind !== 'file' || !/\.html?$/i.test(entry.path)) continue;
+    // The build's own files (a static folder's copies are the author's pages, and count).
+    const ours = recorded[entry.path];
+    if (own.has(entry.path) || (ours && ours.from === undefined)) continue;
+    pages.add(entry.path);
+  }
+  return pages;
+}
+
+/** Hugo's alias pages (and any generator's): a meta refresh to another address, not a page of their own. */
+function isRedirectPage(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const buffer = Buffer.alloc(1024);
+    const head = buffer.toString('utf8', 0, readSync(fd, buffer, 0, buffer.length, 0));
+    return /<meta\s+http-equiv=["']?refresh/i.test(head);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
