@@ -240,7 +240,7 @@ describe('the D1 backend', () => {
     const backend = createD1Backend(db as unknown as D1DatabaseLike, {
       format: MCP_DATA_FORMAT,
       backend: 'd1',
-      info: {} as McpInfo,
+      info: { site: {} } as McpInfo,
       d1: { binding: 'CONTENT_INDEX_DB', database: 'content-index', generation: 'g0123456789ab' },
       counts: {},
     });
