@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import type { BuildReport } from '../build/report.ts';
 import { freePort } from '../tests/helpers/pages-dev.ts';
 import { D1_SITE_WRANGLER } from './_built-site.ts';
+import { type DevHugoFigures, devHugoBench, devHugoLines } from './dev-hugo.ts';
 import { writeSite } from './generate-site.ts';
 import { hugoProject, hugoVersion, sameIndex } from './hugo.ts';
 import { type LoadFigures, loadLines, loadTest } from './load.ts';
@@ -223,6 +224,7 @@ async function main(): Promise<void> {
   const dev: DevFigures[] = [];
   let mcp: McpFigures | undefined;
   let load: LoadFigures | undefined;
+  let devHugo: DevHugoFigures | undefined;
   try {
     for (const items of SIZES) {
       process.stderr.write(`measuring ${items} items…\n`);
@@ -233,6 +235,8 @@ async function main(): Promise<void> {
         process.stderr.write(`measuring the dev loop at ${items} items…\n`);
         dev.push(await measureDevLoop(items, DEV_RUNS, workdir));
       }
+      process.stderr.write('measuring dev --hugo (a save to its page and index entry served)…\n');
+      devHugo = await devHugoBench();
     }
     if (!ONLY) {
       process.stderr.write('measuring the MCP server…\n');
@@ -345,6 +349,7 @@ async function main(): Promise<void> {
       );
     }
   }
+  if (devHugo || !ONLY || ONLY.includes('dev')) for (const line of devHugoLines(devHugo)) console.log(line);
   if (mcp) for (const line of mcpVerdicts(mcp)) console.log(line);
   if (load) for (const line of loadLines(load)) console.log(line);
   if (load?.runs.some((r) => !r.ok)) process.exitCode = 1;
@@ -352,7 +357,7 @@ async function main(): Promise<void> {
   await mkdir(out, { recursive: true });
   await writeFile(
     join(out, 'latest.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, results, dev, mcp, load }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, results, dev, devHugo, mcp, load }, null, 2)}\n`,
   );
   console.log('\nfigures written to bench/results/latest.json');
 }
