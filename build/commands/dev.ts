@@ -56,6 +56,11 @@ const RECHECK_MS = 60;
  * index alone: Hugo gathers file events and builds every 500 ms, so a save it builds begins by then.
  */
 const PAGES_WAIT_MS = 1000;
+/**
+ * The same for a file in the content folder, which Hugo always builds: on a loaded machine Hugo can
+ * begin well after a second, and publishing the index first would list a page not written yet.
+ */
+const CONTENT_PAGES_WAIT_MS = 8000;
 /** The parse cache is written this long after the last rebuild. */
 const CACHE_SAVE_MS = 2000;
 /** A build that trusted the watcher is checked against the whole content folder this long after. */
@@ -219,7 +224,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     // With Hugo beside it, a save Hugo builds too is published once Hugo has written its pages: a new
     // page and its index entry are served together, and this build carries Hugo's fresh pages.
     if (pages && firstChange !== undefined && [...changed.keys()].some((path) => !ownFiles.has(path))) {
-      await pages.settled(firstChange, PAGES_WAIT_MS);
+      const content = [...changed.keys()].some((path) => isInside(plan.contentDir, path));
+      await pages.settled(firstChange, content ? CONTENT_PAGES_WAIT_MS : PAGES_WAIT_MS);
       if (stopping) {
         running = false;
         return;
