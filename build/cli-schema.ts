@@ -28,6 +28,7 @@ export function registerSchemaCommands(
   schema
     .command('check')
     .description('compare every version schema with its frozen snapshot')
+    .option('--debug', 'print stack traces of internal errors')
     .action(async () => {
       const problems = await checkSnapshots(serializers, Object.keys(serializers));
       if (problems.length > 0) {
@@ -41,6 +42,7 @@ export function registerSchemaCommands(
     .command('snapshot')
     .description("freeze a version's current schema as its snapshot (after a deliberate, compatible change)")
     .argument('<version>', 'e.g. v1')
+    .option('--debug', 'print stack traces of internal errors')
     .action(async (version: string) => {
       const serializer = serializers[version];
       if (!serializer) {

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import type { CliContext, CliIo } from './cli-context.ts';
 import { registerSchemaCommands } from './cli-schema.ts';
@@ -52,8 +52,25 @@ export async function main(
     // A user error a command did not report itself (wrangler missing, say) still gets its message.
     if (isContentIndexError(error)) return reportFailure(error, context, { debug: false, wrote: false });
     // commander has already printed usage errors; --help and --version end up here too.
-    const exitCode = (error as { exitCode?: number }).exitCode;
-    return typeof exitCode === 'number' ? exitCode : 2;
+    if (error instanceof CommanderError) return error.exitCode;
+    // Anything else is a bug of content-index that no command caught: said in one line, never silently.
+    return reportFailure(error, context, {
+      debug: argv.includes('--debug'),
+      wrote: false,
+      command: commandOf(program, argv),
+    });
   }
   return code;
+}
+
+/** The command as typed (`schema snapshot`), for the one line an internal error gets. */
+function commandOf(program: Command, argv: readonly string[]): string {
+  const names: string[] = [];
+  let command: Command | undefined = program;
+  for (const arg of argv) {
+    command = command?.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
+    if (!command) break;
+    names.push(command.name());
+  }
+  return names.join(' ');
 }

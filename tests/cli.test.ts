@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readFile, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -100,4 +100,29 @@ it('prints its version with --version and -v', async () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${version}\n`);
   }
+});
+
+it('says in one line what failed when a command meets an internal error, and prints the stack with --debug', async () => {
+  // A copy of the package as it is installed (bin/ and dist/, no sources) whose v1 schema file is gone:
+  // `schema snapshot v1` fails reading it, which is no mistake of the user's.
+  const pkg = join(site.root, 'installed');
+  await mkdir(join(pkg, 'bin'), { recursive: true });
+  await copyFile(BIN, join(pkg, 'bin', 'content-index.js'));
+  await cp(join(PROJECT_ROOT, 'dist'), join(pkg, 'dist'), { recursive: true });
+  await symlink(join(PROJECT_ROOT, 'node_modules'), join(pkg, 'node_modules'), 'dir');
+  await rm(join(pkg, 'dist', 'schemas', 'v1', 'content-index.schema.json'));
+  const runIt = (...args: string[]) =>
+    run(process.execPath, [join(pkg, 'bin', 'content-index.js'), ...args], { cwd: site.root }).catch(
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+  const plain = await runIt('schema', 'snapshot', 'v1');
+  expect((plain as { code?: number }).code).toBe(2);
+  expect(plain.stderr).toMatch(
+    /^✗ internal error in `content-index schema snapshot`: ENOENT: .*content-index\.schema\.json/m,
+  );
+  expect(plain.stderr).toContain('rerun with --debug for the stack trace');
+  expect(plain.stderr).not.toMatch(/^\s+at /m);
+  const debug = await runIt('schema', 'snapshot', 'v1', '--debug');
+  expect((debug as { code?: number }).code).toBe(2);
+  expect(debug.stderr).toMatch(/^\s+at /m);
 });

@@ -99,7 +99,7 @@ export function printWarnings(warnings: readonly Problem[], context: CliContext)
 export function reportFailure(
   error: unknown,
   context: CliContext,
-  options: { debug: boolean; wrote: boolean; outcome?: string },
+  options: { debug: boolean; wrote: boolean; outcome?: string; command?: string },
 ): number {
   if (isContentIndexError(error)) {
     context.printErr(withDocsPaths(formatProblems(error.problems)));
@@ -111,7 +111,8 @@ export function reportFailure(
     return 1;
   }
   const message = error instanceof Error ? error.message : String(error);
-  context.printErr(`✗ internal error: ${message}`);
+  const where = options.command ? ` in \`content-index ${options.command}\`` : '';
+  context.printErr(`✗ internal error${where}: ${message}`);
   context.printErr(
     options.debug && error instanceof Error && error.stack
       ? error.stack
