@@ -66,8 +66,40 @@ async function precompiledValidators() {
   try {
     const { standaloneValidators } = await import(pathToFileURL(file).href);
     return /** @type {string} */ (standaloneValidators('./_ajv.ts'));
+  } catch (error) {
+    throw refusedSchema(error) ?? error;
   } finally {
     await rm(file, { force: true });
+  }
+}
+
+/**
+ * A schema ajv's strict mode refuses (validators-standalone.ts SchemaRefused): a message naming the
+ * file and the keyword, for whoever edited it, instead of ajv's stack trace.
+ * @param {unknown} error
+ * @returns {BuildDistError | undefined}
+ */
+function refusedSchema(error) {
+  const refused =
+    /** @type {{ name?: string, file?: string, keyword?: string, at?: string, reason?: string }} */ (error);
+  if (refused?.name !== 'SchemaRefused' || !refused.file) return undefined;
+  const file = `build/schemas/${refused.file}`;
+  const where = refused.at ? ` at ${refused.at}` : '';
+  const what = refused.keyword ? `the keyword "${refused.keyword}"${where}` : `the schema${where}`;
+  return new BuildDistError(
+    `${file}: ajv's strict mode refuses ${what}: ${refused.reason}`,
+    refused.keyword
+      ? `a keyword must suit the type of its field (minimum and maximum for numbers, minLength for strings, …) and be one JSON Schema knows: fix or remove "${refused.keyword}" in ${file}, then run node scripts/build-dist.mjs again`
+      : `fix ${file}, then run node scripts/build-dist.mjs again`,
+  );
+}
+
+/** A failure of the build of dist/ that a message explains: printed without a stack trace. */
+class BuildDistError extends Error {
+  /** @param {string} message @param {string} hint */
+  constructor(message, hint) {
+    super(message);
+    this.hint = hint;
   }
 }
 
@@ -185,4 +217,10 @@ async function main() {
   }
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  if (!(error instanceof BuildDistError)) throw error;
+  process.stderr.write(`✗ dist/ was not built: ${error.message}\n  hint: ${error.hint}\n`);
+  process.exitCode = 1;
+}

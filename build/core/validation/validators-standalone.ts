@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { createAjv } from './_ajv.ts';
-import { BUILT_IN_SCHEMAS, type ValidatorName } from './validators.ts';
+import { BUILT_IN_SCHEMAS, SCHEMA_FILES, type ValidatorName } from './validators.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -25,7 +25,10 @@ export function standaloneValidators(
   ][]) {
     for (const schema of [...(entry.refs ?? []), entry.schema]) {
       const id = (schema as { $id?: string }).$id ?? `urn:content-index:${name}`;
-      if (!added.has(id)) ajv.addSchema(schema, (schema as { $id?: string }).$id ? undefined : id);
+      if (!added.has(id)) {
+        ajv.addSchema(schema, (schema as { $id?: string }).$id ? undefined : id);
+        compileOrExplain(ajv, id, schema);
+      }
       added.add(id);
       if (schema === entry.schema) exports[identifier(name)] = id;
     }
@@ -53,6 +56,37 @@ export function standaloneValidators(
   }
   const table = Object.keys(BUILT_IN_SCHEMAS).map((name) => `${JSON.stringify(name)}: ${identifier(name)}`);
   return `${header.join('\n')}\n${code}\nexport const PRECOMPILED = { ${table.join(', ')} };\n`;
+}
+
+/**
+ * A built-in schema ajv refuses to compile (its strict mode: a keyword left on a field whose type no
+ * longer takes it, an unknown keyword), named by its file and keyword for whoever edited it.
+ */
+export class SchemaRefused extends Error {
+  constructor(
+    /** Under build/schemas/. */
+    readonly file: string,
+    /** The keyword ajv names, when it names one. */
+    readonly keyword: string | undefined,
+    /** The place in the schema (`#/properties/counts/properties/posts`), when ajv says it. */
+    readonly at: string | undefined,
+    readonly reason: string,
+  ) {
+    super(`${file}: ${reason}`);
+    this.name = 'SchemaRefused';
+  }
+}
+
+function compileOrExplain(ajv: { getSchema(id: string): unknown }, id: string, schema: object): void {
+  try {
+    ajv.getSchema(id);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const keyword = /keyword(?: is)?:? "([^"]+)"/.exec(reason)?.[1];
+    const at = /at "[^"#]*(#[^"]*)"/.exec(reason)?.[1];
+    const said = reason.replace(/^strict mode: /, '').replace(/ at "[^"]*"/, '');
+    throw new SchemaRefused(SCHEMA_FILES.get(schema) ?? id, keyword, at, said);
+  }
 }
 
 type StandaloneCode = (ajv: unknown, refs: Record<string, string>) => string;

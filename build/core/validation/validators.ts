@@ -39,6 +39,17 @@ export const BUILT_IN_SCHEMAS = {
 
 export type ValidatorName = keyof typeof BUILT_IN_SCHEMAS;
 
+/** Each built-in schema's source file in build/schemas/: what a message names when ajv refuses one. */
+export const SCHEMA_FILES: ReadonlyMap<object, string> = new Map<object, string>([
+  [frontMatterSchema, 'front-matter.schema.json'],
+  [frontMatterOther, 'front-matter.schema.json'],
+  [siteConfigSchema, 'site-config.schema.json'],
+  [aiPluginSchema, 'ai-plugin.schema.json'],
+  [lifecycleConfigSchema, 'lifecycle-config.schema.json'],
+  [versionsSchema, 'versions.schema.json'],
+  [v1Schema, 'v1/content-index.schema.json'],
+]);
+
 const compiled = new Map<ValidatorName, ValidateFunction>();
 
 /**
