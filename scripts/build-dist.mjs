@@ -1,47 +1,20 @@
 #!/usr/bin/env node
 // Builds dist/, what the published package runs: the CLI and the programmatic API as prebuilt JavaScript
 // (with their type declarations), the Pages Functions' handlers, the JSON Schemas and Redoc's bundle.
-// `npm ci` runs it (the `prepare` script), and so does `npm pack`; `npm test` and the npm scripts that run
-// the CLI call it too, and it returns at once when no input changed since the last build.
+// `npm ci` runs it (the `prepare` script), and so does `npm pack`; `npm test`, the npm scripts that run
+// the CLI and bin/content-index.js in a source checkout call it too, and it returns at once when no
+// input changed since the last build (scripts/dist-inputs.mjs).
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { readRedoc } from '../build/stages/redoc-bundle.js';
+import { DIST, distState, filesUnder, ROOT, STAMP } from './dist-inputs.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DIST = join(ROOT, 'dist');
-const STAMP = join(ROOT, 'node_modules', '.cache', 'content-index', 'dist-stamp');
 const require = createRequire(import.meta.url);
-
-/** Everything dist/ is made from; a change to any of them means a new build. */
-async function inputsHash() {
-  const hash = createHash('sha256');
-  const files = [
-    ...(await filesUnder(join(ROOT, 'build'))),
-    join(ROOT, 'package.json'),
-    join(ROOT, 'tsconfig.json'),
-    join(ROOT, 'scripts', 'build-dist.mjs'),
-    join(ROOT, 'scripts', 'tsconfig.dist.json'),
-    require.resolve('redoc/package.json'),
-    require.resolve('esbuild/package.json'),
-  ];
-  for (const file of files.sort()) {
-    hash.update(`${relative(ROOT, file)}\0`);
-    hash.update(await readFile(file));
-  }
-  return hash.digest('hex');
-}
-
-/** @param {string} dir @returns {Promise<string[]>} */
-async function filesUnder(dir) {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-}
 
 /**
  * ajv's standalone code for every schema the package validates with (build/core/validation/validators-standalone.ts),
@@ -186,10 +159,21 @@ async function declarations(out) {
 
 async function main() {
   const force = process.argv.includes('--force');
-  const hash = await inputsHash();
-  const stamp = await readFile(STAMP, 'utf8').catch(() => '');
-  if (!force && stamp === hash && existsSync(join(DIST, 'cli.js'))) return;
+  if (!force && (await distState()).current) return;
+  // One build at a time (two commands of a checkout may find dist/ stale at once): the second waits,
+  // then finds the first's build current.
+  const release = await lock();
+  try {
+    const { current, hash } = await distState();
+    if (!force && current) return;
+    await buildDist(hash);
+  } finally {
+    await release();
+  }
+}
 
+/** @param {string} hash */
+async function buildDist(hash) {
   const started = performance.now();
   const staging = `${DIST}.tmp-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
@@ -202,7 +186,7 @@ async function main() {
     for (const file of await readRedoc(require.resolve('redoc/bundles/redoc.standalone.js'))) {
       await writeFile(join(vendor, file.name), file.content);
     }
-    // Swap the whole folder, so a build that fails or races another leaves a complete dist/ behind.
+    // Swap the whole folder, so a build that fails leaves a complete dist/ behind.
     const old = `${DIST}.old-${process.pid}`;
     if (existsSync(DIST)) await rename(DIST, old);
     await rename(staging, DIST);
@@ -214,6 +198,41 @@ async function main() {
   await writeFile(STAMP, hash);
   if (!process.argv.includes('--quiet')) {
     console.error(`dist/ built in ${Math.round(performance.now() - started)} ms`);
+  }
+}
+
+/**
+ * A folder made as the lock (mkdir either makes it or fails), holding the builder's pid; one whose
+ * builder is gone is taken over.
+ * @returns {Promise<() => Promise<void>>}
+ */
+async function lock() {
+  const dir = `${STAMP}.lock`;
+  await mkdir(dirname(dir), { recursive: true });
+  const deadline = Date.now() + 5 * 60_000;
+  for (;;) {
+    try {
+      await mkdir(dir);
+      await writeFile(join(dir, 'pid'), String(process.pid));
+      return () => rm(dir, { recursive: true, force: true });
+    } catch (error) {
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'EEXIST') throw error;
+    }
+    const holder = Number.parseInt(await readFile(join(dir, 'pid'), 'utf8').catch(() => ''), 10);
+    if (Number.isInteger(holder) && !running(holder)) await rm(dir, { recursive: true, force: true });
+    else if (Date.now() > deadline)
+      throw new Error(`another build of dist/ holds ${dir}; delete it if none runs`);
+    else await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** @param {number} pid */
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return /** @type {NodeJS.ErrnoException} */ (error).code === 'EPERM';
   }
 }
 

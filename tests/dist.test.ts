@@ -33,3 +33,43 @@ it('names the schema file and the keyword when ajv’s strict mode refuses an ed
     await writeFile(file, original);
   }
 });
+
+it('runs what the sources say in a source checkout: dist/ built or rebuilt first, left alone when current, never run stale', async () => {
+  const bin = (...args: string[]) => checkout.run(process.execPath, ['bin/content-index.js', ...args]);
+  const cli = join(checkout.root, 'build/cli.ts');
+  const original = await readFile(cli, 'utf8');
+  const described = (text: string) =>
+    original.replace(
+      "'Build a read-only Content Index API (JSON, OpenAPI, llms.txt, MCP) for Cloudflare Pages'",
+      JSON.stringify(text),
+    );
+  expect(described('x')).not.toBe(original);
+
+  // A clone with no dist/ yet: built, then the command runs.
+  const first = await bin('--version');
+  expect(first.code, first.stderr).toBe(0);
+  expect(first.stderr).toContain('content-index: building dist/ from the sources');
+  // Nothing changed: no build, nothing said.
+  const again = await bin('--version');
+  expect([again.code, again.stderr]).toEqual([0, '']);
+
+  // An edited source: the command runs the edit.
+  await writeFile(cli, described('An edited description'));
+  const edited = await bin('--help');
+  expect(edited.code).toBe(0);
+  expect(edited.stderr).toContain('content-index: the sources changed since dist/ was built; rebuilding it');
+  expect(edited.stdout).toContain('An edited description');
+
+  // An edit dist/ cannot be built from: refused, naming the command that rebuilds it, the old dist/ not run.
+  await writeFile(cli, `${described('A broken edit')}\nconst broken = ;\n`);
+  const broken = await bin('--help');
+  expect(broken.code).toBe(2);
+  expect(broken.stdout).not.toContain('An edited description');
+  expect(broken.stderr).toContain('dist/ could not be rebuilt from the sources');
+  expect(broken.stderr).toContain('`node scripts/build-dist.mjs`');
+
+  await writeFile(cli, original);
+  const restored = await bin('--help');
+  expect(restored.code).toBe(0);
+  expect(restored.stdout).toContain('Build a read-only Content Index API');
+});

@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { copyFile, readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUNDLED } from '../core/bundled.ts';
 import { type Lifecycle, versionState } from '../core/edge/lifecycle.ts';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
@@ -76,12 +77,27 @@ export async function checkSnapshot(version: string, serializer: VersionSerializ
   }));
 }
 
-/** The explicit command's work: the schema source file, byte for byte, becomes the snapshot. */
+/**
+ * The explicit command's work: the schema source file, byte for byte, becomes the snapshot. In a source
+ * checkout both are the files in build/schemas/, where git tracks them, even when the command runs
+ * from dist/ (whose schemas/ is a copy the next build of dist/ replaces).
+ */
 export async function writeSnapshot(
   serializer: VersionSerializer,
 ): Promise<{ file: string; changed: boolean }> {
-  const before = await readFile(serializer.snapshotFile, 'utf8').catch(() => undefined);
-  const source = await readFile(serializer.schemaFile, 'utf8');
-  if (before !== source) await copyFile(serializer.schemaFile, serializer.snapshotFile);
-  return { file: shown(serializer.snapshotFile), changed: before !== source };
+  const snapshotFile = inSources(serializer.snapshotFile);
+  const schemaFile = inSources(serializer.schemaFile);
+  const before = await readFile(snapshotFile, 'utf8').catch(() => undefined);
+  const source = await readFile(schemaFile, 'utf8');
+  if (before !== source) await copyFile(schemaFile, snapshotFile);
+  return { file: shown(snapshotFile), changed: before !== source };
+}
+
+/** A file of dist/schemas/ as the source it was copied from, when the sources are there (a checkout). */
+export function inSources(file: URL): URL {
+  if (!BUNDLED) return file;
+  const schemas = join(TOOL_ROOT, 'build', 'schemas');
+  const inside = relative(join(TOOL_ROOT, 'dist', 'schemas'), fileURLToPath(file));
+  if (inside.startsWith('..') || !existsSync(schemas)) return file;
+  return pathToFileURL(join(schemas, inside));
 }

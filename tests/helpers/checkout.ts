@@ -25,7 +25,8 @@ export interface Checkout {
  * With `git`, the copy is a repository of its own with everything committed.
  */
 export async function copyCheckout(options: { git?: boolean } = {}): Promise<Checkout> {
-  const root = await mkdtemp(join(tmpdir(), 'content-index-checkout-'));
+  const base = await mkdtemp(join(tmpdir(), 'content-index-checkout-'));
+  const root = join(base, 'content-index');
   const { stdout } = await exec('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
     cwd: PROJECT_ROOT,
     maxBuffer: 16 * 1024 * 1024,
@@ -39,16 +40,26 @@ export async function copyCheckout(options: { git?: boolean } = {}): Promise<Che
       });
     }),
   );
-  await mkdir(join(root, 'node_modules'));
+  await mkdir(join(root, 'node_modules'), { recursive: true });
   for (const name of await readdir(join(PROJECT_ROOT, 'node_modules'))) {
     if (name === '.cache') continue;
     await symlink(join(PROJECT_ROOT, 'node_modules', name), join(root, 'node_modules', name));
   }
+  // As a fresh shell has it: npm's variables of the `npx vitest` that runs the tests would make npm in
+  // the copy take this repository for its project (npm_config_local_prefix). npm's cache is the copy's
+  // own: `npx content-index` installs the project it runs in there, a link to a folder soon deleted.
+  const shell = {
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !/^(npm_|INIT_CWD$|NODE_ENV$|VITEST)/.test(name)),
+    ),
+    npm_config_cache: join(base, 'npm-cache'),
+    npm_config_update_notifier: 'false',
+  };
   const run: Checkout['run'] = async (program, args, env = {}) => {
     try {
       const result = await exec(program, [...args], {
         cwd: root,
-        env: { ...process.env, NO_COLOR: '1', WRANGLER_SEND_METRICS: 'false', ...env },
+        env: { ...shell, NO_COLOR: '1', WRANGLER_SEND_METRICS: 'false', ...env },
         maxBuffer: 64 * 1024 * 1024,
       });
       return { code: 0, stdout: result.stdout, stderr: result.stderr };
@@ -69,5 +80,5 @@ export async function copyCheckout(options: { git?: boolean } = {}): Promise<Che
     await git('add', '-A');
     await git('commit', '-q', '-m', 'the checkout');
   }
-  return { root, run, dispose: () => rm(root, { recursive: true, force: true }) };
+  return { root, run, dispose: () => rm(base, { recursive: true, force: true }) };
 }
