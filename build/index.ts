@@ -427,6 +427,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         apiReference: config.apiReference.path,
         generatorCopies: authorFiles.generatorCopies,
         ...(options.onOutputStep && { onStep: options.onOutputStep }),
+        ...(options.cache === false && { reuseStatic: false }),
       });
       warnings.push(...written.warnings);
     } catch (error) {

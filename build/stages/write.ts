@@ -25,6 +25,8 @@ import { prepareGeneration } from './output/prepare.ts';
 import { reconcile } from './output/reconcile.ts';
 import { type OutputRecord, type OwnedFile, sha256, writeRecord } from './output/record.ts';
 import { linkOrCopy, nativePath, parentsOf, walkTree } from './output/tree.ts';
+import { RACY_MS } from './parse-cache.ts';
+import { decideStaticLink } from './static-links.ts';
 
 export type { OutputStep } from './output/generations.ts';
 
@@ -42,6 +44,8 @@ export interface WriteOptions {
   generatorCopies?: ReadonlyMap<string, readonly string[]>;
   /** Called after every step that changes the disk (tests kill the build at each one). */
   onStep?: (step: OutputStep) => void;
+  /** False (`--no-cache`): every static file is copied again, none trusted by its stamp. Default true. */
+  reuseStatic?: boolean;
 }
 
 export interface WriteResult {
@@ -57,6 +61,8 @@ interface StaticFile {
   shown: string;
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
 }
 
 /**
@@ -79,7 +85,9 @@ export async function writeOutput(
   let switched = false;
   try {
     const { current, warnings } = await recover(place, step);
-    const statics = await staticFiles(options.root, options.staticDir);
+    // Before the static files' stamps are taken: a change after this moment is one they may not show.
+    const stampedAt = Date.now();
+    const statics = await staticFiles(options.root, options.staticDir, warnings);
     const ownership = await classify(currentDir(current), current.record);
     const copies = await generatorCopies(place, currentDir(current), ownership, options);
     const problems = planProblems(place, ownership, files, statics, {
@@ -115,13 +123,28 @@ export async function writeOutput(
     });
     await inBatches(statics, async (file) => {
       const target = nativePath(dir, file.path);
-      const from = { path: file.shown, size: file.size, mtimeMs: file.mtimeMs };
-      const previous = reuse(file.path);
-      const same =
+      const from: NonNullable<OwnedFile['from']> = {
+        path: file.shown,
+        size: file.size,
+        mtimeMs: file.mtimeMs,
+        ctimeMs: file.ctimeMs,
+        ino: file.ino,
+        // A file changed within the file system's time granularity of its copy can change again with
+        // the same stamp: like git's racily clean entries, it is compared by content next time.
+        ...(Math.max(file.mtimeMs, file.ctimeMs) > stampedAt - RACY_MS && { racy: true }),
+      };
+      const previous = options.reuseStatic === false ? undefined : reuse(file.path);
+      const stamped =
         previous?.from &&
         previous.from.path === from.path &&
         previous.from.size === from.size &&
-        previous.from.mtimeMs === from.mtimeMs;
+        previous.from.mtimeMs === from.mtimeMs &&
+        previous.from.ctimeMs === from.ctimeMs &&
+        previous.from.ino === from.ino;
+      const same =
+        stamped &&
+        previous &&
+        (!previous.from?.racy || sha256(await readFile(file.source)) === previous.sha256);
       if (same && previous) {
         await linkOrCopy(previous.full, target);
         owned[file.path] = { sha256: previous.sha256, ...(await fileStats(target)), from };
@@ -290,23 +313,39 @@ function reusable(
   };
 }
 
-async function staticFiles(root: string, dir: string | undefined): Promise<StaticFile[]> {
+async function staticFiles(
+  root: string,
+  dir: string | undefined,
+  warnings: Problem[],
+): Promise<StaticFile[]> {
   if (dir === undefined) return [];
   const found: StaticFile[] = [];
+  const refused: Problem[] = [];
   for (const entry of (await walkTree(dir)).values()) {
     if (entry.kind === 'dir' || entry.kind === 'other') continue;
     const source = nativePath(dir, entry.path);
-    // A link in the static folder publishes what it points at.
-    const stats = await stat(source).catch(() => undefined);
-    if (!stats?.isFile()) continue;
+    const shown = relative(root, source).split('\\').join('/');
+    let stats: { size: number; mtimeMs: number; ctimeMs: number; ino: number } | undefined;
+    if (entry.kind === 'link') {
+      const link = await decideStaticLink(root, dir, source, shown);
+      if (link.kind === 'refused') refused.push(link.problem);
+      else if (link.kind === 'skipped') warnings.push(link.warning);
+      else stats = link;
+    } else {
+      stats = await stat(source).catch(() => undefined);
+    }
+    if (!stats) continue;
     found.push({
       path: entry.path,
       source,
-      shown: relative(root, source).split('\\').join('/'),
+      shown,
       size: stats.size,
       mtimeMs: stats.mtimeMs,
+      ctimeMs: stats.ctimeMs,
+      ino: stats.ino,
     });
   }
+  if (refused.length > 0) throw new ContentIndexError(refused);
   return found.sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 

@@ -9,7 +9,20 @@ export interface OwnedFile {
   ino: number;
   mtimeMs: number;
   /** Set for a file published from the static folder: its source, as it was when copied. */
-  from?: { path: string; size: number; mtimeMs: number };
+  /**
+   * A static file's source when it was copied: the next build links the copy again only while the source
+   * has the same stamp. The change time and inode are in it because size and modification time can be
+   * put back after an edit (`touch -d`); the change time cannot.
+   */
+  from?: {
+    path: string;
+    size: number;
+    mtimeMs: number;
+    ctimeMs?: number;
+    ino?: number;
+    /** The stamp was too recent to vouch for the bytes (parse-cache.ts RACY_MS): compared by content next time. */
+    racy?: boolean;
+  };
 }
 
 /**
