@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { constants, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
@@ -21,7 +21,7 @@ import {
   type Ownership,
 } from './output/ownership.ts';
 import { generationDir, lockOutput, type OutputPlace, outputPlace, recordFile } from './output/place.ts';
-import { prepareGeneration } from './output/prepare.ts';
+import { type Desired, type Prepared, prepareGeneration } from './output/prepare.ts';
 import { reconcile } from './output/reconcile.ts';
 import { type OutputRecord, type OwnedFile, sha256, writeRecord } from './output/record.ts';
 import { linkOrCopy, nativePath, parentsOf, walkTree } from './output/tree.ts';
@@ -100,14 +100,22 @@ export async function writeOutput(
     const id = ((await generations(place)).at(-1) ?? 0) + 1;
     const dir = generationDir(place, id);
     staged = id;
-    if (!(await takeSpare(place, dir))) await mkdir(dir);
+    const spare = await takeSpare(place, dir);
+    if (!spare) await mkdir(dir);
     await mkdir(dirname(place.out), { recursive: true });
     const written = new Set([...files.map((f) => f.path), ...statics.map((f) => f.path)]);
     const folders = foldersToCarry(ownership);
     for (const path of written) for (const parent of parentsOf(path)) folders.add(parent);
-    const carried = sortKeys(
-      prepareGeneration(dir, currentDir(current), { authors: ownership.authors, folders, written }),
-    );
+    const prepared = prepareGeneration(dir, currentDir(current), {
+      authors: ownership.authors,
+      folders,
+      written,
+      ...(spare &&
+        current.kind === 'generation' &&
+        current.record && { spare: spareAccount(place, { dir: current.dir, record: current.record }) }),
+    });
+    warnings.push(...strayWarnings(place, prepared));
+    const carried = sortKeys(prepared.carried);
     const owned: Record<string, OwnedFile> = {};
     const report: WriteResult['written'] = [];
     const reuse = reusable(current, ownership);
@@ -201,6 +209,55 @@ export async function writeOutput(
   } finally {
     await release();
   }
+}
+
+/**
+ * The spare is the generation before the current one: what the current one carried from it and what
+ * the build wrote are accounted for (by inode, or failing that, as after a copy of the project, by
+ * being the same file as the current generation's at that path); nothing else should be in it.
+ */
+function spareAccount(
+  place: OutputPlace,
+  current: { dir: string; record: OutputRecord },
+): NonNullable<Desired['spare']> {
+  const { carried, files } = current.record;
+  return {
+    accounted: (entry, full) =>
+      (Object.hasOwn(carried, entry.path) && carried[entry.path] === entry.ino) ||
+      (Object.hasOwn(files, entry.path) && files[entry.path]?.ino === entry.ino) ||
+      sameFile(full, nativePath(current.dir, entry.path)),
+    rescueDir: join(place.state, 'rescued'),
+  };
+}
+
+/** Whether two paths hold the same bytes (files) or the same target (links). */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [sa, sb] = [lstatSync(a), lstatSync(b)];
+    if (sa.isSymbolicLink() && sb.isSymbolicLink()) return readlinkSync(a) === readlinkSync(b);
+    if (!sa.isFile() || !sb.isFile() || sa.size !== sb.size) return false;
+    return sa.ino === sb.ino || readFileSync(a).equals(readFileSync(b));
+  } catch {
+    return false;
+  }
+}
+
+function strayWarnings(place: OutputPlace, prepared: Prepared): Problem[] {
+  const hint = `a shell whose working folder is inside ${place.shown} stays in the build it entered (${place.shown} is a link to the current one): cd into ${place.shown} again`;
+  return [
+    ...prepared.kept.map((path) => ({
+      code: 'output_conflict' as const,
+      file: `${place.shown}/${path}`,
+      message: `was written into an earlier ${place.shown} after a build had replaced it; it is kept in ${place.shown}`,
+      hint,
+    })),
+    ...prepared.rescued.map((path) => ({
+      code: 'output_conflict' as const,
+      file: `${place.shown}/${path}`,
+      message: `was written into an earlier ${place.shown} after a build had replaced it, at a path taken now; it is kept at ${relative(place.root, join(place.state, 'rescued', ...path.split('/')))}`,
+      hint,
+    })),
+  ];
 }
 
 // Dev writes the same files build after build, most of them the same text: compared as text, they

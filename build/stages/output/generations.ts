@@ -4,8 +4,8 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ContentIndexError, type Problem } from '../../core/errors.ts';
 import { generationDir, isRunning, type OutputPlace, recordFile, transientPath } from './place.ts';
 import { reconcile } from './reconcile.ts';
-import { type OutputRecord, readRecord, writeRecord } from './record.ts';
-import { isGone } from './tree.ts';
+import { isStillOurs, type OutputRecord, readRecord, writeRecord } from './record.ts';
+import { isGone, nativePath, walkTree } from './tree.ts';
 
 /** What the output folder is now. */
 export type Current =
@@ -138,6 +138,13 @@ export async function recover(
   if (await exists(place.aside)) {
     if (current.kind === 'generation' && current.record) {
       warnings.push(...(await reconcile(place, place.aside, asideRecord, current.dir, current.record)));
+      // As after every switch, the build's old files go: a spare holds only what the next build can account for.
+      const left = walkTree(place.aside);
+      for (const [path, owned] of Object.entries(asideRecord?.files ?? {})) {
+        const entry = left.get(path);
+        if (entry && (await isStillOurs(entry, owned, nativePath(place.aside, path))))
+          await rm(nativePath(place.aside, path), { force: true });
+      }
       await keepAsSpare(place, place.aside);
     } else {
       warnings.push({
