@@ -47,6 +47,8 @@ import {
   countOtherFiles,
   hasMcpModule,
   recoverHeldPrivateFiles,
+  type StagedPrivateFiles,
+  stagePrivateFiles,
   writePrivateFiles,
 } from './stages/write-private.ts';
 
@@ -419,8 +421,14 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...assets.warnings,
     ...pageWarnings,
   ];
+  let staged: StagedPrivateFiles | undefined;
   if (!options.dryRun) {
     try {
+      // A deploy of another folder killed before it put the served build's data back: put it back now.
+      await recoverHeldPrivateFiles(root);
+      // The /mcp data is written in full before the output switches and put in place after it: a
+      // failure to write it leaves both as they were.
+      if (mcp && mcpData?.written) staged = await stagePrivateFiles(root, mcp.files);
       const written = await writeOutput(outDir, rendered.files, {
         root,
         ...(staticDir !== undefined && { staticDir }),
@@ -431,6 +439,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       });
       warnings.push(...written.warnings);
     } catch (error) {
+      await staged?.discard();
       throw outputFailed(error, root, outDir);
     }
   }
@@ -439,23 +448,25 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   warnings.push(...mcpWarnings);
   if (!options.dryRun) {
     try {
-      // A deploy of another folder killed before it put the served build's data back: put it back now.
-      await recoverHeldPrivateFiles(root);
-      if (mcp && mcpData?.written) await writePrivateFiles(root, mcp.files);
+      if (staged) await staged.commit();
+      else if (options.publishFirst && mcp && mcpData?.written) await writePrivateFiles(root, mcp.files);
     } catch (error) {
-      throw outputFailed(error, root, outDir);
+      throw mcpDataFailed(error, root, outDir);
     }
     // After the output, so the record never lists a version this build failed to write.
     if (renderPublishedRecord(record.record) !== headers.record.text) {
       await writePublishedRecord(root, record.record).catch((error: unknown) => {
-        throw new ContentIndexError([
-          {
-            code: 'output_failed',
-            file: PUBLISHED_RECORD_FILE,
-            message: `could not be written: ${error instanceof Error ? error.message : String(error)}`,
-            hint: `the output was written; fix the permissions and build again so ${PUBLISHED_RECORD_FILE} records ${record.added.join(', ') || 'the published versions'}`,
-          },
-        ]);
+        throw new ContentIndexError(
+          [
+            {
+              code: 'output_failed',
+              file: PUBLISHED_RECORD_FILE,
+              message: `could not be written: ${error instanceof Error ? error.message : String(error)}`,
+              hint: `the output was written; fix the permissions and build again so ${PUBLISHED_RECORD_FILE} records ${record.added.join(', ') || 'the published versions'}`,
+            },
+          ],
+          { outputChanged: true },
+        );
       });
     }
   }
@@ -483,6 +494,22 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 /** Validates everything a build would, writes nothing. */
 export function check(options: Omit<BuildOptions, 'dryRun'> = {}): Promise<BuildResult> {
   return build({ ...options, dryRun: true });
+}
+
+/** The output folder switched, then the /mcp data could not be put in place: said as it is. */
+function mcpDataFailed(error: unknown, root: string, outDir: string): Error {
+  const shown = relative(root, outDir) || '.';
+  return new ContentIndexError(
+    [
+      {
+        code: 'output_failed',
+        file: PRIVATE_DIR,
+        message: `could not take this build's /mcp data: ${error instanceof Error ? error.message : String(error)}; ${shown} holds this build, /mcp still serves the previous one`,
+        hint: 'check free disk space and permissions, then build again to bring /mcp in step',
+      },
+    ],
+    { outputChanged: true },
+  );
 }
 
 function outputFailed(error: unknown, root: string, outDir: string): Error {

@@ -105,7 +105,7 @@ export function reportFailure(
     context.printErr(withDocsPaths(formatProblems(error.problems)));
     if (inGitHubActions(context)) for (const p of error.problems) context.print(formatAnnotation(p, 'error'));
     context.printErr(
-      `\n✗ ${count(error.problems.length, 'problem')}${options.wrote ? '; the output folder was not changed' : ''}${options.outcome ? `; ${options.outcome}` : ''}.`,
+      `\n✗ ${count(error.problems.length, 'problem')}${options.wrote ? (error.outputChanged ? '; the output folder holds this build (see above)' : '; the output folder was not changed') : ''}${options.outcome ? `; ${options.outcome}` : ''}.`,
     );
     if (options.debug && error.stack) context.printErr(error.stack);
     return 1;

@@ -52,8 +52,13 @@ export interface Problem {
 export class ContentIndexError extends Error {
   readonly code: ProblemCode;
   readonly problems: readonly Problem[];
+  /**
+   * The build had already replaced the output folder when this happened (what failed came after), so
+   * no message may say the output was left as it was.
+   */
+  readonly outputChanged: boolean;
 
-  constructor(problems: readonly Problem[]) {
+  constructor(problems: readonly Problem[], options: { outputChanged?: boolean } = {}) {
     const first = problems[0];
     if (!first) throw new TypeError('ContentIndexError needs at least one problem');
     super(
@@ -64,6 +69,7 @@ export class ContentIndexError extends Error {
     this.name = 'ContentIndexError';
     this.code = first.code;
     this.problems = problems;
+    this.outputChanged = options.outputChanged ?? false;
   }
 }
 

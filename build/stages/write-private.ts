@@ -27,31 +27,61 @@ export function hasMcpModule(root: string): Promise<boolean> {
  * produces (the D1 import after a switch to embedded) are removed.
  */
 export async function writePrivateFiles(root: string, files: readonly PrivateFile[]): Promise<void> {
-  const wanted = new Set(files.map((f) => f.path));
-  for (const file of files) {
-    const target = join(root, file.path);
-    // Only a whole text is compared: the module, which wrangler watches; the D1 import is not watched.
-    if (typeof file.content === 'string') {
-      const current = await readFile(target, 'utf8').catch(() => undefined);
-      if (current === file.content) continue;
-    }
-    await mkdir(dirname(target), { recursive: true });
-    const temporary = `${target}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
+  await (await stagePrivateFiles(root, files)).commit();
+}
+
+export interface StagedPrivateFiles {
+  /** Renames each staged file over its target and removes what the build no longer produces. */
+  commit(): Promise<void>;
+  /** Deletes the staged files: the private folders stay as they were. */
+  discard(): Promise<void>;
+}
+
+/**
+ * The first half of writePrivateFiles: every changed file written in full beside its target, nothing
+ * replaced yet. A build stages them before it switches the output folder and commits them after, so a
+ * failure to write them (a full disk) leaves the output and the /mcp data both as they were, never the
+ * new pages beside the old /mcp data; what is left after the switch is renames, which need no space.
+ */
+export async function stagePrivateFiles(
+  root: string,
+  files: readonly PrivateFile[],
+): Promise<StagedPrivateFiles> {
+  const staged: { temporary: string; target: string }[] = [];
+  const discard = async () => {
+    for (const { temporary } of staged.splice(0)) await rm(temporary, { force: true });
+  };
+  try {
+    for (const file of files) {
+      const target = join(root, file.path);
+      // Only a whole text is compared: the module, which wrangler watches; the D1 import is not watched.
+      if (typeof file.content === 'string') {
+        const current = await readFile(target, 'utf8').catch(() => undefined);
+        if (current === file.content) continue;
+      }
+      await mkdir(dirname(target), { recursive: true });
+      const temporary = `${target}.${randomBytes(4).toString('hex')}.tmp`;
+      staged.push({ temporary, target });
       await writeFile(temporary, file.content);
-      await rename(temporary, target);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
     }
+  } catch (error) {
+    await discard();
+    throw error;
   }
-  for (const dir of MCP_PRIVATE_DIRS) {
-    const names = await readdir(join(root, dir)).catch(() => [] as string[]);
-    for (const name of names) {
-      const path = `${dir}/${name}`;
-      if (!wanted.has(path)) await rm(join(root, path), { force: true, recursive: true });
-    }
-  }
+  const wanted = new Set(files.map((f) => f.path));
+  return {
+    discard,
+    async commit() {
+      for (const { temporary, target } of staged.splice(0)) await rename(temporary, target);
+      for (const dir of MCP_PRIVATE_DIRS) {
+        const names = await readdir(join(root, dir)).catch(() => [] as string[]);
+        for (const name of names) {
+          const path = `${dir}/${name}`;
+          if (!wanted.has(path)) await rm(join(root, path), { force: true, recursive: true });
+        }
+      }
+    },
+  };
 }
 
 /**
