@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 import { MCP_MODULE_PATH } from '../core/edge/mcp/worker-module.ts';
 import type { PrivateFile } from './mcp-output.ts';
 import { inspect } from './output/generations.ts';
-import { isRunning, outputPlace } from './output/place.ts';
+import { outputPlace } from './output/place.ts';
+import { markState, parseMark, processMark } from './output/process-mark.ts';
 import { walkTree } from './output/tree.ts';
 
 /** The tool's folders in the project's private `.content-index/` that the MCP output owns. */
@@ -105,7 +106,7 @@ export async function holdPrivateFiles(root: string): Promise<() => Promise<void
   const held = join(root, HELD_DIR);
   await rm(held, { recursive: true, force: true });
   await mkdir(held, { recursive: true });
-  await writeFile(join(held, HELD_OWNER), String(process.pid));
+  await writeFile(join(held, HELD_OWNER), JSON.stringify(processMark()));
   for (const dir of MCP_PRIVATE_DIRS) {
     for (const name of await readdir(join(root, dir)).catch(() => [] as string[])) {
       if (name.endsWith('.tmp')) continue;
@@ -122,9 +123,13 @@ export async function holdPrivateFiles(root: string): Promise<() => Promise<void
 export async function recoverHeldPrivateFiles(root: string): Promise<boolean> {
   const owner = await readFile(join(root, HELD_DIR, HELD_OWNER), 'utf8').catch(() => undefined);
   if (owner === undefined) return false;
-  const pid = Number.parseInt(owner, 10);
-  // This process's own hold (a deploy building into it) or another live deploy's: not ours to undo.
-  if (pid === process.pid || isRunning(pid)) return false;
+  const mark = parseMark(owner);
+  // This process's own hold (a deploy building into it) or another live deploy's: not ours to undo. A
+  // deploy that cannot be checked from here (another container's) is taken for ended: deploys of one
+  // project do not run side by side, and its pid may be this process's own (every container's first
+  // process is pid 1), which would keep the served build's data held for good.
+  const state = mark ? markState(mark) : 'gone';
+  if (state === 'self' || state === 'running') return false;
   await restoreHeld(root);
   return true;
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, readlink, rename, rm, symlink, unlink } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, unlink } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ContentIndexError, type Problem } from '../../core/errors.ts';
-import { generationDir, isRunning, type OutputPlace, recordFile, transientPath } from './place.ts';
+import { generationDir, type OutputPlace, recordFile, transientPath } from './place.ts';
+import { isRunning, markState, parseMark } from './process-mark.ts';
 import { reconcile } from './reconcile.ts';
 import { isStillOurs, type OutputRecord, readRecord, writeRecord } from './record.ts';
 import { isGone, nativePath, walkTree } from './tree.ts';
@@ -254,10 +255,19 @@ async function removeTransients(place: OutputPlace): Promise<void> {
 
 async function removeTrash(place: OutputPlace): Promise<void> {
   for (const name of await readdir(place.state).catch(() => [] as string[])) {
-    const pid = /^lock\.(\d+)-/.exec(name)?.[1] ?? /\.json\.tmp-(\d+)$/.exec(name)?.[1];
-    const leftover = name.startsWith('trash-') || (pid !== undefined && !isRunning(Number(pid)));
+    const pid = /\.json\.tmp-(\d+)$/.exec(name)?.[1];
+    const leftover =
+      name.startsWith('trash-') ||
+      (pid !== undefined && !isRunning(Number(pid))) ||
+      (/^lock\.\d+-/.test(name) && (await lockerGone(join(place.state, name))));
     if (leftover) await rm(join(place.state, name), { recursive: true, force: true });
   }
+}
+
+/** A would-be lock's private file (place.ts) whose writer has ended: it holds the writer's mark. */
+async function lockerGone(file: string): Promise<boolean> {
+  const mark = parseMark(await readFile(file, 'utf8').catch(() => ''));
+  return mark !== undefined && markState(mark) === 'gone';
 }
 
 async function exists(path: string): Promise<boolean> {
