@@ -1,16 +1,34 @@
 import { apiPath, MANIFEST_PATH, parseManifest } from '../core/edge/version-manifest.ts';
 import { ContentIndexError } from '../core/errors.ts';
+import { PLAN_LIMITS } from '../core/output/cloudflare-limits.ts';
 import type { LiveSite } from '../core/versions/live-check.ts';
+import { formatBytes } from './parse/format-bytes.js';
 
 export interface FetchLiveOptions {
-  /** How long one request may take, in milliseconds. Default: 15 s. */
+  /** How long one answer may take, redirects and body included, in milliseconds. Default: 15 s. */
   timeoutMs?: number;
+  /** The most one answer's body may hold. Default: the largest file Cloudflare Pages serves (25 MiB). */
+  maxBytes?: number;
   /** What the problem's hint suggests when the site cannot be read (deploy names its flag). */
   hint?: string;
 }
 
 /** Redirects followed within the site's origin; one to another origin is never followed. */
 const MAX_REDIRECTS = 5;
+const TIMEOUT_MS = 15_000;
+/** No file the live site serves can be larger: Pages refuses bigger assets. */
+const MAX_BYTES = PLAN_LIMITS.paid.assetBytes;
+
+/** An answer: its status and headers, and its body read within the answer's deadline and the size bound. */
+interface Answer {
+  status: number;
+  statusText: string;
+  ok: boolean;
+  headers: Headers;
+  /** Reads the body (once); `discard` drops it unread. */
+  text(): Promise<string>;
+  discard(): Promise<void>;
+}
 
 /**
  * Reads what the live site publishes: `/api/versions.json` and the index body of every version it
@@ -39,7 +57,7 @@ export async function fetchLive(address: string, options: FetchLiveOptions = {})
   const manifestUrl = new URL(MANIFEST_PATH, base).href;
   const response = await get(manifestUrl, options);
   if (response.status === 404) {
-    await response.body?.cancel();
+    await response.discard();
     return live; // nothing live yet: the host's not-found page
   }
   if (!response.ok)
@@ -66,12 +84,13 @@ export async function fetchLive(address: string, options: FetchLiveOptions = {})
     const body = await get(url, options);
     // 410: withdrawn there; 404: listed but not served (a broken deploy): neither has fields to keep.
     if (body.status === 410 || body.status === 404) {
-      await body.body?.cancel();
+      await body.discard();
       continue;
     }
     if (!body.ok) throw unreachable(url, `answered ${body.status} ${body.statusText}`, options);
+    const text = await body.text();
     try {
-      live.bodies[version.version] = JSON.parse(await body.text());
+      live.bodies[version.version] = JSON.parse(text);
     } catch {
       throw unreachable(url, 'is not JSON', options);
     }
@@ -79,7 +98,7 @@ export async function fetchLive(address: string, options: FetchLiveOptions = {})
   return live;
 }
 
-function isHtml(response: Response): boolean {
+function isHtml(response: Answer): boolean {
   return (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/html');
 }
 
@@ -87,7 +106,7 @@ function isHtml(response: Response): boolean {
 async function isFallbackPage(base: URL, page: string, options: FetchLiveOptions): Promise<boolean> {
   const home = await get(new URL('/', base).href, options);
   if (!home.ok || !isHtml(home)) {
-    await home.body?.cancel();
+    await home.discard();
     return false;
   }
   return (await home.text()) === page;
@@ -95,15 +114,20 @@ async function isFallbackPage(base: URL, page: string, options: FetchLiveOptions
 
 /**
  * GET, following redirects only within the same origin: a redirect elsewhere (an Access login, a
- * maintenance host) is not the site, and following it would read that page as the site's answer.
+ * maintenance host) is not the site, and following it would read that page as the site's answer. One
+ * deadline covers the whole answer, redirects and body included: a server that sends its headers and
+ * then drips its body is cut off like one that never answers.
  */
-async function get(url: string, options: FetchLiveOptions): Promise<Response> {
+async function get(url: string, options: FetchLiveOptions): Promise<Answer> {
+  const signal = AbortSignal.timeout(options.timeoutMs ?? TIMEOUT_MS);
   let current = url;
   for (let hops = 0; ; hops++) {
-    const response = await request(current, options);
+    const response = await request(current, signal, options);
     const location = response.headers.get('location');
-    if (response.status < 300 || response.status > 399 || location === null) return response;
-    await response.body?.cancel();
+    if (response.status < 300 || response.status > 399 || location === null) {
+      return answer(url, response, signal, options);
+    }
+    await response.body?.cancel().catch(() => undefined);
     let next: URL;
     try {
       next = new URL(location, current);
@@ -125,23 +149,86 @@ async function get(url: string, options: FetchLiveOptions): Promise<Response> {
   }
 }
 
-async function request(url: string, options: FetchLiveOptions): Promise<Response> {
+async function request(url: string, signal: AbortSignal, options: FetchLiveOptions): Promise<Response> {
   try {
     return await fetch(url, {
       // The API is cached at the edge for minutes: ask for what is deployed now.
       headers: { accept: 'application/json', 'cache-control': 'no-cache' },
       redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+      signal,
     });
   } catch (error) {
+    if (signal.aborted) throw timedOut(url, options, 'did not answer');
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const code = cause?.code ?? '';
-    const why =
-      (error as Error).name === 'TimeoutError'
-        ? `did not answer within ${Math.round((options.timeoutMs ?? 15_000) / 1000)} s`
-        : `could not be fetched (${[code, NETWORK_ERRORS[code] ?? cause?.message ?? (error as Error).message].filter(Boolean).join(': ')})`;
+    const why = `could not be fetched (${[code, NETWORK_ERRORS[code] ?? cause?.message ?? (error as Error).message].filter(Boolean).join(': ')})`;
     throw unreachable(url, why, options);
   }
+}
+
+/**
+ * The body, read as it streams in and no further than the size bound: a larger answer (no index a Pages
+ * site serves can be) is cut off there, never held whole in memory; a body that stops coming before
+ * the deadline is cut off then. Either says which bound it met.
+ */
+function answer(url: string, response: Response, signal: AbortSignal, options: FetchLiveOptions): Answer {
+  const maxBytes = options.maxBytes ?? MAX_BYTES;
+  const discard = () => response.body?.cancel().catch(() => undefined) ?? Promise.resolve();
+  return {
+    status: response.status,
+    statusText: response.statusText,
+    ok: response.ok,
+    headers: response.headers,
+    discard: async () => {
+      await discard();
+    },
+    async text() {
+      const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+      if (declared > maxBytes) {
+        await discard();
+        throw tooLarge(url, maxBytes, options, `says it is ${formatBytes(declared)}`);
+      }
+      const reader = response.body?.getReader();
+      if (!reader) return '';
+      const chunks: Uint8Array[] = [];
+      let bytes = 0;
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          bytes += value.byteLength;
+          if (bytes > maxBytes) {
+            await reader.cancel().catch(() => undefined);
+            throw tooLarge(url, maxBytes, options, `went past ${formatBytes(maxBytes)}`);
+          }
+          chunks.push(value);
+        }
+      } catch (error) {
+        if (error instanceof ContentIndexError) throw error;
+        await reader.cancel().catch(() => undefined);
+        if (signal.aborted) throw timedOut(url, options, `sent ${formatBytes(bytes)} and not the rest`);
+        throw unreachable(url, `broke off its answer (${(error as Error).message})`, options);
+      }
+      return new TextDecoder().decode(Buffer.concat(chunks));
+    },
+  };
+}
+
+function timedOut(url: string, options: FetchLiveOptions, what: string): ContentIndexError {
+  const seconds = Math.round((options.timeoutMs ?? TIMEOUT_MS) / 100) / 10;
+  return unreachable(
+    url,
+    `${what} within ${seconds} s (the time limit of one answer, body included)`,
+    options,
+  );
+}
+
+function tooLarge(url: string, maxBytes: number, options: FetchLiveOptions, what: string): ContentIndexError {
+  return unreachable(
+    url,
+    `answered a body that ${what}, over the ${formatBytes(maxBytes)} limit of one answer (the largest file Cloudflare Pages serves), so it was not read further`,
+    options,
+  );
 }
 
 const NETWORK_ERRORS: Record<string, string> = {
