@@ -41,6 +41,21 @@ it('rejects front matter nested too deep', async () => {
   expect(stderr).toContain('content/posts/hondo.es.md:1: front matter nests deeper than 32 levels');
 });
 
+it('rejects front matter nested thousands of levels deep in every format, each file named, no internal error', async () => {
+  // A dozen KiB each: well within the front-matter limit, deep enough to exhaust a recursive parser.
+  const open = '['.repeat(6000);
+  const close = ']'.repeat(6000);
+  const stderr = await failing({
+    'content/posts/json.es.md': `{ "title": "JSON", "x": ${open}${close} }\n`,
+    'content/posts/json-abierto.es.md': `{ "title": "JSON abierto", "x": ${open} }\n`,
+    'content/posts/yaml.es.md': `---\ntitle: YAML\nx: ${open}${close}\n---\n`,
+    'content/posts/toml.es.md': `+++\ntitle = "TOML"\nx = ${open}${close}\n+++\n`,
+  });
+  expect(stderr).not.toContain('internal error');
+  for (const name of ['json', 'json-abierto', 'yaml', 'toml'])
+    expect(stderr).toContain(`content/posts/${name}.es.md:1: front matter nests deeper than 32 levels`);
+});
+
 it('rejects a 50 MB file without reading it', async () => {
   const stderr = await failing({}, async (s) => {
     // A sparse file: 50 MB on paper, so the test itself stays fast.

@@ -5,6 +5,7 @@ import yaml from 'js-yaml';
 import { printParseErrorCode, parse as scanJson, visit as visitJson } from 'jsonc-parser';
 import { parse as parseTomlText, TomlDate, TomlError } from 'smol-toml';
 import { CLOSING_FENCE, closingEnd, frontMatterStart, openingOf } from './fences.js';
+import { flowDepth } from './nesting.js';
 
 /** @typedef {import('../../core/errors.ts').Problem} Problem */
 /** @typedef {import('./fences.js').FrontMatterFormat} FrontMatterFormat */
@@ -55,6 +56,8 @@ const engines = {
 /** Past these, front matter is an attack or an accident (YAML alias bombs expand exponentially). */
 export const MAX_FRONT_MATTER_VALUES = 10_000;
 export const MAX_FRONT_MATTER_DEPTH = 32;
+/** The flow nesting (brackets) a YAML or TOML front matter may show before it is parsed (see flowDepth). */
+const MAX_FRONT_MATTER_FLOW_DEPTH = 64;
 
 const FORMAT_NAME = { yaml: 'YAML', toml: 'TOML', json: 'JSON' };
 const FORMATS_HINT =
@@ -132,6 +135,19 @@ function parseFrom(path, source) {
       line: lineAt(source, undecoded),
       message: 'is not valid UTF-8: this line has bytes that do not decode (shown as \uFFFD)',
       hint: 'save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8), or retype the characters on this line',
+    });
+  }
+  // Before any parser, which would recurse once per level of a hostile nesting until the stack runs out.
+  // Exact for JSON; for YAML and TOML a bound no real front matter nears, the parsed value's own
+  // depth (complexity) being the exact check there.
+  const limit = format === 'json' ? MAX_FRONT_MATTER_DEPTH : MAX_FRONT_MATTER_FLOW_DEPTH;
+  if (flowDepth(source.slice(0, end), format, limit) > limit) {
+    return salvage(source, {
+      code: 'source_too_large',
+      file: path,
+      line: 1,
+      message: `front matter nests deeper than ${MAX_FRONT_MATTER_DEPTH} levels`,
+      hint: 'front matter holds a few short fields; remove YAML aliases (*name) and deeply nested values',
     });
   }
   /** @type {{ data: unknown; matter: string }} */
