@@ -17,8 +17,8 @@ const PARSE_DIR = 'parse';
  * An edit rewrites one shard, not the whole cache (at 10,000 items the cache is about 16 MiB of JSON).
  */
 const SHARDS = 32;
-/** Bumped when the files' layout changes. 3: each entry's body text. */
-const CACHE_FORMAT = 3;
+/** Bumped when the files' layout changes. 3: each entry's body text. 4: sealed shards. */
+const CACHE_FORMAT = 4;
 
 /**
  * How long after a file's last change its timestamps may still not tell a later change from it. A file
@@ -131,11 +131,13 @@ export class ParseCache {
     const entries = new Map<string, Entry>();
     const damaged: number[] = [];
     for (let shard = 0; shard < SHARDS; shard++) {
-      const rows = readShard(join(dir, shardFile(shard)), identity);
-      if (rows === undefined) {
+      const read = readShard(join(dir, shardFile(shard)), identity);
+      if (read === undefined) {
         damaged.push(shard);
         continue;
       }
+      const { rows, dropped } = read;
+      if (dropped) damaged.push(shard);
       for (const [path, size, mtimeMs, ctimeMs, ino, racy, hash, format, matter, data, body] of rows) {
         const entry = {
           size,
@@ -317,7 +319,8 @@ export class ParseCache {
       const file = join(this.dir, shardFile(shard));
       const staging = `${file}.${randomBytes(4).toString('hex')}.tmp`;
       try {
-        await writeFile(staging, `${this.identity}\n${JSON.stringify(stored)}`);
+        const body = Buffer.from(JSON.stringify(stored));
+        await writeFile(staging, Buffer.concat([Buffer.from(`${this.identity}\n${seal(body)}\n`), body]));
         await rename(staging, file);
       } catch (error) {
         this.dirty.add(shard);
@@ -339,28 +342,44 @@ function shardOf(path: string): number {
   return (hash >>> 0) % SHARDS;
 }
 
-/** A shard's rows; [] when it does not exist yet; undefined when it cannot be used. */
-function readShard(file: string, identity: string): StoredEntry[] | undefined {
-  let text: string;
+/**
+ * A shard's rows; none when it does not exist yet; undefined when it cannot be used (another identity,
+ * damaged, or changed since it was written). A shard is its identity line, the seal of its rows (a hash
+ * of their bytes) and the rows: an outcome is used only as the build that parsed it wrote it, tied to the
+ * hash of the front matter it came from, so an edited or damaged shard is dropped, never trusted; and a
+ * row that is not what the cache writes is dropped alone (`dropped`: the shard is written again).
+ */
+function readShard(file: string, identity: string): { rows: StoredEntry[]; dropped: boolean } | undefined {
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : undefined;
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { rows: [], dropped: false } : undefined;
   }
-  // The identity is the first line: a shard of another identity is dropped without parsing it.
-  const newline = text.indexOf('\n');
-  if (newline < 0 || text.slice(0, newline) !== identity) return undefined;
+  // The identity is the first line: a shard of another identity is dropped without hashing or parsing it.
+  const first = bytes.indexOf(0x0a);
+  const second = first < 0 ? -1 : bytes.indexOf(0x0a, first + 1);
+  if (second < 0 || bytes.toString('utf8', 0, first) !== identity) return undefined;
+  const body = bytes.subarray(second + 1);
+  if (bytes.toString('latin1', first + 1, second) !== seal(body)) return undefined;
   try {
-    const rows = JSON.parse(text.slice(newline + 1)) as unknown;
-    return Array.isArray(rows) && rows.every(isStoredEntry) ? rows : undefined;
+    const rows = JSON.parse(body.toString('utf8')) as unknown;
+    if (!Array.isArray(rows)) return undefined;
+    const kept = rows.filter(isStoredEntry);
+    return { rows: kept, dropped: kept.length !== rows.length };
   } catch {
     return undefined;
   }
 }
 
+/** A hash of a shard's rows, as bytes (hashing a Buffer is several times faster than a string). */
+function seal(body: Buffer): string {
+  return createHash('sha256').update(body).digest('base64url');
+}
+
 function isStoredEntry(row: unknown): row is StoredEntry {
   if (!Array.isArray(row) || row.length !== 11) return false;
-  const [path, size, mtimeMs, ctimeMs, ino, racy, hash, format, matter, , body] = row as unknown[];
+  const [path, size, mtimeMs, ctimeMs, ino, racy, hash, format, matter, data, body] = row as unknown[];
   return (
     typeof path === 'string' &&
     [size, mtimeMs, ctimeMs, ino].every((n) => typeof n === 'number') &&
@@ -368,6 +387,9 @@ function isStoredEntry(row: unknown): row is StoredEntry {
     typeof hash === 'string' &&
     (format === 'yaml' || format === 'toml' || format === 'json') &&
     typeof matter === 'string' &&
+    // A parse's data is always a mapping or a list (an empty front matter gives {}), never null.
+    typeof data === 'object' &&
+    data !== null &&
     (body === null || typeof body === 'string')
   );
 }
