@@ -300,6 +300,17 @@ describe('with a fixture v2 published and v1 deprecated', () => {
     });
   });
 
+  it('sends a deprecated version’s file asked for with a trailing slash to the file (308), as while it was current', async () => {
+    for (const path of ['/api/v1/content.json', '/api/v1/schema.json', '/api/v2/content.json']) {
+      const slash = await fetch(`${server.url}${path}/`, { redirect: 'manual' });
+      expect([slash.status, slash.headers.get('location')], path).toEqual([308, path]);
+    }
+    const query = await fetch(`${server.url}/api/v1/content.json/?x=1`, { redirect: 'manual' });
+    expect([query.status, query.headers.get('location')]).toEqual([308, '/api/v1/content.json?x=1']);
+    // A path that is no file stays a 404.
+    expect((await fetch(`${server.url}/api/v1/nope.json/`, { redirect: 'manual' })).status).toBe(404);
+  });
+
   it('v2 and the alias carry none of those headers and serve v2', async () => {
     const v2 = await get(server, '/api/v2/content.json');
     const alias = await get(server, '/api/content.json');

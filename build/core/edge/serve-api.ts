@@ -118,7 +118,13 @@ export async function serveApi(request: Request, ctx: ServeContext): Promise<Res
     response.headers.set('Link', successorLink(manifest.current_url));
     return response;
   }
-  if (!version.routes.includes(url.pathname)) return notFound(request, policy, manifest, url);
+  if (!version.routes.includes(url.pathname)) {
+    // A file's address with a stray slash goes to the file, as it does while the version is current
+    // (the static files' `_redirects` rules, which never reach a Function's paths).
+    const bare = url.pathname.replace(/\/+$/, '');
+    if (bare !== url.pathname && version.routes.includes(bare)) return toFile(`${bare}${url.search}`, policy);
+    return notFound(request, policy, manifest, url);
+  }
   const asset = await ctx.assets.fetch(request);
   if (asset.status !== 200 && asset.status !== 304) return notFound(request, policy, manifest, url);
   const headers = new Headers(asset.headers);
@@ -137,6 +143,14 @@ export async function serveApi(request: Request, ctx: ServeContext): Promise<Res
     );
   }
   return new Response(asset.body, { status: asset.status, headers });
+}
+
+/** 308 to the file's own address: the same method, and for caches a permanent answer. */
+function toFile(location: string, policy: CachePolicy): Response {
+  const headers = new Headers(apiHeaders(policy));
+  headers.delete('Content-Type');
+  headers.set('Location', location);
+  return new Response(null, { status: 308, headers });
 }
 
 async function passThrough(
