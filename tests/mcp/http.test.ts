@@ -95,7 +95,34 @@ describe('GET /mcp', () => {
   it('answers 405 to a GET that asks for an event stream (there is none)', async () => {
     const response = await raw(endpoint, { headers: { Accept: 'text/event-stream' } });
     expect(response.status).toBe(405);
-    expect(response.headers.allow).toBe('POST');
+    expect(response.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+  });
+
+  it('says which methods it answers the same way in the preflight and in every 405', async () => {
+    const methods = 'GET, HEAD, POST, OPTIONS';
+    const preflight = await raw(endpoint, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://127.0.0.1', 'Access-Control-Request-Method': 'DELETE' },
+    });
+    expect([preflight.status, preflight.headers['access-control-allow-methods']]).toEqual([204, methods]);
+    // DELETE as a client ends a session, and others; without a body, which wrangler's local server would
+    // leave unread on the connection for the next request.
+    for (const method of ['DELETE', 'PUT', 'PATCH']) {
+      const refused = await raw(endpoint, { method, headers: { 'Mcp-Session-Id': 'none' } });
+      expect([refused.status, refused.headers.allow], method).toEqual([405, methods]);
+      expect(JSON.parse(refused.body).error.code, method).toBe(-32000);
+    }
+    const stream = await raw(endpoint, { headers: { Accept: 'text/event-stream' } });
+    expect([stream.status, stream.headers.allow]).toEqual([405, methods]);
+    // The plain GET the preflight and the Allow list: answered.
+    expect((await raw(endpoint)).status).toBe(200);
+    const card = `${endpoint}/server-card`;
+    const cardPreflight = await raw(card, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://127.0.0.1', 'Access-Control-Request-Method': 'GET' },
+    });
+    expect(cardPreflight.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
+    expect((await raw(card, { method: 'DELETE' })).headers.allow).toBe('GET, HEAD, OPTIONS');
   });
 
   it('describes exactly the tools the server lists, and so does the server card', async () => {

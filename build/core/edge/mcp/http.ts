@@ -140,9 +140,10 @@ async function route(request: Request, { mcp, handler }: Ready): Promise<Respons
   const url = new URL(request.url);
   const path = url.pathname.replace(/\/+$/, '') || '/';
   const endpoint = `${url.origin}${MCP_PATH}`;
-  if (request.method === 'OPTIONS') return preflight(request);
+  if (request.method === 'OPTIONS')
+    return preflight(request, path === CARD_PATH ? CARD_METHODS : MCP_METHODS);
   if (path === CARD_PATH) {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed('GET, HEAD, OPTIONS');
+    if (request.method !== 'GET' && request.method !== 'HEAD') return methodNotAllowed(CARD_METHODS);
     return json(serverCard(mcp.info, endpoint), 200, {
       'Content-Type': `${SERVER_CARD_MEDIA_TYPE}; charset=utf-8`,
       'Cache-Control': 'public, max-age=3600',
@@ -159,8 +160,25 @@ async function route(request: Request, { mcp, handler }: Ready): Promise<Respons
   if (request.method === 'POST' && isJsonContentType(request.headers.get('content-type'))) {
     return post(request, handler);
   }
-  return handler.fetch(request);
+  if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'POST') {
+    // DELETE (a session's end) included: a stateless server has no session to end.
+    return withHeaders(
+      rpcError(405, -32000, `Method Not Allowed: ${MCP_PATH} answers ${MCP_METHODS} (it keeps no sessions)`),
+      { Allow: MCP_METHODS },
+    );
+  }
+  const answered = await handler.fetch(request);
+  // The SDK's own 405 (a GET asking for an event stream, which this server does not offer) names only
+  // POST; the endpoint's methods are the same whatever was refused.
+  return answered.status === 405 ? withHeaders(answered, { Allow: MCP_METHODS }) : answered;
 }
+
+/**
+ * What `/mcp` answers, said the same way by the preflight, every 405's `Allow` and docs/mcp.md: GET
+ * (and HEAD) describe the server, POST carries the protocol, OPTIONS is the CORS preflight.
+ */
+export const MCP_METHODS = 'GET, HEAD, POST, OPTIONS';
+const CARD_METHODS = 'GET, HEAD, OPTIONS';
 
 /**
  * A JSON POST: its body read here (within the size limit) so that a batch can be refused as a whole
@@ -204,11 +222,11 @@ function rpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }
 
-function preflight(request: Request): Response {
+function preflight(request: Request, methods: string): Response {
   return new Response(null, {
     status: 204,
     headers: {
-      'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+      'Access-Control-Allow-Methods': methods,
       // MCP clients send protocol headers (Mcp-Protocol-Version, Mcp-Method, Mcp-Param-*…); allow what is asked.
       'Access-Control-Allow-Headers':
         request.headers.get('access-control-request-headers') ??
