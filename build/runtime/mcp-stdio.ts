@@ -29,14 +29,21 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   const { mcp, from } = options.sources
     ? await fromSources(options, options.sources)
     : await fromLastBuild(options);
-  // Lines over the limit are answered here and never reach the transport, which would close on them.
+  // Lines over the limit are answered here and never reach the transport, which would close on them;
+  // so are lines it would drop unanswered (not JSON, a batch).
   const lines = options.stdin.pipe(
-    new LineLimit(MAX_REQUEST_BYTES, (id) => {
-      options.logger.warn(
-        `content-index mcp: refused a message of more than ${MAX_REQUEST_BYTES} bytes (id ${JSON.stringify(id)})`,
-      );
-      options.stdout.write(`${JSON.stringify(oversizedError(id))}\n`);
-    }),
+    new LineLimit(
+      MAX_REQUEST_BYTES,
+      (id) => {
+        options.logger.warn(
+          `content-index mcp: refused a message of more than ${MAX_REQUEST_BYTES} bytes (id ${JSON.stringify(id)})`,
+        );
+        options.stdout.write(`${JSON.stringify(oversizedError(id))}\n`);
+      },
+      (error) => {
+        options.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error })}\n`);
+      },
+    ),
   );
   const handle = serveStdio(createServerFactory(mcp), {
     transport: new StdioServerTransport(lines, options.stdout),

@@ -16,6 +16,12 @@ export class LineLimit extends Transform {
   constructor(
     private readonly maxBytes: number,
     private readonly oversized: (id: string | number | null) => void,
+    /**
+     * A whole line that is no JSON-RPC message the transport can take: not JSON (-32700), or JSON but
+     * not one message object (a batch: -32600). The transport would drop it with no answer; the caller
+     * answers it, as HTTP does. Blank lines are skipped.
+     */
+    private readonly unreadable: (error: { code: number; message: string }) => void = () => undefined,
   ) {
     super();
   }
@@ -56,11 +62,35 @@ export class LineLimit extends Transform {
       this.head = undefined;
       this.oversized(leadingId(head.toString('utf8')));
     } else {
-      this.push(Buffer.concat([...this.pending, NEWLINE]));
+      const line = Buffer.concat(this.pending);
       this.pending = [];
       this.pendingBytes = 0;
+      const error = lineError(line);
+      if (error === 'blank') return;
+      if (error) this.unreadable(error);
+      else this.push(Buffer.concat([line, NEWLINE]));
     }
   }
+}
+
+/** Why a line cannot be a JSON-RPC message (as HTTP answers it), 'blank' for an empty one, else undefined. */
+export function lineError(line: Buffer): { code: number; message: string } | 'blank' | undefined {
+  const text = line.toString('utf8');
+  if (text.trim() === '') return 'blank';
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { code: -32700, message: 'Parse error: Invalid JSON' };
+  }
+  if (Array.isArray(value)) {
+    return {
+      code: -32600,
+      message:
+        'Invalid Request: a batch (a JSON array of messages) is not read over stdio; send one message per line',
+    };
+  }
+  return undefined;
 }
 
 const NEWLINE = Buffer.from('\n');

@@ -470,6 +470,28 @@ describe('malformed HTTP to /mcp', () => {
     );
   });
 
+  it('refuses a batch under the revisions that have none (2025-06-18, 2025-11-25), runs it under 2025-03-26', async () => {
+    const batch = JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+    ]);
+    for (const revision of ['2025-06-18', '2025-11-25']) {
+      expectJson(
+        await post(batch, { ...JSON_RPC_HEADERS, 'MCP-Protocol-Version': revision }),
+        400,
+        rpcError(
+          -32600,
+          `Invalid Request: protocol revision ${revision} has no JSON-RPC batches (only 2025-03-26 had them); none was run. Send one message per request.`,
+        ),
+      );
+    }
+    for (const headers of [{ ...JSON_RPC_HEADERS, 'MCP-Protocol-Version': '2025-03-26' }, JSON_RPC_HEADERS]) {
+      const answered = await post(batch, headers);
+      expect(answered.status, answered.body).toBe(200);
+      expect(answered.body).toContain('"id":2');
+    }
+  });
+
   it('answers a body over 256 KiB with 413, declared or streamed', async () => {
     expect(MAX_REQUEST_BYTES).toBe(256 * 1024);
     const declared = JSON.stringify({

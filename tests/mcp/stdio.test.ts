@@ -78,7 +78,7 @@ describe('content-index mcp', () => {
     expect(stderr).not.toContain('serving');
   });
 
-  it('answers a line over the limit with a JSON-RPC error and keeps serving the requests behind it', async () => {
+  it('answers a line over the limit, or no JSON-RPC message, with a JSON-RPC error and keeps serving the requests behind it', async () => {
     const child = spawn(
       process.execPath,
       [join(PROJECT_ROOT, 'bin', 'content-index.js'), 'mcp', '--root', sample.root],
@@ -152,6 +152,25 @@ describe('content-index mcp', () => {
       );
       await send(search('four', 'rust'));
       await until(4);
+      // A line that is not JSON, a blank one and a batch: answered as HTTP answers them (the blank skipped).
+      await send('this is not JSON');
+      await send('');
+      await send(`[${search(5, 'rust')}]`);
+      await send(search('six', 'rust'));
+      await until(7);
+      expect(answers.slice(4, 6)).toEqual([
+        { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON' } },
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32600,
+            message:
+              'Invalid Request: a batch (a JSON array of messages) is not read over stdio; send one message per line',
+          },
+        },
+      ]);
+      expect(answers[6]?.id).toBe('six');
       const tooLarge = {
         code: -32600,
         message: `Invalid Request: a message must not exceed ${MAX_REQUEST_BYTES} bytes (one line of JSON); this one was not read. Send smaller messages.`,

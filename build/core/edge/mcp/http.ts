@@ -208,6 +208,14 @@ async function post(request: Request, handler: McpHttpHandler): Promise<Response
     return handler.fetch(new Request(request.url, { method: 'POST', headers: request.headers, body: text }));
   }
   const { batch } = REQUEST_LIMITS;
+  const revision = request.headers.get('mcp-protocol-version');
+  if (Array.isArray(parsedBody) && revision !== null && !BATCH_REVISIONS.has(revision)) {
+    return rpcError(
+      400,
+      -32600,
+      `Invalid Request: protocol revision ${revision} has no JSON-RPC batches (only 2025-03-26 had them); none was run. Send one message per request.`,
+    );
+  }
   if (Array.isArray(parsedBody) && parsedBody.length > batch) {
     return rpcError(
       400,
@@ -217,6 +225,13 @@ async function post(request: Request, handler: McpHttpHandler): Promise<Response
   }
   return handler.fetch(request, { parsedBody });
 }
+
+/**
+ * The revisions whose clients may send a JSON-RPC batch: 2025-03-26 added them, 2025-06-18 removed them
+ * (and 2024-11-05, JSON-RPC's own rule). A request without the header is taken for 2025-03-26, as the
+ * specification says.
+ */
+const BATCH_REVISIONS = new Set(['2024-11-05', '2025-03-26']);
 
 function rpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
