@@ -381,7 +381,11 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       for (const line of stripAnsi(chunk.toString()).split('\n')) {
         // wrangler's offline look-up of Request.cf is harmless noise; real errors still come through.
         if (/✘|\[ERROR\]|Address already in use/i.test(line)) context.printErr(`wrangler: ${line.trim()}`);
-        if (/Ready on/.test(line)) context.print(`✓ serving ${url} (watching for changes; Ctrl+C stops)`);
+        if (/Ready on/.test(line)) {
+          // /mcp answers 503 (Retry-After) until its tables are in the local D1 (core/edge/mcp/function.ts).
+          const pending = importing ? '; /mcp answers 503 until the local D1 import is done' : '';
+          context.print(`✓ serving ${url} (watching for changes; Ctrl+C stops)${pending}`);
+        }
       }
     };
     started.process.stdout?.on('data', forward);

@@ -1,5 +1,6 @@
 import type { LoadedMcp, McpBackend } from './backend.ts';
 import { createD1Backend, type D1Data, type D1DatabaseLike, rehearsalBackend } from './d1-backend.ts';
+import { GENERATIONS_TABLE } from './d1-sql.ts';
 import { createEmbeddedBackend, sampleBody } from './embedded.ts';
 import { createMcpFetch, McpUnavailable, unavailable } from './http.ts';
 import { warmUpSnippets } from './snippet.ts';
@@ -92,6 +93,7 @@ function d1Function(
     },
   });
   const missing = `The D1 binding ${binding} (database ${database}) is missing from this deployment: add it to wrangler.toml as [[d1_databases]] binding = "${binding}", database_name = "${database}", and deploy again.`;
+  let imported = false;
   return async ({ request, env }) => {
     const bound = env[binding] as D1DatabaseLike | undefined;
     if (typeof bound?.prepare !== 'function') {
@@ -99,6 +101,40 @@ function d1Function(
       return unavailable(missing);
     }
     db ??= bound;
+    // Served only once this build's tables are in the database: until its import is done (a deploy
+    // imports before it publishes; `content-index dev` imports into local D1 beside the server), a
+    // client is told to come back rather than given tool errors. Asked until the answer is yes, once
+    // per isolate after that: the tables of a generation never go while its Function is deployed.
+    if (!imported && request.method !== 'OPTIONS') {
+      const why = await tablesMissing(db, data.d1);
+      if (why) {
+        log(`content-index mcp: ${why}`);
+        return unavailable(why, IMPORT_RETRY_SECONDS);
+      }
+      imported = true;
+    }
     return serve(request, env);
   };
+}
+
+/** How soon a client may ask again while the tables are being imported (a local import takes seconds). */
+const IMPORT_RETRY_SECONDS = 5;
+
+/**
+ * Why the generation's tables cannot be served (not completely imported yet, the database failing), or
+ * undefined. Its row in the generations table is what an import writes last (d1-sql.ts).
+ */
+async function tablesMissing(db: D1DatabaseLike, target: D1Data['d1']): Promise<string | undefined> {
+  const missing = `The search tables of this build (${target.generation}) are not in the D1 database ${target.database} yet: a deploy imports them before it publishes, content-index dev imports them into the local database as it builds (wait for its "✓ D1 (local)" line), and content-index d1 import --local does it by hand.`;
+  try {
+    const { results } = await db
+      .prepare(`SELECT state FROM ${GENERATIONS_TABLE} WHERE id = ?1`)
+      .bind(target.generation)
+      .all();
+    return results.length > 0 ? undefined : missing;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/no such table/i.test(message)) return missing;
+    return `The D1 database ${target.database} could not be read: ${message}`;
+  }
 }

@@ -270,8 +270,8 @@ function methodNotAllowed(allow: string): Response {
 }
 
 /** 503 with a JSON body a client can read, never a 500: the endpoint cannot serve, and says why. */
-export function unavailable(message: string): Response {
-  return json({ error: 'mcp_unavailable', message }, 503, { 'Retry-After': '60' });
+export function unavailable(message: string, retryAfterSeconds = 60): Response {
+  return json({ error: 'mcp_unavailable', message }, 503, { 'Retry-After': String(retryAfterSeconds) });
 }
 
 function json(body: unknown, status: number, headers: Record<string, string> = {}): Response {
