@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import yaml from 'js-yaml';
 import semver from 'semver';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readDate } from '../build/core/edge/dates.ts';
+import { importConfigModule } from '../build/stages/load-config.ts';
 import { PROJECT_ROOT } from './helpers/site.ts';
 
 interface Step {
@@ -44,6 +46,33 @@ describe('the GitHub Actions workflow', () => {
     expect(workflow.on.push).toEqual({ branches: ['main'] });
     const [schedule] = workflow.on.schedule as { cron: string }[];
     expect(schedule?.cron).toMatch(/^\d+ \d+ \* \* \*$/); // once a day
+  });
+
+  it('builds and deploys within the hour after every lifecycle date of headers.config.ts (a sunset most of all)', async () => {
+    // The static /openapi.json lists a withdrawn version's routes as 200 until the first build after its
+    // sunset (docs/versions.md): a scheduled run must come soon after each date, not hours later.
+    const headers = (await importConfigModule(PROJECT_ROOT, 'headers.config.ts', 'headers configuration', {
+      helper: 'defineHeaders',
+    })) as { versions: Record<string, { published: string; sunset?: string }> };
+    const dates = Object.values(headers.versions).flatMap((v) => [
+      v.published,
+      ...(v.sunset ? [v.sunset] : []),
+    ]);
+    // And the walk-through's own example: v1's sunset, v2's release (docs/versions.md).
+    const page = await readFile(join(PROJECT_ROOT, 'docs/versions.md'), 'utf8');
+    dates.push(
+      ...[...page.matchAll(/(?:published|sunset): '(\d{4}-\d\d-\d\d[^']*)'/g)].map((m) => m[1] ?? ''),
+    );
+    expect(dates.length).toBeGreaterThan(2);
+    const crons = (workflow.on.schedule as { cron: string }[]).map((s) => s.cron);
+    for (const date of dates) {
+      const written = readDate(date);
+      if (!written.ok) throw new Error(`${date}: ${written.message}`);
+      const next = nextRun(crons, written.time);
+      expect(next - written.time, `the first scheduled run after ${date}`).toBeLessThanOrEqual(60 * 60_000);
+    }
+    // The deploy job runs on the schedule (it skips only pull requests), after the tests.
+    expect(workflow.jobs.deploy?.if).not.toContain("'schedule'");
   });
 
   it('pins every action by commit SHA', () => {
@@ -125,3 +154,25 @@ describe('the GitHub Actions workflow', () => {
     expect(lines).toContain(Number(nvmrc));
   });
 });
+
+/** The first minute at or after `from` (ms) that one of the cron lines (minute hour day month weekday, UTC) matches. */
+function nextRun(crons: readonly string[], from: number): number {
+  const start = Math.ceil(from / 60_000) * 60_000;
+  for (let t = start; t < start + 8 * 24 * 60 * 60_000; t += 60_000) {
+    const d = new Date(t);
+    const values = [d.getUTCMinutes(), d.getUTCHours(), d.getUTCDate(), d.getUTCMonth() + 1, d.getUTCDay()];
+    if (crons.some((cron) => cron.split(/\s+/).every((field, i) => cronMatches(field, values[i] ?? -1))))
+      return t;
+  }
+  throw new Error(`no run of ${crons.join(', ')} within 8 days of ${new Date(from).toISOString()}`);
+}
+
+function cronMatches(field: string, value: number): boolean {
+  return field.split(',').some((part) => {
+    const [range = '*', step = '1'] = part.split('/');
+    const [low, high] = range === '*' ? [0, 59] : range.split('-').map(Number);
+    const from = low ?? 0;
+    const to = range.includes('-') || range === '*' ? (high ?? from) : step === '1' ? from : 59;
+    return value >= from && value <= to && (value - from) % Number(step) === 0;
+  });
+}
