@@ -127,18 +127,33 @@ describe('the embedded data', () => {
       database: 'content-index',
       generation: 'g0123456789ab',
     });
-    const missing = {
-      prepare: () => ({
+    /** A database where the import's record of the generation is there or not, and no item table is. */
+    const database = (recorded: boolean) => ({
+      prepare: (sql: string) => ({
         bind() {
           return this;
         },
         all: async () => {
+          if (recorded && sql.includes('content_index_generations')) return { results: [{ state: 'live' }] };
           throw new Error('D1_ERROR: no such table: ci_g0123456789ab_items: SQLITE_ERROR');
         },
       }),
-    };
+    });
+    // Never imported (or its import still running): the Function says to come back, before any tool runs.
+    const pending = await createMcpFunction(data)({
+      request: new Request('https://example.com/mcp', { headers: { host: 'example.com' } }),
+      env: { CONTENT_INDEX_DB: database(false) },
+    });
+    expect(pending.status).toBe(503);
+    expect(pending.headers.get('retry-after')).toBe('5');
+    expect((await pending.json()).message).toBe(
+      'The search tables of this build (g0123456789ab) are not in the D1 database content-index yet: a deploy imports them before it publishes, content-index dev imports them into the local database as it builds (wait for its "✓ D1 (local)" line), and content-index d1 import --local does it by hand.',
+    );
+    // Imported, then its tables dropped by hand: a tool error that says what to do.
     const onRequest = createMcpFunction(data);
-    const client = await connect((request) => onRequest({ request, env: { CONTENT_INDEX_DB: missing } }));
+    const client = await connect((request) =>
+      onRequest({ request, env: { CONTENT_INDEX_DB: database(true) } }),
+    );
     const result = await client.callTool({ name: 'list_content', arguments: {} });
     expect(result).toMatchObject({
       isError: true,
