@@ -61,6 +61,7 @@ function figures(runs: Run[], reports: (BuildReport | undefined)[]): BuildFigure
       load: stage('load'),
       assemble: stage('assemble'),
       render: stage('render'),
+      mcp: stage('mcp'),
       write: stage('write'),
     },
   };
@@ -207,7 +208,7 @@ const fmt = (n: number, digits = 0) =>
   Number.isFinite(n)
     ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
     : '—';
-const STAGES = ['config', 'load', 'assemble', 'render', 'write'] as const;
+const STAGES = ['config', 'load', 'assemble', 'render', 'mcp', 'write'] as const;
 
 /** `2,800 ms (0.78× Hugo)`, or without Hugo the milliseconds alone. */
 function versusHugo(ours: BuildFigures, hugo: BuildFigures | undefined): string {

@@ -1,56 +1,31 @@
 import { homedir } from 'node:os';
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { resolveSiteConfig } from './core/config/resolve-site-config.ts';
 import type { Env, SiteConfig } from './core/config/site-config.ts';
-import { assemble } from './core/content/assemble.ts';
 import type { ContentModel, FollowedLink } from './core/content/model.ts';
 import type { HugoPublication } from './core/content/publication.ts';
 import type { McpPrepared } from './core/edge/mcp/mcp-data.ts';
-import { ContentIndexError, isContentIndexError, type Problem } from './core/errors.ts';
+import type { Problem } from './core/errors.ts';
 import type { DeployLimits } from './core/output/cloudflare-limits.ts';
-import {
-  type DeploymentFigures,
-  deployLimits,
-  deploymentProblems,
-  type Headroom,
-  headroom,
-} from './core/output/deploy-limits.ts';
+import { type Headroom, headroom } from './core/output/deploy-limits.ts';
 import type { OutputFile } from './core/output/outputs.ts';
-import { render } from './core/output/render.ts';
-import { validateIndex } from './core/output/validate-index.ts';
-import { SERIALIZERS, type SerializerRegistry } from './core/serializers/registry.ts';
-import { announceFromLive, compareWithLive, type LiveSite } from './core/versions/live-check.ts';
-import {
-  PUBLISHED_RECORD_FILE,
-  recordPublished,
-  renderPublishedRecord,
-} from './core/versions/published-record.ts';
-import { liveRemovals, type Removals } from './core/versions/removals.ts';
-import { aiPluginAssets } from './stages/ai-plugin-assets.ts';
-import { docsAssets } from './stages/docs-assets.ts';
-import { DEFAULT_MAX_FILE_BYTES, loadSources } from './stages/load.ts';
-import { loadAuthorFiles } from './stages/load-author-files.ts';
-import { importConfigModule } from './stages/load-config.ts';
-import { loadLifecycle } from './stages/load-lifecycle.ts';
-import { type McpOutput, mcpOutput } from './stages/mcp-output.ts';
-import { existingFolderProblem, refusedOutput } from './stages/output/guard.ts';
+import { mcpPrepared } from './core/output/render.ts';
+import type { SerializerRegistry } from './core/serializers/registry.ts';
+import type { LiveSite } from './core/versions/live-check.ts';
+import type { Removals } from './core/versions/removals.ts';
+import { planDeployment } from './stages/deployment.ts';
+import { digest, serializersFingerprint, toolFingerprint } from './stages/fingerprint.ts';
+import { FragmentStore } from './stages/fragment-store.ts';
+import { buildItems } from './stages/items.ts';
+import { DEFAULT_MAX_FILE_BYTES } from './stages/load.ts';
+import type { McpOutput } from './stages/mcp-output.ts';
 import { PRIVATE_DIR } from './stages/output/place.ts';
 import { ParseCache } from './stages/parse-cache.ts';
-import { writePublishedRecord } from './stages/published-record.ts';
-import { guardShapes } from './stages/schema-snapshots.ts';
+import { publishOutput, publishPrivate, recordVersions } from './stages/publish.ts';
+import { renderOutput } from './stages/render-output.ts';
+import { readSetup, type Setup } from './stages/setup.ts';
 import { checkSitePages, type SitePagesCheck } from './stages/site-pages.ts';
-import { readSourceDates } from './stages/source-dates.ts';
-import { readWranglerConfig, servedOutput } from './stages/wrangler-config.ts';
-import { type OutputStep, writeOutput } from './stages/write.ts';
-import {
-  countOtherFiles,
-  hasMcpModule,
-  recoverHeldPrivateFiles,
-  type StagedPrivateFiles,
-  stagePrivateFiles,
-  writePrivateFiles,
-} from './stages/write-private.ts';
+import type { OutputStep } from './stages/write.ts';
 
 export type { CacheControlInput, HeadersConfigInput, VersionInput } from './core/config/lifecycle-config.ts';
 export { defineHeaders } from './core/config/lifecycle-config.ts';
@@ -126,8 +101,14 @@ export interface BuildOptions {
    */
   cache?: ParseCache | false;
   /**
-   * Dev, with a given `cache`: the only content files (absolute paths) changed since the last build
-   * with that cache, as its watcher saw them; none added or removed. The other files are taken from the
+   * Every item's entry and fragments, kept between builds (stages/fragment-store.ts). Default: the
+   * project's, in `.content-index/cache/items/`, read and (unless a dry run) written by this build. A
+   * given store is used and not written: its owner saves it (dev keeps one in memory).
+   */
+  store?: FragmentStore;
+  /**
+   * Dev, with a given `store`: the only content files (absolute paths) changed since the last build
+   * with that store, as its watcher saw them; none added or removed. The other files are taken from the
    * cache without listing the folders or looking at each file (dev checks them when idle, see
    * sourcesUnchanged). A path the last build did not read makes this build look at everything.
    */
@@ -175,7 +156,7 @@ export interface BuildOptions {
   writeMcpData?: boolean;
 }
 
-export type BuildStage = 'config' | 'load' | 'assemble' | 'render' | 'write';
+export type BuildStage = 'config' | 'load' | 'assemble' | 'render' | 'mcp' | 'write';
 
 export interface BuildResult {
   config: SiteConfig;
@@ -196,6 +177,8 @@ export interface BuildResult {
   durationMs: number;
   /** Milliseconds per stage, for the report and the benchmarks. */
   timings: Record<BuildStage, number>;
+  /** What the build did again and what it kept (stages/items.ts): the report tells it. */
+  incremental: Incremental;
   /** What the MCP server serves, before a backend's form is chosen for it. */
   mcpPrepared: McpPrepared;
   /** The MCP backend chosen and what it writes into `.content-index/` (absent with `deployment: false`). */
@@ -213,281 +196,147 @@ export interface BuildResult {
   removals?: Removals;
 }
 
+/** What a build did again, and what it kept from the build before. */
+export interface Incremental {
+  /** Source files listed, and read (the others were known by their stamps). */
+  files: number;
+  read: number;
+  /** Items assembled again from their files, and items whose fragments were made (the rest were kept). */
+  assembled: number;
+  redone: number;
+  reused: number;
+  /** The ids of the items whose fragments were made (the first 200). */
+  redoneItems: string[];
+}
+
 /**
- * load → validate → assemble → render → validate output → write. Throws ContentIndexError carrying every
- * problem found; nothing is written unless the whole build succeeded.
+ * config → load (the items: files read, assembled, fragments made where anything changed) → render (the
+ * outputs joined, held to their schemas) → mcp (the backend's data, the plan's limits) → write. Throws
+ * ContentIndexError carrying every problem found; nothing is written unless the whole build succeeded.
  */
 export async function build(options: BuildOptions = {}): Promise<BuildResult> {
-  const started = performance.now();
-  const timings: BuildResult['timings'] = { config: 0, load: 0, assemble: 0, render: 0, write: 0 };
-  let mark = started;
-  const stage = (name: BuildStage, detail?: string) => {
-    options.onStage?.(name, detail);
-    return () => {
-      const now = performance.now();
-      timings[name] = now - mark;
-      mark = now;
-    };
-  };
-  const root = resolve(options.root ?? '.');
-  const clock = options.clock ?? (() => new Date());
-  const now = clock();
-
-  let done = stage('config');
-  const configFile = options.config ?? 'site.config.ts';
-  const configInput = await importConfigModule(root, configFile, 'site configuration');
-  const configShown = relative(root, resolve(root, configFile));
-  const { name: pagesProject } = (await readWranglerConfig(root)).config;
-  const config = resolveSiteConfig(configInput, options.env ?? {}, configShown, {
-    ...(pagesProject !== undefined && { pagesProject }),
-    ...(options.hugo && { hugo: options.hugo }),
-  });
-  const outDir = resolve(root, options.out ?? 'public');
-  const contentDir = resolve(root, options.content ?? config.content.dir);
-  const staticDir = config.static === undefined ? undefined : resolve(root, config.static);
-  const refused = refusedOutput(outDir, {
-    root,
-    home: options.home ?? homedir(),
-    content: contentDir,
-    ...(staticDir !== undefined && { staticDir }),
-  });
-  if (refused) throw new ContentIndexError([refused]);
-  // Only a build that writes turns the folder into a link; a dry run (check, mcp --sources) asks nothing.
-  const occupied = options.dryRun ? undefined : await existingFolderProblem(outDir, root);
-  if (occupied) throw new ContentIndexError([occupied]);
-  const serializers = options.serializers ?? SERIALIZERS;
-  const headersFile = options.headers ?? 'headers.config.ts';
-  const headers = await loadLifecycle({ root, file: headersFile, now, serializers, config });
-  await guardShapes(serializers, headers.lifecycle, now);
-  const lifecycle = options.live ? announceFromLive(headers.lifecycle, options.live, now) : headers.lifecycle;
-  // Read while the sources load: the last commit that touched the content or the configuration.
-  const sourceDates = readSourceDates({
-    root,
-    paths: [
-      relative(root, resolve(root, options.content ?? config.content.dir)) || '.',
-      relative(root, resolve(root, configFile)),
-      relative(root, resolve(root, headersFile)),
-    ],
-    env: options.env ?? {},
-  });
-  done();
-
-  done = stage('load');
-  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const cache =
-    options.cache === undefined
-      ? ParseCache.open(root, { maxFileBytes, bodies: config.mcp.bodies })
-      : options.cache || undefined;
-  const loaded = await loadSources({
-    root,
-    layout: config.content,
-    ...(options.content !== undefined && { content: options.content }),
-    maxFileBytes,
-    bodies: config.mcp.bodies,
-    ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
-    ...(cache && { cache }),
-    ...(cache && options.changed && { changed: options.changed }),
-    exclude: [outDir, resolve(root, PRIVATE_DIR)],
-  });
-  // Kept whatever the content's problems: what was parsed is still what the files say. A cache that
-  // cannot be written costs the next build its time, nothing else.
-  if (options.cache === undefined && !options.dryRun) await cache?.save().catch(() => undefined);
-  done();
-
-  done = stage('assemble', `${loaded.files.length} files`);
-  const assembled = assemble(loaded.files, config, {
-    now,
-    drafts: options.drafts ?? false,
-    future: options.future ?? false,
-    ...(options.hugo && { hugo: options.hugo }),
-    unreadable: loaded.unreadable,
-  });
-  const problems = [...loaded.problems, ...(assembled.ok ? [] : assembled.problems)];
-  if (!assembled.ok || problems.length > 0) throw new ContentIndexError(problems);
-  const { model } = assembled;
-  done();
-
-  done = stage('render', `${model.entries.length} items`);
-  const configPath = relative(root, resolve(root, configFile)) || configFile;
-  const authorFiles = await loadAuthorFiles(root, config.generatorStatic);
-  // The manifest's logo and contact, held to what the site serves (warnings; the logo found on the site).
-  const assets = await aiPluginAssets(config, { root, outDir, configFile: configPath });
-  const rendered = render(model, {
-    config: assets.config,
-    now,
-    sources: await sourceDates,
-    lifecycle,
-    serializers,
-    author: authorFiles,
-    // The API reference's renderer comes from node_modules: read here, published by the pure render().
-    assets: await docsAssets(config.apiReference.path),
-  });
-  const invalid = Object.entries(rendered.bodies).flatMap(([version, body]) =>
-    validateIndex(version, body, model, serializers[version]?.schema),
+  const run = stages(options);
+  const { now } = run;
+  const setup = await run.stage('config', () =>
+    readSetup({ ...options, home: options.home ?? homedir() }, now),
   );
-  invalid.push(...rendered.manifestProblems);
-  let removals: Removals | undefined;
-  if (options.live) {
-    removals = liveRemovals(options.live, rendered.bodies, {
-      allow: options.allowRemovals ?? false,
-      contentDir: relative(root, contentDir) || '.',
-    });
-    invalid.push(...removals.problems);
-    invalid.push(
-      ...compareWithLive(
-        options.live,
-        { lifecycle, bodies: rendered.bodies },
-        {
-          now,
-          file: relative(root, resolve(root, headersFile)),
-          ...(options.allowDroppedFields && { allowDroppedFields: options.allowDroppedFields }),
-        },
-      ),
-    );
-  }
-  if (invalid.length > 0) throw new ContentIndexError(invalid);
+  const { root, config } = setup;
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  let parseCache = options.cache === undefined ? undefined : options.cache || undefined;
+  const store = options.store ?? (options.dryRun ? FragmentStore.memory() : FragmentStore.open(root));
+
+  const items = await run.stage('load', () =>
+    buildItems({
+      root,
+      layout: config.content,
+      ...(options.content !== undefined && { content: options.content }),
+      maxFileBytes,
+      bodies: config.mcp.bodies,
+      ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
+      ...(options.changed && { changed: options.changed }),
+      exclude: [setup.outDir, resolve(root, PRIVATE_DIR)],
+      config,
+      now,
+      drafts: options.drafts ?? false,
+      future: options.future ?? false,
+      ...(options.hugo && { hugo: options.hugo }),
+      serializers: setup.serializers,
+      store,
+      ...contexts(setup, options, maxFileBytes),
+      parseCache: () => {
+        if (options.cache === false) return undefined;
+        parseCache ??= ParseCache.open(root, { maxFileBytes, bodies: config.mcp.bodies });
+        return parseCache;
+      },
+      onAssemble: () => run.next('assemble'),
+    }),
+  );
+  // Kept whatever the build's outcome: what was parsed is still what the files say. A cache that cannot
+  // be written costs the next build its time, nothing else.
+  if (options.cache === undefined && !options.dryRun) await parseCache?.save().catch(() => undefined);
+
+  const rendered = await run.stage('render', () =>
+    renderOutput(setup, items, {
+      now,
+      ...(options.live && { live: options.live }),
+      ...(options.allowDroppedFields && { allowDroppedFields: options.allowDroppedFields }),
+      ...(options.allowRemovals && { allowRemovals: true }),
+    }),
+  );
   options.onRendered?.(rendered.files);
   const pageWarnings: Problem[] = [];
   const sitePages: SitePagesCheck = options.sitePages
-    ? await checkSitePages({
-        root,
-        outDir,
-        config,
-        configFile: configShown,
-        model,
-        ownPaths: new Set(rendered.files.map((file) => file.path)),
-        mode: options.sitePages,
-        warn: (problems) => pageWarnings.push(...problems),
-      })
+    ? await run.stage('render', () =>
+        checkSitePages({
+          root,
+          outDir: setup.outDir,
+          config,
+          configFile: setup.configPath,
+          model: items.model(),
+          ownPaths: new Set(rendered.files.map((file) => file.path)),
+          mode: options.sitePages ?? 'error',
+          warn: (problems) => pageWarnings.push(...problems),
+        }),
+      )
     : {
         ran: false,
         why: 'no site generator (Hugo, Astro) in this project: there are no pages of its own to check the index against',
       };
-
-  // The MCP backend, and every limit Cloudflare would otherwise enforce at upload or at the first request.
-  let mcp: McpOutput | undefined;
-  let mcpData: BuildResult['mcpData'];
-  const mcpWarnings: Problem[] = [];
-  let figures: DeploymentFigures | undefined;
-  const checkDeployment = async () => {
-    if (!(options.deployment ?? true)) return;
-    const limits = deployLimits(config.plan, options.limits);
-    mcp = await mcpOutput(rendered.mcp, {
-      config,
-      configFile: configPath,
-      root,
-      limits,
-      fileOf: (pos) => model.entries[pos]?.canonical.file ?? `item ${pos}`,
-    });
-    figures = {
-      plan: config.plan,
-      limits,
-      files: rendered.files.map((f) => ({ path: f.path, bytes: Buffer.byteLength(f.content) })),
-      otherFiles: await countOtherFiles(root, outDir, staticDir),
-      workerGzipBytes: mcp.workerGzipBytes,
-      items: model.entries.length,
-      outDir: relative(root, outDir) || '.',
-    };
-    const overLimits = [...mcp.problems, ...deploymentProblems(figures, configPath)];
-    if (overLimits.length > 0) throw new ContentIndexError(overLimits);
-    const served = await servedOutput(root);
-    mcpData = {
-      // With no data yet (a fresh clone), this build's is the only one the Function can bundle.
-      written:
-        !options.dryRun && (options.writeMcpData ?? (outDir === served.path || !(await hasMcpModule(root)))),
-      served: served.path,
-    };
-    if (!options.dryRun && !mcpData.written && !served.declared) {
-      // Likely the folder this site deploys, undeclared: say how to make /mcp follow it.
-      const shown = relative(root, outDir) || '.';
-      mcpWarnings.push({
-        code: 'config_invalid',
-        file: served.file,
-        field: 'pages_build_output_dir',
-        message: `is not set, so the /mcp data in ${PRIVATE_DIR}/ belongs to the build of ${relative(root, served.path) || '.'}; this build into ${shown} left it as it was`,
-        hint: `if ${shown} is the folder you deploy, set pages_build_output_dir = "${shown}" in ${served.file} (Cloudflare Pages reads it too)`,
-      });
-    }
-  };
-  if (!options.publishFirst) await checkDeployment();
-  done();
-
-  done = stage('write', `${rendered.files.length} files`);
-  const record = recordPublished(headers.record.record, lifecycle);
-  const warnings = [
-    ...headers.warnings,
-    ...loaded.warnings,
-    ...assembled.warnings,
-    ...assets.warnings,
-    ...pageWarnings,
-  ];
-  let staged: StagedPrivateFiles | undefined;
-  if (!options.dryRun) {
-    try {
-      // A deploy of another folder killed before it put the served build's data back: put it back now.
-      await recoverHeldPrivateFiles(root);
-      // The /mcp data is written in full before the output switches and put in place after it: a
-      // failure to write it leaves both as they were.
-      if (mcp && mcpData?.written) staged = await stagePrivateFiles(root, mcp.files);
-      const written = await writeOutput(outDir, rendered.files, {
-        root,
-        ...(staticDir !== undefined && { staticDir }),
-        apiReference: config.apiReference.path,
-        generatorCopies: authorFiles.generatorCopies,
-        ...(options.onOutputStep && { onStep: options.onOutputStep }),
-        ...(options.cache === false && { reuseStatic: false }),
-      });
-      warnings.push(...written.warnings);
-    } catch (error) {
-      await staged?.discard();
-      throw outputFailed(error, root, outDir);
-    }
-  }
+  const deployment = options.deployment ?? true;
+  const plan = () =>
+    run.stage('mcp', () =>
+      planDeployment(setup, rendered, {
+        ...(options.limits && { limits: options.limits }),
+        ...(options.dryRun && { dryRun: true }),
+        ...(options.writeMcpData !== undefined && { writeMcpData: options.writeMcpData }),
+      }),
+    );
   // Dev: the output is served before the MCP data is worked out (it is never deployed from here).
-  if (options.publishFirst) await checkDeployment();
-  warnings.push(...mcpWarnings);
-  if (!options.dryRun) {
-    try {
-      if (staged) await staged.commit();
-      else if (options.publishFirst && mcp && mcpData?.written) await writePrivateFiles(root, mcp.files);
-    } catch (error) {
-      throw mcpDataFailed(error, root, outDir);
+  let planned = deployment && !options.publishFirst ? await plan() : undefined;
+  const warnings = [...setup.headers.warnings, ...items.warnings, ...setup.plugin.warnings, ...pageWarnings];
+  const published = await run.stage('write', async () => {
+    if (options.dryRun) return undefined;
+    const mcp = planned?.mcpData.written ? planned.mcp : undefined;
+    return publishOutput(setup, rendered.files, { ...options, ...(mcp && { mcp }) });
+  });
+  warnings.push(...(published?.warnings ?? []));
+  if (deployment && options.publishFirst) planned = await plan();
+  warnings.push(...(planned?.warnings ?? []));
+  const recorded = await run.stage('write', async () => {
+    if (!options.dryRun) {
+      await publishPrivate(setup, published?.staged ?? (planned?.mcpData.written ? planned.mcp : undefined));
     }
-    // After the output, so the record never lists a version this build failed to write.
-    if (renderPublishedRecord(record.record) !== headers.record.text) {
-      await writePublishedRecord(root, record.record).catch((error: unknown) => {
-        throw new ContentIndexError(
-          [
-            {
-              code: 'output_failed',
-              file: PUBLISHED_RECORD_FILE,
-              message: `could not be written: ${error instanceof Error ? error.message : String(error)}`,
-              hint: `the output was written; fix the permissions and build again so ${PUBLISHED_RECORD_FILE} records ${record.added.join(', ') || 'the published versions'}`,
-            },
-          ],
-          { outputChanged: true },
-        );
-      });
-    }
-  }
-  done();
+    return recordVersions(setup, !options.dryRun);
+  });
+  if (!options.dryRun && !options.store) await store.save().catch(() => undefined);
+  let model: ContentModel | undefined;
+  let prepared: McpPrepared | undefined;
   return {
     config,
-    model,
-    outDir,
-    contentDir,
+    get model() {
+      model ??= items.model();
+      return model;
+    },
+    outDir: setup.outDir,
+    contentDir: setup.contentDir,
     files: rendered.files,
     warnings,
-    links: loaded.links,
-    recorded: record.added,
-    durationMs: performance.now() - started,
-    timings,
-    mcpPrepared: rendered.mcp,
-    ...(mcp && { mcp }),
-    ...(mcpData && { mcpData }),
-    ...(figures && { headroom: headroom(figures) }),
+    links: items.links,
+    recorded,
+    durationMs: performance.now() - run.started,
+    timings: run.timings,
+    incremental: { ...items.counts, redoneItems: items.redone },
+    get mcpPrepared() {
+      prepared ??= mcpPrepared(rendered.mcp);
+      return prepared;
+    },
+    ...(planned && {
+      mcp: planned.mcp,
+      mcpData: planned.mcpData,
+      headroom: headroom(planned.figures),
+    }),
     sitePages,
-    ...(removals && { removals }),
+    ...(rendered.removals && { removals: rendered.removals }),
   };
 }
 
@@ -496,30 +345,52 @@ export function check(options: Omit<BuildOptions, 'dryRun'> = {}): Promise<Build
   return build({ ...options, dryRun: true });
 }
 
-/** The output folder switched, then the /mcp data could not be put in place: said as it is. */
-function mcpDataFailed(error: unknown, root: string, outDir: string): Error {
-  const shown = relative(root, outDir) || '.';
-  return new ContentIndexError(
-    [
-      {
-        code: 'output_failed',
-        file: PRIVATE_DIR,
-        message: `could not take this build's /mcp data: ${error instanceof Error ? error.message : String(error)}; ${shown} holds this build, /mcp still serves the previous one`,
-        hint: 'check free disk space and permissions, then build again to bring /mcp in step',
-      },
-    ],
-    { outputChanged: true },
-  );
+/** The build's clock and its stages' timings (each stage's time accumulates when it runs twice). */
+function stages(options: BuildOptions) {
+  const started = performance.now();
+  const timings: BuildResult['timings'] = { config: 0, load: 0, assemble: 0, render: 0, mcp: 0, write: 0 };
+  let current: BuildStage | undefined;
+  let mark = started;
+  const next = (name: BuildStage, detail?: string) => {
+    const at = performance.now();
+    if (current) timings[current] += at - mark;
+    mark = at;
+    current = name;
+    options.onStage?.(name, detail);
+  };
+  return {
+    started,
+    now: (options.clock ?? (() => new Date()))(),
+    timings,
+    next,
+    async stage<T>(name: BuildStage, work: () => T | Promise<T>): Promise<T> {
+      next(name);
+      try {
+        return await work();
+      } finally {
+        const at = performance.now();
+        if (current) timings[current] += at - mark;
+        mark = at;
+        current = undefined;
+      }
+    },
+  };
 }
 
-function outputFailed(error: unknown, root: string, outDir: string): Error {
-  if (isContentIndexError(error)) return error;
-  return new ContentIndexError([
-    {
-      code: 'output_failed',
-      file: relative(root, outDir) || '.',
-      message: `could not write the output: ${error instanceof Error ? error.message : String(error)}`,
-      hint: 'check free disk space and permissions; the previous output was left as it was',
-    },
-  ]);
+/**
+ * The digests items are kept by (stages/items.ts): `context`, all an item's assembly depends on besides
+ * its files; `renderer`, all its fragments depend on besides its entry.
+ */
+function contexts(setup: Setup, options: BuildOptions, maxFileBytes: number) {
+  const tool = toolFingerprint();
+  const renderer = digest(tool, serializersFingerprint(setup.serializers));
+  const context = digest(
+    renderer,
+    JSON.stringify(setup.config),
+    String(options.drafts ?? false),
+    String(options.future ?? false),
+    JSON.stringify(options.hugo ?? null),
+    String(maxFileBytes),
+  );
+  return { context, renderer };
 }

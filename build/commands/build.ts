@@ -32,6 +32,7 @@ const STAGE_LABEL: Record<BuildStage, string> = {
   load: 'Reading content files',
   assemble: 'Validating',
   render: 'Rendering',
+  mcp: 'Preparing the MCP data',
   write: 'Writing',
 };
 

@@ -20,7 +20,9 @@ import {
   startSupervisedWrangler,
   stripAnsi,
 } from '../runtime/wrangler.ts';
-import { DEFAULT_MAX_FILE_BYTES, sourcesUnchanged } from '../stages/load.ts';
+import { FragmentStore } from '../stages/fragment-store.ts';
+import { sourcesUnchanged } from '../stages/items.ts';
+import { DEFAULT_MAX_FILE_BYTES } from '../stages/load.ts';
 import { importConfigModule } from '../stages/load-config.ts';
 import { existingFolderProblem, refusedOutput } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
@@ -82,14 +84,15 @@ export function registerDevCommand(program: Command, context: CliContext): void 
 
 async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const root = process.cwd();
-  // Unchanged files keep their parsed front matter between rebuilds: a save re-reads one file, not all.
-  // The cache lives in memory here and is written to .content-index/cache when dev is idle, off the
-  // path from a save to the served edit.
+  // Unchanged items keep their entries and fragments between rebuilds, and unchanged files their parsed
+  // front matter: a save reads one file and redoes one item's fragments. Both live in memory here and
+  // are written to .content-index/cache when dev is idle, off the path from a save to the served edit.
   const cache =
     flags.cache === false
       ? false
       : // Bodies, as a site's configuration has them by default; a site without is emptied once.
         ParseCache.open(root, { maxFileBytes: DEFAULT_MAX_FILE_BYTES, bodies: true });
+  const store = flags.cache === false ? FragmentStore.memory() : FragmentStore.open(root);
   // The output is served as soon as it is written; the MCP data follows it (see BuildOptions.publishFirst).
   // Hugo's switches are read once: a change to the Hugo configuration takes a restart of dev.
   const base = await withSiteGenerator(buildOptions(flags, context), root, 'warn').catch((error: unknown) => {
@@ -99,10 +102,13 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     );
     return buildOptions(flags, context);
   });
-  const options: BuildOptions = { ...base, cache, publishFirst: true };
+  const options: BuildOptions = { ...base, cache, store, publishFirst: true };
   let saveTimer: NodeJS.Timeout | undefined;
   let verifyTimer: NodeJS.Timeout | undefined;
-  const saveCache = () => (cache ? cache.save().catch(() => undefined) : Promise.resolve());
+  const saveCache = async () => {
+    if (cache) await cache.save().catch(() => undefined);
+    await store.save().catch(() => undefined);
+  };
   const saveWhenIdle = () => {
     clearTimeout(saveTimer);
     saveTimer = setTimeout(() => void saveCache(), CACHE_SAVE_MS).unref();
@@ -245,7 +251,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         batch.size === 1 && batch.has(PAGES)
           ? 'rebuilt after hugo wrote the pages'
           : `rebuilt after ${reasonFor(root, new Map([...batch].filter(([path]) => path !== PAGES)))}`,
-        edits && cache ? new Set(files) : undefined,
+        edits ? new Set(files) : undefined,
       );
       if (batch.has(configFile)) {
         plan = planFrom(last?.config ?? (await configOf(root, configFile, context)));
@@ -270,13 +276,13 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
    * idle: a change the watcher missed still gets built, a little later.
    */
   const verify = async (): Promise<void> => {
-    if (running || stopping || changed.size > 0 || !cache || !last) return;
+    if (running || stopping || changed.size > 0 || !last) return;
     const unchanged = await sourcesUnchanged({
       root,
       layout: last.config.content,
       ...(options.content !== undefined && { content: options.content }),
       maxFileBytes: DEFAULT_MAX_FILE_BYTES,
-      cache,
+      store,
       exclude: [outDir, resolve(root, PRIVATE_DIR)],
     }).catch(() => false);
     if (unchanged || running || stopping) return;

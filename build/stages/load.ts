@@ -11,8 +11,8 @@ import type { Problem } from '../core/errors.ts';
 import { linkProblems, linkWatcher } from './content-links.ts';
 import { keyLines } from './parse/key-lines.js';
 import type { ParseTask } from './parse/parse-chunk.js';
-import type { ParseCache } from './parse-cache.ts';
-import { type ParseFilesOptions, parseFiles } from './parse-files.ts';
+import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
+import { type ParseFilesOptions, parseFilesHashed } from './parse-files.ts';
 
 export interface LoadOptions {
   root: string;
@@ -25,25 +25,8 @@ export interface LoadOptions {
   bodies?: boolean;
   /** From this many files on, parsing is shared with a worker thread. */
   parallelThreshold?: number;
-  cache?: ParseCache;
   /** Folders never read as content (absolute): the output folder and the private folder, when inside it. */
   exclude?: readonly string[];
-  /**
-   * Dev: the only content files (absolute paths) that changed since the last build with this `cache`;
-   * none was added or removed. A path the last build did not read makes the build list every folder.
-   */
-  changed?: ReadonlySet<string>;
-}
-
-export interface Loaded {
-  files: SourceFile[];
-  problems: Problem[];
-  /** Files whose front matter could not be read: their translations are theirs, not orphans. */
-  unreadable: UnreadableSource[];
-  /** Links among the content that lead nowhere a page could be: reported, never followed. */
-  warnings: Problem[];
-  /** Links the build read through (inside the project), for the report. */
-  links: FollowedLink[];
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -62,41 +45,79 @@ export interface Listing {
   key: string;
   tasks: (ParseTask & { location: Location })[];
   problems: Problem[];
+  /** Links among the content that lead nowhere a page could be: reported, never followed. */
   warnings: Problem[];
+  /** Links the build read through (inside the project), for the report. */
   links: FollowedLink[];
+  /**
+   * Every folder the listing looked in (and the content folder and each glob's base, there or not),
+   * with its stamp before it was read: a file added, removed or renamed changes its folder's.
+   */
+  folders: [path: string, stamp: Stamp | null][];
+  /** When the listing started (ms): a folder changed just before may not show it yet (RACY_MS). */
+  at: number;
 }
 
 /**
- * Finds the content files of every type, reads their front matter, and tells their language. With
- * `changed` (dev, from its watcher) and the listing of the last build in the cache, the folders are
- * not listed again and only those files are looked at.
+ * Whether a listing still lists what the folders hold: made with these options, following no link,
+ * and every folder it looked in as it was then (by a stamp old enough to be trusted).
  */
-export async function loadSources(options: LoadOptions): Promise<Loaded> {
-  const { layout } = options;
-  const previous = options.cache?.listing as Listing | undefined;
-  const key = listingKey(options);
-  const hinted =
-    options.changed !== undefined &&
-    previous?.key === key &&
-    [...options.changed].every((path) => previous.tasks.some((task) => task.absolute === path));
-  const listing = hinted && previous ? previous : await listSources(options);
-  if (options.cache) options.cache.listing = listing;
-  const { tasks } = listing;
-  const problems = [...listing.problems];
+export function listingCurrent(listing: Listing, options: LoadOptions, racyMs: number): boolean {
+  if (listing.key !== listingKey(options) || listing.links.length > 0 || listing.warnings.length > 0)
+    return false;
+  return listing.folders.every(([path, then]) => {
+    const now = statStamp(path) ?? null;
+    if (now === null || then === null) return now === then;
+    return sameStamp(now, then) && Math.max(then.mtimeMs, then.ctimeMs) <= listing.at - racyMs;
+  });
+}
 
-  const parseOptions: ParseFilesOptions = {
-    maxFileBytes: options.maxFileBytes,
-    bodies: options.bodies ?? false,
-  };
+/** Whether a listing was made with these options and holds every one of `paths` (absolute). */
+export function listingHolds(listing: Listing, options: LoadOptions, paths: Iterable<string>): boolean {
+  if (listing.key !== listingKey(options)) return false;
+  const absolute = new Set(listing.tasks.map((task) => task.absolute));
+  for (const path of paths) if (!absolute.has(path)) return false;
+  return true;
+}
+
+export interface ReadOptions {
+  layout: ContentLayout;
+  maxFileBytes: number;
+  /** Read each file's body too, reduced to its words (MCP search, `mcp.bodies`). */
+  bodies: boolean;
+  parallelThreshold?: number;
+  cache?: ParseCache;
+  /** With a cache: the only files (absolute paths) that may have changed since its last build (dev). */
+  only?: ReadonlySet<string>;
+}
+
+export interface Read {
+  /** The files that could be read, in the tasks' order. */
+  files: SourceFile[];
+  problems: Problem[];
+  unreadable: UnreadableSource[];
+  /**
+   * Each read file's hash, by path: of its front matter (read-head.js headHash), or of the whole file
+   * when bodies are read (sourceHash).
+   */
+  hashes: Map<string, string>;
+}
+
+/** Reads the front matter (and with `bodies`, the body) of the listed files and tells their language. */
+export async function readSources(tasks: Listing['tasks'], options: ReadOptions): Promise<Read> {
+  const { layout } = options;
+  const problems: Problem[] = [];
+  const parseOptions: ParseFilesOptions = { maxFileBytes: options.maxFileBytes, bodies: options.bodies };
   if (options.parallelThreshold !== undefined) parseOptions.parallelThreshold = options.parallelThreshold;
   if (options.cache) parseOptions.cache = options.cache;
-  if (hinted && options.changed) parseOptions.only = options.changed;
-  const outcomes = await parseFiles(tasks, parseOptions);
+  if (options.cache && options.only) parseOptions.only = options.only;
+  const outcomes = await parseFilesHashed(tasks, parseOptions);
   const files: SourceFile[] = [];
   const unreadable: UnreadableSource[] = [];
+  const hashes = new Map<string, string>();
   const fold = createKeyFolder(layout.language === 'field' ? [layout.languageField] : []);
   const foldKey = layout.language === 'field' ? `field:${layout.languageField}` : layout.language;
-  for (const [i, outcome] of outcomes.entries()) {
+  for (const [i, { outcome, hash }] of outcomes.entries()) {
     const task = tasks[i];
     if (!task) continue;
     const { type, name } = task.location;
@@ -108,6 +129,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       unreadable.push({ type, name, lang: task.location.lang, translationKey });
       continue;
     }
+    if (hash !== undefined) hashes.set(task.path, hash);
     // Dev: an unchanged file keeps its parsed object (parse-cache.ts), and so its SourceFile, which
     // what assemble works out from it is kept by.
     const known = SOURCE_FILES.get(outcome);
@@ -168,7 +190,7 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       SOURCE_FILES.set(outcome, { path: task.path, type, name, lang, fold: foldKey, file });
     }
   }
-  return { files, problems, unreadable, warnings: listing.warnings, links: listing.links };
+  return { files, problems, unreadable, hashes };
 }
 
 const SOURCE_FILES = new WeakMap<
@@ -181,7 +203,7 @@ function listingKey(options: LoadOptions): string {
 }
 
 /** The layout's globs over the content folder: every file to read, in path order, and the problems found. */
-async function listSources(options: LoadOptions): Promise<Listing> {
+export async function listSources(options: LoadOptions): Promise<Listing> {
   const { layout } = options;
   const contentDir = resolve(options.root, options.content ?? layout.dir);
   const displayRoot = relative(options.root, contentDir).split('\\').join('/');
@@ -196,18 +218,40 @@ async function listSources(options: LoadOptions): Promise<Listing> {
   // A folder that is not there (a submodule not checked out, a wrong --content) would publish an empty
   // index as if the site had no content: it is an error, as is a folder without one content file.
   const missing = await missingContent(contentDir, displayRoot);
-  if (missing) return { key: listingKey(options), tasks: [], problems: [missing], warnings: [], links: [] };
+  if (missing) {
+    const folders: Listing['folders'] = [[contentDir, statStamp(contentDir) ?? null]];
+    return {
+      key: listingKey(options),
+      tasks: [],
+      problems: [missing],
+      warnings: [],
+      links: [],
+      folders,
+      at: Date.now(),
+    };
+  }
   const found = new Map<string, Found>();
   const links = linkWatcher(options.root, contentDir);
+  const at = Date.now();
+  const folders = new Map<string, Stamp | null>();
+  const look = (folder: string) => {
+    if (!folders.has(folder)) folders.set(folder, statStamp(folder) ?? null);
+  };
+  look(contentDir);
+  const readdir = ((path: string, ...rest: unknown[]) => {
+    look(resolve(contentDir, path));
+    return (links.readdir as (...args: unknown[]) => void)(path, ...rest);
+  }) as unknown as typeof links.readdir;
   for (const type of CONTENT_TYPES) {
     for (const glob of layout.types[type]) {
       const base = globBase(glob);
+      look(resolve(contentDir, base));
       const matches = await fg(glob, {
         cwd: contentDir,
         onlyFiles: true,
         // Links are followed by linkWatcher's readdir where they may be, and reported otherwise.
         followSymbolicLinks: false,
-        fs: { readdir: links.readdir },
+        fs: { readdir },
         // Hugo reads paths without regard to case: `nota.ES.MD` is a Spanish page.
         caseSensitiveMatch: false,
         ignore,
@@ -269,21 +313,15 @@ async function listSources(options: LoadOptions): Promise<Listing> {
     options.root,
   );
   problems.push(...linked.problems);
-  return { key: listingKey(options), tasks, problems, warnings: linked.warnings, links: linked.followed };
-}
-
-/**
- * Whether the content folder still holds exactly what the last build with this cache read: the same
- * files, each with the stamp it had. Dev asks when it is idle after a build that took its watcher's
- * word for what changed; anything else means a full build.
- */
-export async function sourcesUnchanged(options: LoadOptions & { cache: ParseCache }): Promise<boolean> {
-  const previous = options.cache.listing as Listing | undefined;
-  if (!previous) return false;
-  const listing = await listSources(options);
-  if (listing.key !== previous.key || listing.tasks.length !== previous.tasks.length) return false;
-  if (listing.tasks.some((task, i) => task.absolute !== previous.tasks[i]?.absolute)) return false;
-  return options.cache.unchanged(listing.tasks, options.maxFileBytes);
+  return {
+    key: listingKey(options),
+    tasks,
+    problems,
+    warnings: linked.warnings,
+    links: linked.followed,
+    folders: [...folders],
+    at,
+  };
 }
 
 /** Lines are found under the keys as written; a key read under another spelling (`Title`) gets its line too. */

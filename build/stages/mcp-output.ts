@@ -2,21 +2,21 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { SiteConfig } from '../core/config/site-config.ts';
-import { type D1Target, d1Data } from '../core/edge/mcp/d1-backend.ts';
-import { d1ImportSql, GENERATION_PLACEHOLDER } from '../core/edge/mcp/d1-sql.ts';
-import { embeddedData, embeddedSizeAtLeast } from '../core/edge/mcp/embedded.ts';
-import type { McpPrepared } from '../core/edge/mcp/mcp-data.ts';
+import { type D1Target, d1DataOf } from '../core/edge/mcp/d1-backend.ts';
+import { GENERATION_PLACEHOLDER, joinD1Rows } from '../core/edge/mcp/d1-sql.ts';
+import { embeddedSizeBound, joinEmbedded } from '../core/edge/mcp/embedded.ts';
 import {
   MCP_MODULE_PATH,
   MCP_MODULE_TYPES,
   MCP_MODULE_TYPES_PATH,
-  type McpModule,
   renderMcpModule,
 } from '../core/edge/mcp/worker-module.ts';
 import type { Problem } from '../core/errors.ts';
 import { chooseBackend, type EmbeddedSize, FUNCTIONS_CODE_GZIP_BYTES } from '../core/mcp/choose-backend.ts';
 import type { DeployLimits } from '../core/output/cloudflare-limits.ts';
 import { formatSize } from '../core/output/deploy-limits.ts';
+import { d1RowsOf, embeddedOf, sizeOf } from '../core/output/item-fragments.ts';
+import type { McpMaterial } from '../core/output/render.ts';
 import { d1BindingProblems, readWranglerConfig } from './wrangler-config.ts';
 
 const gzip = promisify(gzipCallback);
@@ -57,7 +57,7 @@ export interface McpOutput {
  * import. Sizes are measured here (gzip is Node's), the rules are in core/mcp/choose-backend.ts.
  */
 export async function mcpOutput(
-  prepared: McpPrepared,
+  material: McpMaterial,
   options: {
     config: SiteConfig;
     configFile: string;
@@ -68,16 +68,16 @@ export async function mcpOutput(
   },
 ): Promise<McpOutput> {
   const { config, configFile, limits } = options;
-  const items = prepared.entries.length;
+  const items = material.items.length;
   let embedded: { module: string; size: EmbeddedSize } | undefined;
   if (config.mcp.backend !== 'd1') {
     // A site past the ceiling is told so without building a search index it cannot use (at 10,000
     // items that was a third of the build).
-    const atLeast = embeddedSizeAtLeast(prepared, limits.embeddedModuleBytes);
+    const atLeast = embeddedSizeBound(material.items.map(sizeOf), limits.embeddedModuleBytes);
     if (atLeast > limits.embeddedModuleBytes) {
       embedded = { module: '', size: { moduleBytes: atLeast, atLeast: true } };
     } else {
-      const module = renderMcpModule(embeddedData(prepared));
+      const module = renderMcpModule(joinEmbedded(material.info, material.items.map(embeddedOf)));
       const moduleBytes = Buffer.byteLength(module);
       embedded = { module, size: { moduleBytes, moduleGzipBytes: (await gzip(module)).length } };
     }
@@ -103,7 +103,7 @@ export async function mcpOutput(
   }
   const { config: wrangler, problem } = await readWranglerConfig(options.root);
   problems.push(...(problem ? [problem] : d1BindingProblems(wrangler, config.mcp.d1, configFile)));
-  const imported = d1ImportSql(prepared);
+  const imported = joinD1Rows(material.items.map(d1RowsOf));
   for (const pos of imported.oversized) {
     problems.push({
       code: 'deploy_limit',
@@ -150,7 +150,13 @@ export async function mcpOutput(
     });
   }
   const target: D1Target = { ...config.mcp.d1, generation };
-  const module = renderMcpModule(d1Data(prepared, target) as McpModule);
+  const module = renderMcpModule(
+    d1DataOf(
+      material.info,
+      material.items.map((item) => item.facts),
+      target,
+    ),
+  );
   const gzipBytes = (await gzip(module)).length;
   const manifest: D1Manifest = { ...target, items, sql: D1_SQL_PATH };
   return {

@@ -93,8 +93,6 @@ export interface ParseCacheOptions {
 export class ParseCache {
   private entries: Map<string, Entry>;
   private byHash = new Map<string, ParsedSource>();
-  /** The listing of the files the last build read (load.ts), kept for dev's next build. */
-  listing: unknown;
   /** Files not kept (their parse failed, or JSON cannot hold their values), with their stamp then. */
   private uncached = new Map<string, Stamp>();
   /** Shards whose files no longer say what the cache holds. */
@@ -398,7 +396,7 @@ function withBodies(identity: string, bodies: boolean): string {
   return `${identity}:${bodies ? 'bodies' : 'heads'}`;
 }
 
-function statStamp(path: string): Stamp | undefined {
+export function statStamp(path: string): Stamp | undefined {
   let stats: Stats | undefined;
   try {
     stats = statSync(path, { throwIfNoEntry: false });
@@ -408,7 +406,7 @@ function statStamp(path: string): Stamp | undefined {
   return stats && { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino };
 }
 
-function sameStamp(a: Stamp, b: Stamp): boolean {
+export function sameStamp(a: Stamp, b: Stamp): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 }
 

@@ -23,8 +23,20 @@ export async function parseFiles(
   tasks: readonly ParseTask[],
   options: ParseFilesOptions,
 ): Promise<ParseOutcome[]> {
+  return (await parseFilesHashed(tasks, options)).map((p) => p.outcome);
+}
+
+/** The same, with the hash of each file's front matter (read-head.js headHash) when it could be read. */
+export async function parseFilesHashed(
+  tasks: readonly ParseTask[],
+  options: ParseFilesOptions,
+): Promise<{ outcome: ParseOutcome; hash: string | undefined }[]> {
   const { cache } = options;
-  if (!cache) return (await parseUncached(tasks, options)).map((p) => p.outcome as ParseOutcome);
+  if (!cache)
+    return (await parseUncached(tasks, options, new Set())).map((p) => ({
+      outcome: p.outcome as ParseOutcome,
+      hash: p.hash,
+    }));
   // A cache of the other kind (with or without bodies) holds nothing this build can use.
   cache.useBodies(options.bodies ?? false);
   const { stamps, hits, at } = cache.lookup(tasks, options.only);
@@ -56,7 +68,7 @@ export async function parseFiles(
     files.map((f) => ({ ...f, outcome: 'code' in f.outcome ? undefined : f.outcome })),
     at,
   );
-  return files.map((f) => f.outcome);
+  return files;
 }
 
 /**

@@ -5,7 +5,9 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import { type BuildOptions, type BuildResult, build } from '../../build/index.ts';
-import { DEFAULT_MAX_FILE_BYTES, sourcesUnchanged } from '../../build/stages/load.ts';
+import { FragmentStore } from '../../build/stages/fragment-store.ts';
+import { sourcesUnchanged } from '../../build/stages/items.ts';
+import { DEFAULT_MAX_FILE_BYTES } from '../../build/stages/load.ts';
 import { CACHE_DIR, ParseCache } from '../../build/stages/parse-cache.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
 import { FIXTURE_CONFIG, md, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
@@ -193,14 +195,16 @@ describe("dev's builds that take the watcher's word", () => {
     site = await tempSite(FILES);
     const s = site;
     const cache = ParseCache.open(s.root, { maxFileBytes: DEFAULT_MAX_FILE_BYTES, racyMs: 0 });
+    // Dev's: its items kept in memory, and stamps trusted at once (no racy window).
+    const store = FragmentStore.memory({ racyMs: 0 });
     const path = (p: string) => join(s.root, p);
-    const built = await build({ root: s.root, cache, clock: () => NOW });
-    // What build() hands loadSources: the listing is the last build's only for the same options.
+    const built = await build({ root: s.root, cache, store, clock: () => NOW });
+    // What build() hands the listing: it is the last build's only for the same options.
     const options = {
       root: s.root,
       layout: built.config.content,
       maxFileBytes: DEFAULT_MAX_FILE_BYTES,
-      cache,
+      store,
       exclude: [built.outDir, join(s.root, '.content-index')],
     };
     expect(await sourcesUnchanged(options)).toBe(true);
@@ -211,13 +215,14 @@ describe("dev's builds that take the watcher's word", () => {
     await build({
       root: s.root,
       cache,
+      store,
       clock: () => NOW,
       changed: new Set([path('content/posts/uno.es.md')]),
     });
     expect(await contentTitles(s)).toEqual(['Cuatro', 'Dos', 'Tres', 'Uno editado']);
     // Dev's look when idle finds the other one; a full build then gives what a cold one gives.
     expect(await sourcesUnchanged(options)).toBe(false);
-    await expectSameAsCold(s, () => ({ cache }));
+    await expectSameAsCold(s, () => ({ cache, store }));
     expect(await contentTitles(s)).toEqual(['Cuatro', 'Dos editado', 'Tres', 'Uno editado']);
     expect(await sourcesUnchanged(options)).toBe(true);
 
@@ -226,6 +231,7 @@ describe("dev's builds that take the watcher's word", () => {
     await build({
       root: s.root,
       cache,
+      store,
       clock: () => NOW,
       changed: new Set([path('content/posts/cinco.es.md')]),
     });

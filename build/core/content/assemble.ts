@@ -48,8 +48,55 @@ export function assemble(
   config: SiteConfig,
   options: AssembleOptions,
 ): AssembleResult {
+  const { items, problems } = assembleItems(files, config, options);
+  const entries = items.flatMap((item) => (item.entry ? [item.entry] : []));
+  const order = new Map(files.map((file, i) => [file.path, i]));
+  const warnings = items
+    .flatMap((item) => item.warnings)
+    .sort((a, b) => (order.get(a.file ?? '') ?? 0) - (order.get(b.file ?? '') ?? 0));
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  problems.push(
+    ...addressConflicts(entries, config.urls.lowercase, (path) => byPath.get(path)?.lines.slug ?? 1),
+  );
+  if (problems.length > 0) return { ok: false, problems, warnings };
+  sortEntries(entries);
+  const leftOut = items.flatMap((item) => item.leftOut).sort(leftOutOrder);
+  return { ok: true, model: { entries, leftOut }, warnings };
+}
+
+/** One item as its files make it: its entry (none when its canonical file is left out), what it leaves out. */
+export interface AssembledItem {
+  /** `post/rag-en-produccion`: the type and the translation key (or file name) that pairs its files. */
+  id: string;
+  entry?: ContentEntry;
+  leftOut: LeftOut[];
+  /** Its files' warnings, each file's in order. */
+  warnings: Problem[];
+  /**
+   * The earliest date after `now` any of its files carries (published form): the item may change when
+   * the clock reaches it (a future-dated file comes due, a Hugo page expires), with no file changed.
+   */
+  changesAt?: string;
+}
+
+/** The item a file belongs to: Hugo pairs translations on translationKey, else on the file name, within a type. */
+export function itemOf(file: SourceFile): string {
+  return `${file.type}/${translationKeyOf(file) ?? file.name}`;
+}
+
+/**
+ * Validates the files and pairs them into items, one item per {@link itemOf}, in the order the items'
+ * files come: what each item is depends on its own files alone (and the configuration and clock), so a
+ * build may assemble only the items whose files changed. The checks across items (addresses) and the
+ * order are {@link assemble}'s.
+ */
+export function assembleItems(
+  files: readonly SourceFile[],
+  config: SiteConfig,
+  options: AssembleOptions,
+): { items: AssembledItem[]; problems: Problem[] } {
   const problems: Problem[] = [];
-  const warnings: Problem[] = [];
+  const warnings = new Map<SourceFile, Problem[]>();
   const checked = new Map<SourceFile, FrontMatter>();
   const days = new Map<SourceFile, string>();
   const facts = new Map<SourceFile, HugoPageFacts>();
@@ -73,7 +120,7 @@ export function assemble(
       continue;
     }
     const result = validated(file, config, urls);
-    warnings.push(...result.warnings);
+    if (result.warnings.length > 0) warnings.set(file, result.warnings);
     if (!result.ok) {
       problems.push(...result.problems);
       continue;
@@ -107,15 +154,13 @@ export function assemble(
   // Group on translationKey when present (Hugo's rule), otherwise on the file name, within a type.
   const groups = new Map<string, SourceFile[]>();
   for (const file of files) {
-    const key = translationKeyOf(file) ?? file.name;
-    const id = `${file.type}/${key}`;
+    const id = itemOf(file);
     const group = groups.get(id);
     if (group) group.push(file);
     else groups.set(id, [file]);
   }
 
-  const entries: ContentEntry[] = [];
-  const leftOut: LeftOut[] = [];
+  const items: AssembledItem[] = [];
   const nowPublished = isoSeconds(options.now);
   /** The address a left-out file would have, when it can be worked out: the output's pages are matched to it. */
   const wouldBe = (record: LeftOut, file: SourceFile): LeftOut => {
@@ -125,6 +170,25 @@ export function assemble(
     return 'problem' in translation ? record : { ...record, url: translation.url };
   };
   for (const [id, group] of groups) {
+    const leftOut: LeftOut[] = [];
+    const item: AssembledItem = {
+      id,
+      leftOut,
+      warnings: group.flatMap((file) => warnings.get(file) ?? []),
+    };
+    items.push(item);
+    // Its date, Hugo's publishDate (a page comes out) and expiryDate (a page goes): what the clock changes.
+    for (const file of group) {
+      const page = facts.get(file);
+      for (const date of [checked.get(file)?.date, page?.publishDate, page?.expiryDate]) {
+        if (
+          date !== undefined &&
+          date > nowPublished &&
+          (item.changesAt === undefined || date < item.changesAt)
+        )
+          item.changesAt = date;
+      }
+    }
     const byLang = new Map<Language, SourceFile>();
     for (const file of group) {
       if (!languages.includes(file.lang)) {
@@ -246,17 +310,14 @@ export function assemble(
       if (image.ok) entry.image = image.url;
     }
     if (entry.type === 'project') entry.technologies = canonical.data.technologies ?? [];
-    entries.push(entry);
+    item.entry = entry;
   }
+  return { items, problems };
+}
 
-  const byPath = new Map(files.map((f) => [f.path, f]));
-  problems.push(
-    ...addressConflicts(entries, config.urls.lowercase, (path) => byPath.get(path)?.lines.slug ?? 1),
-  );
-  if (problems.length > 0) return { ok: false, problems, warnings };
-  sortEntries(entries);
-  leftOut.sort((a, b) => LOCALE.compare(a.file, b.file));
-  return { ok: true, model: { entries, leftOut }, warnings };
+/** The report's order of left-out files. */
+export function leftOutOrder(a: LeftOut, b: LeftOut): number {
+  return LOCALE.compare(a.file, b.file);
 }
 
 /**
@@ -529,9 +590,10 @@ function withoutCredentials(written: string): string {
  * One address, one item. Addresses are compared as a reader's browser and the host's file system see
  * them: after Unicode NFC (`café` typed composed or decomposed is one word) and without regard to case
  * (`Hola` and `hola` are one file where the output is copied to a case-insensitive disk, and one page
- * to a reader). Two files whose addresses compare equal are an error naming both.
+ * to a reader). Two files whose addresses compare equal are an error naming both; `slugLine` gives the
+ * line of a file's slug.
  */
-function addressConflicts(
+export function addressConflicts(
   entries: readonly ContentEntry[],
   lowercased: boolean,
   slugLine: (file: string) => number,
@@ -573,7 +635,7 @@ function addressConflicts(
 }
 
 /** An address as compared for collisions: decoded, NFC, lowercase. */
-function addressKey(url: string): string {
+export function addressKey(url: string): string {
   return decodeSafely(url).normalize('NFC').toLowerCase();
 }
 
@@ -582,10 +644,15 @@ function addressKey(url: string): string {
  * width), so comparing them as text is comparing them in time, and nothing is parsed.
  */
 function sortEntries(entries: ContentEntry[]): void {
-  const keyed = entries.map((entry) => ({ entry, date: entry.date ?? '', url: entry.canonical.url }));
-  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  keyed.sort((a, b) => order(b.date, a.date) || order(a.url, b.url));
+  const keyed = entries.map((entry) => ({ entry, date: entry.date, url: entry.canonical.url }));
+  keyed.sort(entryOrder);
   keyed.forEach((k, i) => {
     entries[i] = k.entry;
   });
+}
+
+/** The index's order of two entries, by their date and canonical address. */
+export function entryOrder(a: { date?: string; url: string }, b: { date?: string; url: string }): number {
+  const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return order(b.date ?? '', a.date ?? '') || order(a.url, b.url);
 }

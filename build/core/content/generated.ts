@@ -1,6 +1,6 @@
 import type { Lifecycle } from '../edge/lifecycle.ts';
 import { ContentIndexError } from '../errors.ts';
-import type { ContentModel } from './model.ts';
+import type { LeftOut } from './model.ts';
 
 /** Facts about the sources that only the Node side can read (environment, git), handed to the core. */
 export interface SourceDates {
@@ -20,7 +20,11 @@ export interface SourceDates {
  * published on its date.
  */
 export function generatedAt(
-  model: ContentModel,
+  /**
+   * The date (and Hugo's `publishDate`) of every published translation that has one, or the latest of
+   * each item's, and the {@link expiredDates}.
+   */
+  dates: Iterable<string | undefined>,
   versions: Lifecycle['versions'],
   sources: SourceDates,
   now: Date,
@@ -31,18 +35,7 @@ export function generatedAt(
   };
   if (sources.sourceDateEpoch) consider(sources.sourceDateEpoch.getTime());
   if (sources.lastCommit) consider(sources.lastCommit.getTime());
-  for (const entry of model.entries) {
-    for (const translation of Object.values(entry.translations)) {
-      if (translation?.date) consider(Date.parse(translation.date));
-      // A page published later than its date (Hugo's publishDate) changed the index when it came out.
-      if (translation?.publishDate) consider(Date.parse(translation.publishDate));
-    }
-  }
-  // So did a page that expired (Hugo's expiryDate): the index lost it then.
-  for (const left of model.leftOut) {
-    if (left.reason === 'expired' && left.date && Date.parse(left.date) <= now.getTime())
-      consider(Date.parse(left.date));
-  }
+  for (const date of dates) if (date) consider(Date.parse(date));
   for (const version of versions) {
     consider(version.published.getTime());
     // The day a deprecation is first announced, which can be after the successor's publication (the
@@ -51,6 +44,33 @@ export function generatedAt(
   }
   // Clocks disagree (a commit made on a machine ahead of this one): `generated` never claims the future.
   return Number.isFinite(newest) ? new Date(Math.min(newest, now.getTime())) : now;
+}
+
+/**
+ * The dates of left-out pages that `generated` considers: an expired page's `expiryDate` once passed
+ * (Hugo's), when the index lost it.
+ */
+export function expiredDates(leftOut: readonly LeftOut[], now: Date): string[] {
+  const at = now.getTime();
+  return leftOut.flatMap((left) =>
+    left.reason === 'expired' && left.date && Date.parse(left.date) <= at ? [left.date] : [],
+  );
+}
+
+/**
+ * Whether `generated` follows the clock: a date past `now` (a future-dated item built with `future`, a
+ * commit from a machine ahead of this one) makes it `now`, so every later build writes another one.
+ */
+export function generatedFollowsClock(
+  dates: Iterable<string | undefined>,
+  sources: SourceDates,
+  now: Date,
+): boolean {
+  const at = now.getTime();
+  for (const date of dates) if (date && Date.parse(date) > at) return true;
+  for (const date of [sources.sourceDateEpoch, sources.lastCommit])
+    if (date && date.getTime() > at) return true;
+  return false;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type SiteConfig, siteDescription, siteName } from '../config/site-config.ts';
-import type { ContentModel } from '../content/model.ts';
-import { CONTENT_TYPES, type Language } from '../edge/languages.ts';
+import type { Translation } from '../content/model.ts';
+import { CONTENT_TYPES, type ContentType, type Language } from '../edge/languages.ts';
 import { addressOf, DISCOVERY_PATHS, indexPath } from './addresses.ts';
 import { LLMS_STRINGS } from './llms-txt-strings.ts';
 import { headingText, linkDestination, markdownText } from './markdown-text.ts';
@@ -9,21 +9,31 @@ export interface LlmsTxtContext {
   config: SiteConfig;
   /** The current API version, whose versioned route the file points to. */
   version: string;
+  /** The kinds of content the site has (in any language). */
+  present: readonly ContentType[];
+}
+
+/** One item's line in a language's llms.txt: that translation's title, address and description. */
+export function llmsLine(translation: Translation): string {
+  return linkLine(translation.title, translation.url, translation.description);
 }
 
 /**
  * One llms.txt (llmstxt.org) for `lang`: an H1 with the site name, a blockquote summary, a paragraph on
- * the API and the MCP server, one H2 per content type with a line per item that exists in `lang` (with
- * that language's title, address and description), and `## Optional` for secondary links.
+ * the API and the MCP server, one H2 per content type with a line per item that exists in `lang`
+ * (`lines`: each type's items' {@link llmsLine}, in index order), and `## Optional` for secondary links.
  */
-export function llmsTxt(model: ContentModel, lang: Language, ctx: LlmsTxtContext): string {
+export function llmsTxt(
+  lines: Readonly<Partial<Record<ContentType, readonly string[]>>>,
+  lang: Language,
+  ctx: LlmsTxtContext,
+): string {
   const { config } = ctx;
   const text = LLMS_STRINGS[lang];
   const at = (path: string) => addressOf(config.site, path);
   const name = siteName(config, lang);
   // The kinds the site has (a blog of posts alone is not "posts, projects and tips"); all for an empty one.
-  const present = CONTENT_TYPES.filter((type) => model.entries.some((entry) => entry.type === type));
-  const kinds = present.length > 0 ? present : CONTENT_TYPES;
+  const kinds = ctx.present.length > 0 ? ctx.present : CONTENT_TYPES;
   const blocks: string[] = [
     `# ${headingText(name)}`,
     `> ${markdownText(siteDescription(config, lang) ?? text.summary(name, kinds))}`,
@@ -42,12 +52,8 @@ export function llmsTxt(model: ContentModel, lang: Language, ctx: LlmsTxtContext
     text.scope(config.canonicalLanguage),
   ];
   for (const type of CONTENT_TYPES) {
-    const lines: string[] = [];
-    for (const entry of model.entries) {
-      const page = entry.type === type ? entry.translations[lang] : undefined;
-      if (page) lines.push(linkLine(page.title, page.url, page.description));
-    }
-    if (lines.length > 0) blocks.push(`## ${text.sections[type]}`, lines.join('\n'));
+    const items = lines[type] ?? [];
+    if (items.length > 0) blocks.push(`## ${text.sections[type]}`, items.join('\n'));
   }
   const { optional } = text;
   const others = config.languages

@@ -1,5 +1,5 @@
 import type { SiteConfig } from '../config/site-config.ts';
-import type { ContentModel } from '../content/model.ts';
+import { CONTENT_TYPES, type ContentType, type Language } from '../edge/languages.ts';
 import { TOOLS } from '../edge/mcp/tools.ts';
 import type { HeaderRule } from '../output/headers-file.ts';
 import { type OutputFile, prettyJsonFile } from '../output/outputs.ts';
@@ -18,18 +18,25 @@ export interface DiscoveryContext {
   schemaOf?: (version: string) => object | undefined;
 }
 
+/** What the discovery documents take from the content: how many items, and each language's llms.txt lines. */
+export interface DiscoveryContent {
+  items: number;
+  /** Per language, each type's llms.txt lines in index order (llms-txt.ts `llmsLine`). */
+  llms: Readonly<Record<Language, Readonly<Partial<Record<ContentType, readonly string[]>>>>>;
+}
+
 /**
  * /openapi.json, /.well-known/ai-plugin.json, the llms.txt files, the API reference (/docs/) and, when the configuration asks
- * for it, the landing page at /, from one model and config.
+ * for it, the landing page at /, from the content and the config.
  */
-export function discoveryFiles(model: ContentModel, ctx: DiscoveryContext): OutputFile[] {
+export function discoveryFiles(content: DiscoveryContent, ctx: DiscoveryContext): OutputFile[] {
   const { config, versions } = ctx;
   const version = currentVersion(versions).name;
   const landing = config.landingPage
     ? [
         {
           path: LANDING_PAGE_PATH,
-          content: landingPage({ config, versions, tools: TOOLS, items: model.entries.length }),
+          content: landingPage({ config, versions, tools: TOOLS, items: content.items }),
         },
       ]
     : [];
@@ -41,7 +48,14 @@ export function discoveryFiles(model: ContentModel, ctx: DiscoveryContext): Outp
     prettyJsonFile(DISCOVERY_PATHS.aiPlugin, aiPluginManifest(config.aiPlugin, config.site)),
     ...config.languages.map((lang) => ({
       path: config.llmsTxt[lang] as string,
-      content: llmsTxt(model, lang, { config, version }),
+      content: llmsTxt(content.llms[lang], lang, {
+        config,
+        version,
+        // The kinds the site has: every item has a line in the languages it has.
+        present: CONTENT_TYPES.filter((type) =>
+          config.languages.some((l) => (content.llms[l][type]?.length ?? 0) > 0),
+        ),
+      }),
     })),
     { path: `${config.apiReference.path}index.html`, content: docsPage(config, version) },
     ...landing,

@@ -1,33 +1,48 @@
-import { CONTENT_TYPES, LANGUAGES, PLURAL } from '../edge/languages.ts';
-import { type ContentStats, hasTranslation, type McpEntry } from '../edge/mcp/mcp-data.ts';
+import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from '../edge/languages.ts';
+import type { ContentStats } from '../edge/mcp/mcp-data.ts';
+
+/** What `content_stats` counts of one item (its facts: build/core/output/item-fragments.ts). */
+export interface StatsItem {
+  type: ContentType;
+  /** The languages it has. */
+  languages: readonly Language[];
+  technologies?: readonly string[];
+  /** Its Spanish file's date, in the published form. */
+  date?: string;
+  title: string;
+  url: string;
+}
 
 /** `content_stats`' answer depends only on the build, so the build works it out once. */
-export function contentStats(entries: readonly McpEntry[], generated: string): ContentStats {
-  const counts = { posts: 0, projects: 0, tips: 0, total: entries.length };
-  for (const type of CONTENT_TYPES) counts[PLURAL[type]] = entries.filter((e) => e.item.type === type).length;
+export function contentStats(items: readonly StatsItem[], generated: string): ContentStats {
+  const counts = { posts: 0, projects: 0, tips: 0, total: items.length };
+  for (const type of CONTENT_TYPES) counts[PLURAL[type]] = items.filter((e) => e.type === type).length;
   const languages = Object.fromEntries(
     LANGUAGES.map((lang) => {
-      const items = entries.filter((e) => hasTranslation(e, lang)).length;
+      const count = items.filter((e) => e.languages.includes(lang)).length;
       return [
         lang,
-        { items, share: entries.length === 0 ? 0 : Math.round((items / entries.length) * 10000) / 10000 },
+        {
+          items: count,
+          share: items.length === 0 ? 0 : Math.round((count / items.length) * 10000) / 10000,
+        },
       ];
     }),
   ) as ContentStats['languages'];
   // Spelled as the newest item spells it; counted regardless of case.
   const technologies = new Map<string, { name: string; count: number }>();
-  for (const entry of entries) {
-    for (const name of new Set(entry.item.technologies ?? [])) {
+  for (const item of items) {
+    for (const name of new Set(item.technologies ?? [])) {
       const key = name.toLowerCase();
       const seen = technologies.get(key);
       if (seen) seen.count++;
       else technologies.set(key, { name, count: 1 });
     }
   }
-  let newest: McpEntry | undefined;
-  for (const entry of entries) {
-    if (entry.date !== undefined && (!newest?.date || Date.parse(entry.date) > Date.parse(newest.date))) {
-      newest = entry;
+  let newest: StatsItem | undefined;
+  for (const item of items) {
+    if (item.date !== undefined && (!newest?.date || Date.parse(item.date) > Date.parse(newest.date))) {
+      newest = item;
     }
   }
   return {
@@ -38,7 +53,7 @@ export function contentStats(entries: readonly McpEntry[], generated: string): C
     ),
     newest:
       newest?.date !== undefined
-        ? { date: newest.date, type: newest.item.type, title: newest.item.title, url: newest.item.url }
+        ? { date: newest.date, type: newest.type, title: newest.title, url: newest.url }
         : null,
     generated,
   };

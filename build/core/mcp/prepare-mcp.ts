@@ -3,9 +3,15 @@ import type { ContentEntry, ContentModel } from '../content/model.ts';
 import type { ContentItemV1 } from '../edge/content-item-v1.ts';
 import { isoSeconds } from '../edge/dates.ts';
 import { LANGUAGES } from '../edge/languages.ts';
-import type { McpEntry, McpPrepared } from '../edge/mcp/mcp-data.ts';
+import {
+  languagesOf,
+  type McpEntry,
+  type McpInfo,
+  type McpItem,
+  type McpPrepared,
+} from '../edge/mcp/mcp-data.ts';
 import type { SearchDocument } from '../edge/mcp/search-fields.ts';
-import { contentStats } from './content-stats.ts';
+import { contentStats, type StatsItem } from './content-stats.ts';
 
 export interface McpDataContext {
   config: SiteConfig;
@@ -14,9 +20,8 @@ export interface McpDataContext {
   items: readonly ContentItemV1[];
 }
 
+/** The whole MCP material of a model (the build joins it from each item's {@link prepareMcpItem} instead). */
 export function prepareMcp(model: ContentModel, ctx: McpDataContext): McpPrepared {
-  const { config } = ctx;
-  const canonical = config.canonicalLanguage;
   const documents: SearchDocument[] = [];
   const entries = model.entries.map((entry, i): McpEntry => {
     const item = ctx.items[i];
@@ -25,36 +30,16 @@ export function prepareMcp(model: ContentModel, ctx: McpDataContext): McpPrepare
     documents.push(prepared.document);
     return prepared.entry;
   });
-  const site = new URL(config.site);
-  const generated = isoSeconds(ctx.generated);
-  return {
-    info: {
-      generated,
-      site: {
-        site: config.site,
-        ...(canonical !== 'es' && { canonicalLanguage: canonical }),
-        ...(config.name !== undefined && { name: config.name }),
-        ...(config.description !== undefined && { description: config.description }),
-        documentation: config.documentation,
-        hosts: [...new Set([site.hostname, ...config.mcp.allowedHosts])],
-      },
-      stats: contentStats(entries, generated),
-    },
-    entries,
-    documents,
-  };
+  return { info: mcpInfo(entries.map(statsItem), ctx), entries, documents };
 }
 
 /**
  * One item's MCP material, from that item alone (and its position in the index): its entry (what the
- * tools answer with) and its search document (what both backends index, body texts included). An
- * incremental build can keep it per item, by the item's validated input.
+ * tools answer with) and its search document (what both backends index, body texts included). The
+ * build keeps it per item, by the item's validated input (build/core/output/item-fragments.ts), and
+ * gives the document its position when it joins them.
  */
-export function prepareMcpItem(
-  entry: ContentEntry,
-  item: ContentItemV1,
-  position: number,
-): { entry: McpEntry; document: SearchDocument } {
+export function prepareMcpItem(entry: ContentEntry, item: ContentItemV1, position: number): McpItem {
   const present = LANGUAGES.flatMap((lang) => {
     const t = entry.translations[lang];
     return t ? [[lang, t] as const] : [];
@@ -92,5 +77,38 @@ export function prepareMcpItem(
       ...(Object.keys(tags).length > 0 && { tags }),
     },
     document: { id: position, text, tags: shared, technologies: entry.technologies ?? [] },
+  };
+}
+
+/** What `content_stats` counts of an MCP entry. */
+export function statsItem(entry: McpEntry): StatsItem {
+  const { item } = entry;
+  return {
+    type: item.type,
+    languages: languagesOf(entry),
+    ...(item.technologies !== undefined && { technologies: item.technologies }),
+    ...(entry.date !== undefined && { date: entry.date }),
+    title: item.title,
+    url: item.url,
+  };
+}
+
+/** The site, the build and the statistics: what every MCP request may need. */
+export function mcpInfo(items: readonly StatsItem[], ctx: Omit<McpDataContext, 'items'>): McpInfo {
+  const { config } = ctx;
+  const canonical = config.canonicalLanguage;
+  const site = new URL(config.site);
+  const generated = isoSeconds(ctx.generated);
+  return {
+    generated,
+    site: {
+      site: config.site,
+      ...(canonical !== 'es' && { canonicalLanguage: canonical }),
+      ...(config.name !== undefined && { name: config.name }),
+      ...(config.description !== undefined && { description: config.description }),
+      documentation: config.documentation,
+      hosts: [...new Set([site.hostname, ...config.mcp.allowedHosts])],
+    },
+    stats: contentStats(items, generated),
   };
 }

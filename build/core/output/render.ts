@@ -1,17 +1,23 @@
 import { DEFAULT_CACHE_CONTROL } from '../config/lifecycle-config.ts';
 import type { SiteConfig } from '../config/site-config.ts';
-import { generatedAt, type SourceDates } from '../content/generated.ts';
-import type { ContentModel } from '../content/model.ts';
-import { discoveryFiles, discoveryHeaderRules } from '../discovery/render-discovery.ts';
+import { expiredDates, generatedAt, type SourceDates } from '../content/generated.ts';
+import type { ContentModel, LeftOut } from '../content/model.ts';
+import {
+  type DiscoveryContent,
+  discoveryFiles,
+  discoveryHeaderRules,
+} from '../discovery/render-discovery.ts';
+import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language } from '../edge/languages.ts';
 import { isoSeconds, type Lifecycle, versionState } from '../edge/lifecycle.ts';
-import type { McpPrepared } from '../edge/mcp/mcp-data.ts';
+import type { McpInfo, McpPrepared } from '../edge/mcp/mcp-data.ts';
 import type { VersionManifest } from '../edge/version-manifest.ts';
 import type { Problem } from '../errors.ts';
-import { prepareMcp } from '../mcp/prepare-mcp.ts';
-import { MCP_VERSION, mcpSerializer, SERIALIZERS, type SerializerRegistry } from '../serializers/registry.ts';
-import type { ContentIndexV1 } from '../serializers/v1.ts';
-import { renderVersions } from '../versions/render-versions.ts';
+import { mcpInfo } from '../mcp/prepare-mcp.ts';
+import { SERIALIZERS, type SerializerRegistry } from '../serializers/registry.ts';
+import { typeCounts } from '../serializers/v1.ts';
+import { type RenderedBody, renderVersions } from '../versions/render-versions.ts';
 import type { HeaderRule } from './headers-file.ts';
+import type { ItemFragments } from './item-fragments.ts';
 import type { OutputFile } from './outputs.ts';
 import { renderServing, type ServingContext } from './render-serving.ts';
 
@@ -33,7 +39,7 @@ export interface RenderContext {
 
 export interface Rendered {
   /** Bodies per published version, validated by the caller before anything is written. */
-  bodies: Record<string, object>;
+  bodies: Record<string, RenderedBody>;
   /** The index's `generated`: when the published content last changed. */
   generated: Date;
   latest: string;
@@ -43,48 +49,67 @@ export interface Rendered {
   manifestProblems: Problem[];
   files: OutputFile[];
   /**
-   * What the MCP server serves: items, translations, search documents and statistics. Not a published
+   * What the MCP server serves: the site, the statistics, and each item's MCP fragments. Not a published
    * file: the build turns it into the Function's data module, or D1's SQL (stages/mcp-output.ts).
    */
-  mcp: McpPrepared;
+  mcp: McpMaterial;
 }
 
-/** Turns the content model into every file the build publishes. Pure: the caller writes them. */
-export function render(model: ContentModel, ctx: RenderContext): Rendered {
+/** The MCP server's material: joined into a backend's form by stages/mcp-output.ts. */
+export interface McpMaterial {
+  info: McpInfo;
+  /** Every item's fragments, in index order. */
+  items: readonly ItemFragments[];
+}
+
+/** What the outputs are joined from. */
+export interface RenderInput {
+  /** Every published item's fragments (item-fragments.ts), in index order. */
+  items: readonly ItemFragments[];
+  /** The files left out (an expired page's date moves `generated`). */
+  leftOut: readonly LeftOut[];
+  /** The whole model, for a version whose serializer renders no items one by one (made when asked). */
+  model: () => ContentModel;
+}
+
+/** Joins every file the build publishes from the items' fragments. Pure: the caller writes them. */
+export function render(input: RenderInput, ctx: RenderContext): Rendered {
   const serializers = ctx.serializers ?? SERIALIZERS;
   const { now } = ctx;
-  const generated = generatedAt(model, ctx.lifecycle?.versions ?? [], ctx.sources ?? {}, now);
+  const { items } = input;
+  const generated = generatedAt(
+    [...items.map((item) => item.facts.newest), ...expiredDates(input.leftOut, now)],
+    ctx.lifecycle?.versions ?? [],
+    ctx.sources ?? {},
+    now,
+  );
   const lifecycle = ctx.lifecycle ?? defaultLifecycle(ctx.config, serializers, generated);
-  const api = renderVersions(model, { config: ctx.config, now, generated, lifecycle, serializers });
+  const api = renderVersions(
+    { counts: typeCounts(items.map((item) => item.facts)), items, model: input.model },
+    { config: ctx.config, now, generated, lifecycle, serializers },
+  );
   const files: OutputFile[] = [...api.files];
   // Other outputs add the `_headers` rules their files need here; the serving files are rendered last.
   const headerRules: HeaderRule[] = [...discoveryHeaderRules(ctx.config)];
   const serving: ServingContext = { manifest: api.manifest, now, headerRules };
   if (ctx.author) serving.author = ctx.author;
-  // The MCP tools speak one version's items, the registry's MCP_VERSION, whatever the latest version is.
-  const mcpBody = (api.bodies[MCP_VERSION] ??
-    mcpSerializer(serializers).serialize(model, {
-      config: ctx.config,
-      generated,
-      current: api.latest,
-      deprecation: null,
-    })) as ContentIndexV1;
   files.push(
-    ...discoveryFiles(model, {
-      config: ctx.config,
-      versions: lifecycle.versions.map((v) => ({
-        name: v.version,
-        state: versionState(v, now),
-        ...(v.sunset && { sunset: isoSeconds(v.sunset) }),
-      })),
-      schemaOf: (version) => serializers[version]?.schema,
-    }),
+    ...discoveryFiles(
+      { items: items.length, llms: llmsLines(items) },
+      {
+        config: ctx.config,
+        versions: lifecycle.versions.map((v) => ({
+          name: v.version,
+          state: versionState(v, now),
+          ...(v.sunset && { sunset: isoSeconds(v.sunset) }),
+        })),
+        schemaOf: (version) => serializers[version]?.schema,
+      },
+    ),
   );
   files.push(...(ctx.assets ?? []));
   serving.files = files.map((f) => f.path);
   files.push(...renderServing(serving));
-  // Worked out when first read: dev serves the files before the MCP data is made from it.
-  let mcp: McpPrepared | undefined;
   return {
     bodies: api.bodies,
     generated,
@@ -92,10 +117,36 @@ export function render(model: ContentModel, ctx: RenderContext): Rendered {
     manifest: api.manifest,
     manifestProblems: api.manifestProblems,
     files,
-    get mcp() {
-      mcp ??= prepareMcp(model, { config: ctx.config, generated, items: mcpBody.content });
-      return mcp;
+    mcp: {
+      info: mcpInfo(
+        items.map((item) => item.facts),
+        { config: ctx.config, generated },
+      ),
+      items,
     },
+  };
+}
+
+/** Each language's llms.txt lines, by type, in index order. */
+function llmsLines(items: readonly ItemFragments[]): DiscoveryContent['llms'] {
+  const lines = Object.fromEntries(
+    LANGUAGES.map((lang) => [lang, Object.fromEntries(CONTENT_TYPES.map((type) => [type, [] as string[]]))]),
+  ) as Record<Language, Record<ContentType, string[]>>;
+  for (const item of items) {
+    for (const lang of LANGUAGES) {
+      const line = item.llms[lang];
+      if (line !== undefined) lines[lang][item.facts.type].push(line);
+    }
+  }
+  return lines;
+}
+
+/** The MCP material as one value (the stdio server and tests): every item's entry and search document. */
+export function mcpPrepared(material: McpMaterial): McpPrepared {
+  return {
+    info: material.info,
+    entries: material.items.map((item) => item.mcp.entry),
+    documents: material.items.map((item, id) => ({ ...item.mcp.document, id })),
   };
 }
 

@@ -1,5 +1,4 @@
 import type { ValidateFunction } from 'ajv';
-import type { ContentModel } from '../content/model.ts';
 import type { Problem } from '../errors.ts';
 import { indexSchema } from '../serializers/registry.ts';
 import { ajvProblems, createAjv } from '../validation/_ajv.ts';
@@ -15,7 +14,8 @@ const compiled = new WeakMap<object, ValidateFunction>();
 export function validateIndex(
   version: string,
   body: unknown,
-  model: ContentModel,
+  /** The source file of the body's nth item, for messages. */
+  fileOf: (item: number) => string | undefined,
   schema: object | undefined = indexSchema(version),
 ): Problem[] {
   if (!schema) return [{ code: 'index_invalid', message: `no JSON Schema for version ${version}` }];
@@ -30,7 +30,7 @@ export function validateIndex(
   if (validate(body)) return [];
   return ajvProblems(validate, { code: 'index_invalid' }).map((problem) => {
     const match = /^content\.(\d+)(?:\.|$)/.exec(problem.field ?? '');
-    const entry = match ? model.entries[Number(match[1])] : undefined;
-    return entry ? { ...problem, file: entry.canonical.file } : problem;
+    const file = match ? fileOf(Number(match[1])) : undefined;
+    return file !== undefined ? { ...problem, file } : problem;
   });
 }

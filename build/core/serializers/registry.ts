@@ -1,7 +1,16 @@
 import contentIndexV1Schema from '../../schemas/v1/content-index.schema.json' with { type: 'json' };
 import { BUNDLED } from '../bundled.ts';
-import type { ContentModel } from '../content/model.ts';
-import { type DeprecationV1, type SerializeContext, serializeV1 } from './v1.ts';
+import type { ContentEntry, ContentModel } from '../content/model.ts';
+import {
+  type DeprecationV1,
+  envelopeV1,
+  itemV1,
+  type SerializeContext,
+  serializeV1,
+  type TypeCounts,
+} from './v1.ts';
+
+export type { TypeCounts } from './v1.ts';
 
 /** `versions.deprecation` of a deprecated version's body: `$defs/Deprecation` in every version's schema. */
 export type DeprecationBody = DeprecationV1;
@@ -12,6 +21,14 @@ export type VersionContext = SerializeContext;
 /** What publishing one version needs: its body from the one content model, and its JSON Schema. */
 export interface VersionSerializer {
   serialize(model: ContentModel, ctx: VersionContext): object;
+  /**
+   * Optional, both or neither: one entry's item alone (it may depend on nothing but the entry), and the
+   * body around the items, with `items` naming its list (left empty). With them the build keeps each
+   * item's JSON between builds and joins the body from them (build/core/output/item-fragments.ts); a
+   * version without them is serialized whole every build. `serialize` must give what they join.
+   */
+  item?(entry: ContentEntry): unknown;
+  envelope?(counts: TypeCounts, ctx: VersionContext): { body: object; items: string };
   /** The published schema: the last gate before writing, the published `/api/<version>/schema.json`. */
   schema: Record<string, unknown>;
   /** The schema's source file, copied byte for byte by `content-index schema snapshot`. */
@@ -29,6 +46,8 @@ export type SerializerRegistry = Readonly<Record<string, VersionSerializer>>;
 export const SERIALIZERS: SerializerRegistry = {
   v1: {
     serialize: serializeV1,
+    item: itemV1,
+    envelope: (counts, ctx) => ({ body: envelopeV1(counts, ctx), items: 'content' }),
     schema: contentIndexV1Schema,
     schemaFile: schemaUrl('v1/content-index.schema.json'),
     snapshotFile: schemaUrl('snapshots/v1.schema.json'),

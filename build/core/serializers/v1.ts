@@ -39,11 +39,27 @@ export interface SerializeContext {
 
 /** Keys in the order docs/api.md (ContentIndex) lists them, so the bytes are stable and read naturally. */
 export function serializeV1(model: ContentModel, ctx: SerializeContext): ContentIndexV1 {
+  const index = envelopeV1(typeCounts(model.entries), ctx);
+  index.content = model.entries.map(itemV1);
+  return index;
+}
+
+/** How many items of each type a body lists, and in all. */
+export type TypeCounts = ContentIndexV1['counts'];
+
+export function typeCounts(entries: readonly { type: ContentEntry['type'] }[]): TypeCounts {
+  const counts = { posts: 0, projects: 0, tips: 0, total: entries.length };
+  for (const entry of entries) counts[PLURAL[entry.type]]++;
+  return counts;
+}
+
+/**
+ * The body around its items (`content` left empty): the build joins it with each item's JSON, kept per
+ * item (build/core/output/item-fragments.ts), instead of serializing every item again.
+ */
+export function envelopeV1(counts: TypeCounts, ctx: SerializeContext): ContentIndexV1 {
   const { config } = ctx;
-  const content = model.entries.map(itemV1);
-  const counts = { posts: 0, projects: 0, tips: 0, total: content.length };
-  for (const item of content) counts[PLURAL[item.type]]++;
-  const index: ContentIndexV1 = {
+  return {
     site: config.site,
     ...(config.name !== undefined && { name: config.name }),
     ...(config.description !== undefined && { description: config.description }),
@@ -53,18 +69,18 @@ export function serializeV1(model: ContentModel, ctx: SerializeContext): Content
     openapi: new URL('openapi.json', config.site).href,
     sections: config.sections.map((s) => ({ name: s.name, url: s.url })),
     counts,
-    content,
+    content: [],
     versions: { current: ctx.current, deprecation: ctx.deprecation },
   };
-  return index;
 }
 
 /**
- * `url` is the canonical page's, `url_en` and `url_pt` the English and Portuguese pages' whenever they
- * exist (the canonical one too): a client reading `url_en` for English finds it whatever the site's
- * canonical language. A Spanish page that is not canonical has no v1 field (docs/api.md, ContentItem).
+ * One entry as the body lists it: it depends on the entry alone. `url` is the canonical page's,
+ * `url_en` and `url_pt` the English and Portuguese pages' whenever they exist (the canonical one too): a
+ * client reading `url_en` for English finds it whatever the site's canonical language. A Spanish page
+ * that is not canonical has no v1 field (docs/api.md, ContentItem).
  */
-function itemV1(entry: ContentEntry): ContentItemV1 {
+export function itemV1(entry: ContentEntry): ContentItemV1 {
   const { canonical } = entry;
   const item: ContentItemV1 = {
     type: entry.type,

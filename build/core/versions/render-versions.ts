@@ -3,8 +3,9 @@ import type { ContentModel } from '../content/model.ts';
 import { currentVersion, isoSeconds, type Lifecycle, versionState } from '../edge/lifecycle.ts';
 import { apiUrl, buildManifest, MANIFEST_PATH, type VersionManifest } from '../edge/version-manifest.ts';
 import type { Problem } from '../errors.ts';
-import { jsonFile, type OutputFile, prettyJsonFile } from '../output/outputs.ts';
-import type { DeprecationBody, SerializerRegistry } from '../serializers/registry.ts';
+import type { ItemFragments } from '../output/item-fragments.ts';
+import { type OutputFile, prettyJsonFile } from '../output/outputs.ts';
+import type { DeprecationBody, SerializerRegistry, TypeCounts } from '../serializers/registry.ts';
 import { validateManifest } from './validate-manifest.ts';
 
 export interface VersionsContext {
@@ -17,9 +18,27 @@ export interface VersionsContext {
   serializers: SerializerRegistry;
 }
 
+/** What a version's body is made of. */
+export interface VersionsContent {
+  counts: TypeCounts;
+  /** Every item's fragments, in index order. */
+  items: readonly ItemFragments[];
+  /** The whole model, for a version whose serializer renders no items one by one (made when asked). */
+  model: () => ContentModel;
+}
+
+/** One version's body: its file's text, and what the caller validates before anything is written. */
+export interface RenderedBody {
+  text: string;
+  /** Joined from item fragments: the body with its list (`items`) left empty; the items were checked as they were made. */
+  envelope?: { body: object; items: string };
+  /** Serialized whole: the body. */
+  value?: object;
+}
+
 export interface RenderedVersions {
   /** Bodies per published (not withdrawn) version, validated by the caller before anything is written. */
-  bodies: Record<string, object>;
+  bodies: Record<string, RenderedBody>;
   latest: string;
   manifest: VersionManifest;
   /** What the manifest's schema says of it (checked before it was serialized); empty when valid. */
@@ -32,11 +51,11 @@ export interface RenderedVersions {
  * alias as a copy of the current one; and the manifest. A withdrawn version's files are no longer
  * published: the Pages Function answers 410 for its routes.
  */
-export function renderVersions(model: ContentModel, ctx: VersionsContext): RenderedVersions {
+export function renderVersions(content: VersionsContent, ctx: VersionsContext): RenderedVersions {
   const { config, lifecycle } = ctx;
   const current = currentVersion(lifecycle);
   const currentUrl = apiUrl(config.site, current.version);
-  const bodies: Record<string, object> = {};
+  const bodies: Record<string, RenderedBody> = {};
   const files: OutputFile[] = [];
   const texts = new Map<string, string>();
   for (const version of lifecycle.versions) {
@@ -55,14 +74,22 @@ export function renderVersions(model: ContentModel, ctx: VersionsContext): Rende
         documentation: version.documentation,
       };
     }
-    const body = serializer.serialize(model, {
-      config,
-      generated: ctx.generated,
-      current: current.version,
-      deprecation,
-    });
+    const context = { config, generated: ctx.generated, current: current.version, deprecation };
+    let body: RenderedBody;
+    if (serializer.item && serializer.envelope) {
+      const envelope = serializer.envelope(content.counts, context);
+      const items = content.items.map((item) => {
+        const text = item.versions[version.version];
+        if (text === undefined) throw new Error(`item ${item.facts.id} has no ${version.version} fragment`);
+        return text;
+      });
+      body = { text: `${joinBody(envelope.body, envelope.items, items)}\n`, envelope };
+    } else {
+      const value = serializer.serialize(content.model(), context);
+      body = { text: `${JSON.stringify(value)}\n`, value };
+    }
     bodies[version.version] = body;
-    const file = jsonFile(`api/${version.version}/content.json`, body);
+    const file = { path: `api/${version.version}/content.json`, content: body.text };
     texts.set(version.version, file.content);
     files.push(
       file,
@@ -82,4 +109,17 @@ export function renderVersions(model: ContentModel, ctx: VersionsContext): Rende
   const manifestProblems = validateManifest(manifest);
   files.push(prettyJsonFile(MANIFEST_PATH, manifest));
   return { bodies, latest: current.version, manifest, manifestProblems, files };
+}
+
+/**
+ * `JSON.stringify(body)` with `items` (an empty list in `body`) holding the given items' JSON: the same
+ * text as stringifying the body with those items in it, without parsing or stringifying them again.
+ */
+export function joinBody(body: object, items: string, texts: readonly string[]): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(body)) {
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
+    parts.push(`${JSON.stringify(key)}:${key === items ? `[${texts.join(',')}]` : JSON.stringify(value)}`);
+  }
+  return `{${parts.join(',')}}`;
 }

@@ -12,7 +12,6 @@ import {
   typeToken,
 } from './d1-sql.ts';
 import {
-  hasTranslation,
   languageBit,
   languagesOf,
   MCP_DATA_FORMAT,
@@ -60,16 +59,28 @@ export function countKey(type: ContentType | undefined, lang: Language | undefin
 
 /** Build time: the D1 module's data for a generation of the prepared material. */
 export function d1Data(prepared: McpPrepared, target: D1Target): D1Data {
+  return d1DataOf(
+    prepared.info,
+    prepared.entries.map((e) => ({ type: e.item.type, languages: languagesOf(e) })),
+    target,
+  );
+}
+
+/** The same, from each entry's type and languages, in index order. */
+export function d1DataOf(
+  info: McpInfo,
+  entries: readonly { type: ContentType; languages: readonly Language[] }[],
+  target: D1Target,
+): D1Data {
   const counts: Record<string, number> = {};
   for (const type of [undefined, ...CONTENT_TYPES]) {
     for (const lang of [undefined, ...LANGUAGES]) {
-      counts[countKey(type, lang)] = prepared.entries.filter(
-        (e) =>
-          (type === undefined || e.item.type === type) && (lang === undefined || hasTranslation(e, lang)),
+      counts[countKey(type, lang)] = entries.filter(
+        (e) => (type === undefined || e.type === type) && (lang === undefined || e.languages.includes(lang)),
       ).length;
     }
   }
-  return { format: MCP_DATA_FORMAT, backend: 'd1', info: prepared.info, d1: target, counts };
+  return { format: MCP_DATA_FORMAT, backend: 'd1', info, d1: target, counts };
 }
 
 /** The part of Cloudflare's D1Database binding this backend uses. */

@@ -1,5 +1,5 @@
 import { CONTENT_TYPES, LANGUAGES } from '../languages.ts';
-import { languageBits, MCP_DATA_FORMAT, type McpEntry, type McpPrepared } from './mcp-data.ts';
+import { languageBits, MCP_DATA_FORMAT, type McpItem, type McpPrepared } from './mcp-data.ts';
 import {
   ALL_FIELDS,
   BOOST,
@@ -80,9 +80,18 @@ const STATEMENT_UNITS = 30_000;
  * name the generation after a hash of this very text (same content, same generation, no re-import).
  */
 export function d1ImportSql(prepared: McpPrepared): D1Import {
+  return joinD1Rows(
+    prepared.entries.map((entry, pos) =>
+      d1ItemRows({ entry, document: prepared.documents[pos] as SearchDocument }),
+    ),
+  );
+}
+
+/** The import of the entries' rows ({@link d1ItemRows}), in index order: their positions are their places. */
+export function joinD1Rows(entries: readonly D1ItemRows[]): D1Import {
   const t = d1Tables(GENERATION_PLACEHOLDER);
   const out: string[] = [
-    `-- content-index ${MCP_DATA_FORMAT}: the MCP tables of one build (${prepared.entries.length} items). Written by content-index build; imported by content-index d1 import and deploy.`,
+    `-- content-index ${MCP_DATA_FORMAT}: the MCP tables of one build (${entries.length} items). Written by content-index build; imported by content-index d1 import and deploy.`,
     `CREATE TABLE IF NOT EXISTS ${GENERATIONS_TABLE} (id TEXT PRIMARY KEY, items INTEGER NOT NULL, state TEXT NOT NULL);`,
     // A generation cut short by an earlier attempt is started again from nothing.
     `DELETE FROM ${GENERATIONS_TABLE} WHERE id = '${GENERATION_PLACEHOLDER}';`,
@@ -114,28 +123,16 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
     oversized,
   );
   const vocabulary = new Set<string>();
-  prepared.entries.forEach((entry, pos) => {
-    const rows = d1ItemRows(pos, entry, prepared.documents[pos] as SearchDocument);
-    items.add(pos, rows.item);
-    for (const row of rows.translations) translations.add(pos, row);
-    for (const row of rows.bodies) bodies.add(pos, row);
-    for (const row of rows.technologies) technologies.add(pos, row);
-    search.add(pos, rows.search);
-    for (const term of rows.terms) vocabulary.add(term);
+  entries.forEach((rows, pos) => {
+    items.add(pos, `(${pos}${rows.item}`);
+    for (const row of rows.translations) translations.add(pos, `(${pos}${row}`);
+    for (const row of rows.bodies) bodies.add(pos, `(${pos}${row}`);
+    for (const name of rows.technologies) technologies.add(pos, `(${name}, ${pos})`);
+    search.add(pos, `(${pos}${rows.search}`);
+    if (rows.terms !== '') for (const term of rows.terms.split(' ')) vocabulary.add(term);
   });
   const terms = new Inserts(`INSERT INTO ${t.terms} (key, position, term) VALUES`, oversized);
-  for (const term of [...vocabulary].sort()) {
-    if (term.length < MIN_FUZZY_LENGTH - 1) continue;
-    // Four letters: only ever the result of deleting one from a five-letter query (position -1).
-    const keys = term.length < MIN_FUZZY_LENGTH ? [{ key: term, position: -1 }] : deletionKeys(term);
-    const seen = new Set<string>();
-    for (const { key, position } of keys) {
-      const id = `${key}\u0000${position}`;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      terms.add(-1, `(${sqlString(key)}, ${position}, ${sqlString(term)})`);
-    }
-  }
+  for (const term of [...vocabulary].sort()) for (const row of termRows(term)) terms.add(-1, row);
   out.push(
     ...items.finish(),
     ...translations.finish(),
@@ -146,26 +143,32 @@ export function d1ImportSql(prepared: McpPrepared): D1Import {
   );
   // Last: its presence says every statement above ran.
   out.push(
-    `INSERT INTO ${GENERATIONS_TABLE} (id, items, state) VALUES ('${GENERATION_PLACEHOLDER}', ${prepared.entries.length}, 'ready');`,
+    `INSERT INTO ${GENERATIONS_TABLE} (id, items, state) VALUES ('${GENERATION_PLACEHOLDER}', ${entries.length}, 'ready');`,
   );
   return { statements: out, oversized: [...oversized].sort((a, b) => a - b) };
 }
 
-/** One entry's rows of each table (VALUES tuples), and the terms it adds to the one-typo look-ups. */
+/**
+ * One entry's rows of each table, each without its position (the join puts it in: `(pos` then the
+ * text here, but for `technologies`, whose rows are `(name, pos)`), and the terms it adds to the
+ * one-typo look-ups.
+ */
 export interface D1ItemRows {
   item: string;
   translations: string[];
   bodies: string[];
+  /** Each technology's name as a SQL literal. */
   technologies: string[];
   search: string;
-  terms: ReadonlySet<string>;
+  /** Every term of its search row, each once, separated by spaces (terms hold no space). */
+  terms: string;
 }
 
 /**
- * The rows of one entry, worked out from that entry alone: what an incremental build can keep per item
- * and join (the terms table is the union of every entry's terms).
+ * The rows of one entry, worked out from that entry alone: what the build keeps per item
+ * (build/core/output/item-fragments.ts) and joins (the terms table is the union of every entry's terms).
  */
-export function d1ItemRows(pos: number, entry: McpEntry, doc: SearchDocument): D1ItemRows {
+export function d1ItemRows({ entry, document: doc }: McpItem): D1ItemRows {
   const typeIndex = CONTENT_TYPES.indexOf(entry.item.type);
   const bits = languageBits(entry);
   const translations: string[] = [];
@@ -176,9 +179,9 @@ export function d1ItemRows(pos: number, entry: McpEntry, doc: SearchDocument): D
     // Only a Spanish page that is not canonical has an address the item does not carry (mcp-data.ts).
     const url = entry.translations[lang]?.url;
     translations.push(
-      `(${pos}, ${sqlString(lang)}, ${sqlString(text.title)}, ${text.description === undefined ? 'NULL' : sqlString(text.description)}, ${sqlString(JSON.stringify(text.tags))}, ${url === undefined ? 'NULL' : sqlString(url)})`,
+      `, ${sqlString(lang)}, ${sqlString(text.title)}, ${text.description === undefined ? 'NULL' : sqlString(text.description)}, ${sqlString(JSON.stringify(text.tags))}, ${url === undefined ? 'NULL' : sqlString(url)})`,
     );
-    if (text.body) bodies.push(`(${pos}, ${sqlString(lang)}, ${sqlString(text.body)})`);
+    if (text.body) bodies.push(`, ${sqlString(lang)}, ${sqlString(text.body)})`);
   }
   const terms = new Set<string>();
   const columns = documentTerms(doc).map((fieldTerms = []) => {
@@ -190,15 +193,37 @@ export function d1ItemRows(pos: number, entry: McpEntry, doc: SearchDocument): D
     ...LANGUAGES.flatMap((_, i) => (bits & (1 << i) ? [languageToken(1 << i)] : [])),
   ];
   return {
-    item: `(${pos}, ${typeIndex}, ${bits}, ${sqlString(JSON.stringify(entry.item))}, ${entry.date === undefined ? 'NULL' : sqlString(entry.date)}, ${sqlString(JSON.stringify(doc.tags))})`,
+    item: `, ${typeIndex}, ${bits}, ${sqlString(JSON.stringify(entry.item))}, ${entry.date === undefined ? 'NULL' : sqlString(entry.date)}, ${sqlString(JSON.stringify(doc.tags))})`,
     translations,
     bodies,
-    technologies: [...new Set(doc.technologies.map((tech) => tech.toLowerCase()))].map(
-      (name) => `(${sqlString(name)}, ${pos})`,
-    ),
-    search: `(${pos}, ${columns.join(', ')}, ${sqlString(filters.join(' '))})`,
-    terms,
+    technologies: [...new Set(doc.technologies.map((tech) => tech.toLowerCase()))].map(sqlString),
+    search: `, ${columns.join(', ')}, ${sqlString(filters.join(' '))})`,
+    terms: [...terms].join(' '),
   };
+}
+
+// A site's vocabulary changes little from build to build: each term's rows are worked out once.
+const TERM_ROWS = new Map<string, readonly string[]>();
+
+/** The terms table's rows of one term: its one-typo keys (none under four letters). */
+function termRows(term: string): readonly string[] {
+  const rows = TERM_ROWS.get(term);
+  if (rows) return rows;
+  const made: string[] = [];
+  if (term.length >= MIN_FUZZY_LENGTH - 1) {
+    // Four letters: only ever the result of deleting one from a five-letter query (position -1).
+    const keys = term.length < MIN_FUZZY_LENGTH ? [{ key: term, position: -1 }] : deletionKeys(term);
+    const seen = new Set<string>();
+    for (const { key, position } of keys) {
+      const id = `${key}\u0000${position}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      made.push(`(${sqlString(key)}, ${position}, ${sqlString(term)})`);
+    }
+  }
+  if (TERM_ROWS.size >= 200_000) TERM_ROWS.clear();
+  TERM_ROWS.set(term, made);
+  return made;
 }
 
 export interface D1Import {

@@ -7,10 +7,17 @@ import {
   MCP_DATA_FORMAT,
   type McpEntry,
   type McpInfo,
+  type McpItem,
   type McpPrepared,
 } from './mcp-data.ts';
 import { documentTerms, type SearchDocument } from './search-fields.ts';
-import { buildSearchIndex, loadSearchIndex } from './search-index.ts';
+import {
+  buildSearchIndex,
+  type DocumentPostings,
+  documentPostings,
+  joinPostings,
+  loadSearchIndex,
+} from './search-index.ts';
 import { hitSnippet } from './snippet.ts';
 
 /**
@@ -78,6 +85,66 @@ function bodiesLine(doc: SearchDocument): string {
   return line.length === LANGUAGES.length - 1 ? '' : line;
 }
 
+/**
+ * One entry's share of the embedded data, worked out from that entry alone: the build keeps it per item
+ * (build/core/output/item-fragments.ts) and joins the data from every item's ({@link joinEmbedded}).
+ */
+export interface EmbeddedItem {
+  /** The entry as one JSON line. */
+  line: string;
+  /** Its type's index in CONTENT_TYPES. */
+  type: number;
+  /** Its language bits. */
+  languages: number;
+  /** Its technologies, lower-cased, each once. */
+  technologies: string[];
+  postings: DocumentPostings;
+  /** Its line of `bodies`. */
+  bodies: string;
+}
+
+export function embeddedItem({ entry, document }: McpItem): EmbeddedItem {
+  return {
+    line: JSON.stringify(entry),
+    type: CONTENT_TYPES.indexOf(entry.item.type),
+    languages: languageBits(entry),
+    technologies: [...new Set((entry.item.technologies ?? []).map((t) => t.toLowerCase()))],
+    postings: documentPostings(document),
+    bodies: bodiesLine(document),
+  };
+}
+
+/**
+ * The embedded data of the items in index order (their positions are their places in `items`): what
+ * {@link embeddedData} makes of the whole material, which tests/mcp/search-postings.test.ts holds it to.
+ */
+export function joinEmbedded(info: McpInfo, items: readonly EmbeddedItem[]): EmbeddedData {
+  const technologies = new Map<string, number[]>();
+  items.forEach((item, i) => {
+    for (const name of item.technologies) {
+      const positions = technologies.get(name);
+      if (positions) positions.push(i);
+      else technologies.set(name, [i]);
+    }
+  });
+  const index = joinPostings(items.map((item) => item.postings));
+  return {
+    format: MCP_DATA_FORMAT,
+    backend: 'embedded',
+    info,
+    entries: items.map((item) => item.line).join('\n'),
+    types: items.map((item) => item.type).join(''),
+    languages: items.map((item) => item.languages).join(''),
+    technologies: [...technologies],
+    searchFields: index.fields,
+    searchTerms: index.terms,
+    searchOffsets: index.offsets,
+    searchPostings: index.postings,
+    searchLengths: index.lengths,
+    bodies: items.map((item) => item.bodies).join('\n'),
+  };
+}
+
 /** A body of some length among the first entries, with its language: what startup warms snippets on. */
 export function sampleBody(data: EmbeddedData): { text: string; lang: Language } | undefined {
   let from = 0;
@@ -100,16 +167,47 @@ export function sampleBody(data: EmbeddedData): { text: string; lang: Language }
  * least, and every term as its length and a line break.
  */
 export function embeddedSizeAtLeast(prepared: McpPrepared, ceiling?: number): number {
+  return embeddedSizeBound(
+    prepared.entries.map((entry, i) =>
+      embeddedSizeItem({ entry, document: prepared.documents[i] as SearchDocument }),
+    ),
+    ceiling,
+  );
+}
+
+/**
+ * What the size bound counts of one entry: its line's and body texts' length and, when asked, its
+ * distinct terms (the build keeps both per item).
+ */
+export interface EmbeddedSizeItem {
+  /** Its JSON line's length and its body texts' lengths. */
+  text: number;
+  /** Worked out only when the texts alone are under the ceiling (it tokenizes every text). */
+  terms(): readonly string[];
+}
+
+export function embeddedSizeItem({ entry, document }: McpItem): EmbeddedSizeItem {
+  let text = JSON.stringify(entry).length;
+  for (const t of Object.values(document.text)) text += t.body?.length ?? 0;
+  return {
+    text,
+    terms: () => {
+      const distinct = new Set<string>();
+      for (const terms of documentTerms(document)) for (const term of terms ?? []) distinct.add(term);
+      return [...distinct];
+    },
+  };
+}
+
+/** embeddedSizeAtLeast of the entries' size items, in index order. */
+export function embeddedSizeBound(items: readonly EmbeddedSizeItem[], ceiling?: number): number {
   let bytes = 0;
-  for (const entry of prepared.entries) bytes += JSON.stringify(entry).length;
-  for (const doc of prepared.documents)
-    for (const text of Object.values(doc.text)) bytes += text.body?.length ?? 0;
+  for (const item of items) bytes += item.text;
   if (ceiling !== undefined && bytes > ceiling) return bytes;
   const vocabulary = new Set<string>();
-  for (const doc of prepared.documents) {
-    const distinct = new Set<string>();
-    for (const terms of documentTerms(doc)) for (const term of terms ?? []) distinct.add(term);
-    bytes += 2 * distinct.size;
+  for (const item of items) {
+    const distinct = item.terms();
+    bytes += 2 * distinct.length;
     for (const term of distinct) vocabulary.add(term);
   }
   for (const term of vocabulary) bytes += term.length + 1;

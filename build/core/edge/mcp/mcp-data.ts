@@ -119,6 +119,15 @@ export interface McpInfo {
   stats: ContentStats;
 }
 
+/**
+ * One entry's MCP material (build/core/mcp/prepare-mcp.ts `prepareMcpItem`): kept per item by the
+ * build, whose joins give each document its position.
+ */
+export interface McpItem {
+  entry: McpEntry;
+  document: SearchDocument;
+}
+
 /** The build's MCP material, before a backend's form is chosen for it. */
 export interface McpPrepared {
   info: McpInfo;

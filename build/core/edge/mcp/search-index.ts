@@ -104,6 +104,55 @@ export function buildSearchIndex(documents: readonly SearchDocument[]): Prepared
     }
     writeNumber(lengths, length);
   });
+  return encodeIndex(postings, lengths);
+}
+
+/**
+ * One document's share of the index: its length (its distinct terms, summed over its fields) and each
+ * of its terms with the bits of the fields it is in, in order of first occurrence. It depends on the
+ * document alone, so the build keeps it per item and joins the index from every item's
+ * ({@link joinPostings}) instead of indexing every text again. tests/mcp/search-postings.test.ts holds
+ * the join to {@link buildSearchIndex}, the index built whole.
+ */
+export interface DocumentPostings {
+  length: number;
+  terms: string[];
+  masks: number[];
+}
+
+export function documentPostings(doc: SearchDocument): DocumentPostings {
+  const masks = new Map<string, number>();
+  let length = 0;
+  documentTerms(doc).forEach((terms, bit) => {
+    if (!terms) return;
+    length += terms.length;
+    for (const term of terms) masks.set(term, (masks.get(term) ?? 0) | (1 << bit));
+  });
+  return { length, terms: [...masks.keys()], masks: [...masks.values()] };
+}
+
+/** The index of documents 0…n-1 (their positions) from each one's postings, in index order. */
+export function joinPostings(documents: readonly DocumentPostings[]): PreparedIndex {
+  const postings = new Map<string, number[]>();
+  const lengths: string[] = [];
+  documents.forEach((doc, position) => {
+    const { terms, masks } = doc;
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i] as string;
+      const list = postings.get(term);
+      if (list) list.push(position, masks[i] as number);
+      else postings.set(term, [position, masks[i] as number]);
+    }
+    writeNumber(lengths, doc.length);
+  });
+  return encodeIndex(postings, lengths);
+}
+
+/** The module's form of the postings (per term: position, mask, …, in index order) and the lengths. */
+function encodeIndex(
+  postings: ReadonlyMap<string, readonly number[]>,
+  lengths: readonly string[],
+): PreparedIndex {
   const terms = [...postings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const out: string[] = [];
   const offsets: string[] = [];

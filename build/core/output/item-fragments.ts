@@ -1,0 +1,137 @@
+import type { ContentEntry } from '../content/model.ts';
+import { llmsLine } from '../discovery/llms-txt.ts';
+import type { ContentItemV1 } from '../edge/content-item-v1.ts';
+import { LANGUAGES, type Language } from '../edge/languages.ts';
+import { type D1ItemRows, d1ItemRows } from '../edge/mcp/d1-sql.ts';
+import {
+  type EmbeddedItem,
+  type EmbeddedSizeItem,
+  embeddedItem,
+  embeddedSizeItem,
+} from '../edge/mcp/embedded.ts';
+import type { McpItem } from '../edge/mcp/mcp-data.ts';
+import type { StatsItem } from '../mcp/content-stats.ts';
+import { prepareMcpItem } from '../mcp/prepare-mcp.ts';
+import { MCP_VERSION, SERIALIZERS, type SerializerRegistry } from '../serializers/registry.ts';
+
+/**
+ * An item's share of every output, worked out from its entry alone: each version's item, its llms.txt
+ * lines, its MCP material. The build keeps them per item between builds (stages/fragment-store.ts,
+ * keyed by what the entry was made from) and joins the outputs from them (render.ts), so an edit redoes
+ * one item's fragments and the joins, not every item's.
+ */
+export interface ItemFragments {
+  facts: ItemFacts;
+  /** Each version's item, as JSON, for the versions whose serializer renders items one by one. */
+  versions: Record<string, string>;
+  /** Its line in the llms.txt of each language it has. */
+  llms: Partial<Record<Language, string>>;
+  mcp: McpItem;
+  /** Worked out from `mcp` for the backend that needs them (see the helpers below), then kept too. */
+  embedded?: EmbeddedItem;
+  d1?: D1ItemRows;
+  size?: { text: number };
+}
+
+/** What the joins need of the entry itself: its place in the index, the counts, the statistics. */
+export interface ItemFacts extends StatsItem {
+  /** `post/rag-en-produccion`. */
+  id: string;
+  /** Every translation's address, in LANGUAGES order (the address check). */
+  urls: string[];
+  /** The latest date (or Hugo's `publishDate`) of its translations (`generated`). */
+  newest?: string;
+  /** Its canonical file (messages about the item). */
+  file: string;
+}
+
+/** An item's fragments, and each version's item as a value (the caller checks new ones against the schema). */
+export function renderItem(
+  entry: ContentEntry,
+  serializers: SerializerRegistry,
+): { fragments: ItemFragments; values: Record<string, unknown> } {
+  const values: Record<string, unknown> = {};
+  const versions: Record<string, string> = {};
+  for (const [version, serializer] of Object.entries(serializers)) {
+    if (!serializer.item || !serializer.envelope) continue;
+    const value = serializer.item(entry);
+    values[version] = value;
+    versions[version] = JSON.stringify(value);
+  }
+  const llms: ItemFragments['llms'] = {};
+  for (const lang of LANGUAGES) {
+    const translation = entry.translations[lang];
+    if (translation) llms[lang] = llmsLine(translation);
+  }
+  // MCP answers with the MCP version's items: the registry's when it renders them, else the built-in ones.
+  const item = (values[MCP_VERSION] ?? builtInMcpItem(entry)) as ContentItemV1;
+  return {
+    fragments: { facts: itemFacts(entry), versions, llms, mcp: prepareMcpItem(entry, item, 0) },
+    values,
+  };
+}
+
+function builtInMcpItem(entry: ContentEntry): unknown {
+  const item = SERIALIZERS[MCP_VERSION]?.item;
+  if (!item) throw new Error(`the built-in ${MCP_VERSION} serializer renders no items`);
+  return item(entry);
+}
+
+export function itemFacts(entry: ContentEntry): ItemFacts {
+  const { canonical } = entry;
+  const languages: Language[] = [];
+  const urls: string[] = [];
+  let newest: string | undefined;
+  for (const lang of LANGUAGES) {
+    const t = entry.translations[lang];
+    if (!t) continue;
+    languages.push(lang);
+    urls.push(t.url);
+    // A page published later than its date (Hugo's publishDate) changed the index when it came out.
+    for (const date of [t.date, t.publishDate])
+      if (date !== undefined && (newest === undefined || date > newest)) newest = date;
+  }
+  return {
+    id: entry.id,
+    type: entry.type,
+    languages,
+    ...(entry.technologies !== undefined && { technologies: entry.technologies }),
+    ...(entry.date !== undefined && { date: entry.date }),
+    title: canonical.title,
+    url: canonical.url,
+    urls,
+    ...(newest !== undefined && { newest }),
+    file: canonical.file,
+  };
+}
+
+/** The item's share of the embedded backend's data. */
+export function embeddedOf(fragments: ItemFragments): EmbeddedItem {
+  fragments.embedded ??= embeddedItem(fragments.mcp);
+  return fragments.embedded;
+}
+
+/** The item's rows of the D1 import. */
+export function d1RowsOf(fragments: ItemFragments): D1ItemRows {
+  fragments.d1 ??= d1ItemRows(fragments.mcp);
+  return fragments.d1;
+}
+
+/**
+ * What the embedded module's size bound counts of the item. Its terms are asked only for a site whose
+ * texts alone are under the ceiling, which is then most likely served embedded: they are its postings'.
+ */
+export function sizeOf(fragments: ItemFragments): EmbeddedSizeItem {
+  fragments.size ??= { text: embeddedSizeItem(fragments.mcp).text };
+  return { text: fragments.size.text, terms: () => embeddedOf(fragments).postings.terms };
+}
+
+/**
+ * An item's MCP material made again from its entry and its item texts (a kept item whose backend's
+ * share was not kept): what renderItem made, the MCP version's item read back from its text.
+ */
+export function reviveMcp(entry: ContentEntry, versions: Readonly<Record<string, string>>): McpItem {
+  const text = versions[MCP_VERSION];
+  const item = text === undefined ? builtInMcpItem(entry) : JSON.parse(text);
+  return prepareMcpItem(entry, item as ContentItemV1, 0);
+}

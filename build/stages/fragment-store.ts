@@ -1,0 +1,388 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ContentEntry, LeftOut } from '../core/content/model.ts';
+import type { Language } from '../core/edge/languages.ts';
+import type { D1ItemRows } from '../core/edge/mcp/d1-sql.ts';
+import type { EmbeddedItem } from '../core/edge/mcp/embedded.ts';
+import type { McpItem } from '../core/edge/mcp/mcp-data.ts';
+import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
+import type { Problem } from '../core/errors.ts';
+import { type ItemFacts, type ItemFragments, reviveMcp } from '../core/output/item-fragments.ts';
+import type { Listing } from './load.ts';
+import { CACHE_DIR, RACY_MS, type Stamp } from './parse-cache.ts';
+
+export interface StoreOptions {
+  racyMs?: number;
+}
+
+/** What the store knows of one content file: enough to tell, without reading it, which item it makes. */
+export interface FileRecord {
+  stamp: Stamp;
+  /** Its stamp may not show a later change (parse-cache.ts RACY_MS): the next build reads it again. */
+  racy: boolean;
+  /** Of its front matter (parse/read-head.js headHash). */
+  hash: string;
+  /** The item it belongs to (core/content/assemble.ts itemOf). */
+  item: string;
+}
+
+/** One item as the last build made it, and what it was made from. */
+export interface ItemRecord {
+  /** The digest of what it was assembled from: the build's context and its files (paths, places, hashes). */
+  sources: string;
+  /** The digest of its entry, which its fragments were made from; '' when it has none. */
+  entryKey: string;
+  /** When the clock alone may change it (a file dated ahead coming due), in ms. */
+  changesAt?: number;
+  leftOut: LeftOut[];
+  warnings: Problem[];
+  /** Its entry: kept as it was made, or read back from the store when asked. */
+  entry?: () => ContentEntry;
+  fragments?: ItemFragments;
+}
+
+/** The last build that wrote, as the next one may find it unchanged (stages/unchanged.ts). */
+export interface LastBuild {
+  /** The digest of every input but the content files' stamps (which `files` holds). */
+  inputs: string;
+  /** Until when the clock leaves its output as it is (ms); none: for good. */
+  validUntil?: number;
+  /** What the build reported, for the report of a build that finds nothing changed. */
+  summary: unknown;
+  /** The outputs it wrote, as they were then, so that a change made to them is noticed. */
+  outputs: [path: string, stamp: Stamp | null][];
+}
+
+/** Relative to the project root: the store's folder. */
+export const STORE_DIR = `${CACHE_DIR}/items`;
+/** Bumped when what the store's files hold changes form. */
+const STORE_FORMAT = 1;
+const INDEX_FILE = 'index.json';
+/** Item records are spread over this many files, so that an edit rewrites one. */
+const SHARDS = 32;
+
+/**
+ * The build's memory of every item between builds: which files make which item, each item's entry and
+ * its fragments (core/output/item-fragments.ts), each kept by a digest of what it was made from. The
+ * build (stages/items.ts) asks it which items are unchanged, reuses their fragments, and hands back what
+ * it made; nothing else in the build reads or writes item records. Dev keeps one in memory; a build
+ * reads the project's from `.content-index/cache/items/` and writes it back when it succeeds.
+ *
+ * On disk: `index.json` (the listing, every file's stamp, the last build's digest) and the item records
+ * in shards, read only when the build needs them (not when it finds nothing changed). A store that
+ * cannot be read is an empty one: it is only ever a shortcut.
+ */
+export class FragmentStore {
+  files = new Map<string, FileRecord>();
+  /** The content files the last build read (load.ts), with what they were listed with. */
+  listing: Listing | undefined;
+  last: LastBuild | undefined;
+  private records: Map<string, ItemRecord> | undefined;
+  /** Records whose shard must be written. */
+  private dirty = new Set<number>();
+  private indexDirty = false;
+
+  /** How recent a file's change may be for its stamp to be trusted (parse-cache.ts RACY_MS; tests set 0). */
+  readonly racyMs: number;
+
+  private constructor(
+    private readonly dir: string | undefined,
+    options: StoreOptions,
+  ) {
+    this.racyMs = options.racyMs ?? RACY_MS;
+  }
+
+  /** A store kept in memory only (tests). */
+  static memory(options: StoreOptions = {}): FragmentStore {
+    const store = new FragmentStore(undefined, options);
+    store.records = new Map();
+    return store;
+  }
+
+  /** The project's store, or an empty one when there is none or it cannot be read. */
+  static open(root: string, options: StoreOptions = {}): FragmentStore {
+    const store = new FragmentStore(join(root, STORE_DIR), options);
+    try {
+      const index = JSON.parse(readFileSync(join(root, STORE_DIR, INDEX_FILE), 'utf8')) as StoredIndex;
+      if (index.format !== STORE_FORMAT) return store;
+      store.listing = index.listing;
+      for (const [path, size, mtimeMs, ctimeMs, ino, racy, hash, item] of index.files) {
+        store.files.set(path, { stamp: { size, mtimeMs, ctimeMs, ino }, racy: racy === 1, hash, item });
+      }
+      store.last = index.last;
+    } catch {
+      store.files.clear();
+      store.listing = undefined;
+      store.last = undefined;
+    }
+    return store;
+  }
+
+  /** Every item's record, by item id (read from disk when first asked). */
+  get items(): Map<string, ItemRecord> {
+    this.records ??= this.readRecords();
+    return this.records;
+  }
+
+  /** This build's items: records whose digest changed go to disk at the next save. */
+  set items(records: Map<string, ItemRecord>) {
+    const previous = this.items;
+    for (const [id, record] of records) if (previous.get(id) !== record) this.dirty.add(shardOf(id));
+    for (const id of previous.keys()) if (!records.has(id)) this.dirty.add(shardOf(id));
+    this.records = records;
+  }
+
+  /** Marks the index (files, listing, last build) as changed. */
+  touch(): void {
+    this.indexDirty = true;
+  }
+
+  /** Writes what changed since the store was read: each file whole or not at all (a rename). */
+  async save(): Promise<void> {
+    if (!this.dir) return;
+    await mkdir(this.dir, { recursive: true });
+    const records = this.records;
+    if (records && this.dirty.size > 0) {
+      const shards = new Map<number, string[]>([...this.dirty].map((shard) => [shard, []]));
+      for (const [id, record] of records) shards.get(shardOf(id))?.push(...encodeRecord(id, record));
+      this.dirty.clear();
+      for (const [shard, parts] of shards) await writeAtomically(join(this.dir, shardFile(shard)), parts);
+    }
+    if (this.indexDirty) {
+      const index: StoredIndex = {
+        format: STORE_FORMAT,
+        listing: this.listing,
+        files: [...this.files].map(([path, f]) => [
+          path,
+          f.stamp.size,
+          f.stamp.mtimeMs,
+          f.stamp.ctimeMs,
+          f.stamp.ino,
+          f.racy ? 1 : 0,
+          f.hash,
+          f.item,
+        ]),
+        last: this.last,
+      };
+      this.indexDirty = false;
+      await writeAtomically(join(this.dir, INDEX_FILE), [JSON.stringify(index)]);
+    }
+  }
+
+  /** Forgets everything, on disk too (a build that cannot trust what it kept). */
+  async clear(): Promise<void> {
+    this.files.clear();
+    this.listing = undefined;
+    this.last = undefined;
+    this.records = new Map();
+    this.dirty.clear();
+    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private readRecords(): Map<string, ItemRecord> {
+    const records = new Map<string, ItemRecord>();
+    if (!this.dir || this.files.size === 0) return records;
+    for (let shard = 0; shard < SHARDS; shard++) {
+      let text: string;
+      try {
+        text = readFileSync(join(this.dir, shardFile(shard)), 'utf8');
+      } catch {
+        continue;
+      }
+      try {
+        decodeShard(text, records);
+      } catch {
+        // A damaged shard: its items are made again (and the shard written whole).
+        for (const id of [...records.keys()]) if (shardOf(id) === shard) records.delete(id);
+        this.dirty.add(shard);
+      }
+    }
+    return records;
+  }
+}
+
+interface StoredIndex {
+  format: number;
+  listing: Listing | undefined;
+  files: [
+    path: string,
+    size: number,
+    mtimeMs: number,
+    ctimeMs: number,
+    ino: number,
+    racy: 0 | 1,
+    hash: string,
+    item: string,
+  ][];
+  last: LastBuild | undefined;
+}
+
+/**
+ * What a record keeps besides its texts, as JSON. The texts follow it, their lengths in `n`: the shard
+ * is read as one string and each text is a slice of it, never parsed.
+ */
+interface RecordMeta {
+  id: string;
+  s: string;
+  e: string;
+  c?: number;
+  l?: LeftOut[];
+  w?: Problem[];
+  f?: ItemFacts;
+  /** The versions whose item texts follow, then the languages whose llms.txt lines follow. */
+  v?: string[];
+  g?: Language[];
+  /** With the embedded share: its type, languages and technologies (its line and postings follow). */
+  m?: [type: number, languages: number, technologies: string[]];
+  /** With the D1 rows: how many translation and technology rows (item, search, those, the terms follow). */
+  d?: [translations: number, technologies: number, bodies: number];
+  z?: ItemFragments['size'];
+  n: number[];
+}
+
+function encodeRecord(id: string, record: ItemRecord): string[] {
+  const texts: string[] = [];
+  const meta: RecordMeta = { id, s: record.sources, e: record.entryKey, n: [] };
+  if (record.changesAt !== undefined) meta.c = record.changesAt;
+  if (record.leftOut.length > 0) meta.l = record.leftOut;
+  if (record.warnings.length > 0) meta.w = record.warnings;
+  texts.push(record.entry ? JSON.stringify(record.entry()) : '');
+  const f = record.fragments;
+  if (f) {
+    meta.f = f.facts;
+    meta.v = Object.keys(f.versions);
+    for (const version of meta.v) texts.push(f.versions[version] as string);
+    meta.g = (Object.keys(f.llms) as Language[]).filter((lang) => f.llms[lang] !== undefined);
+    for (const lang of meta.g) texts.push(f.llms[lang] as string);
+    if (f.embedded) {
+      meta.m = [f.embedded.type, f.embedded.languages, f.embedded.technologies];
+      texts.push(f.embedded.line, JSON.stringify(f.embedded.postings), f.embedded.bodies);
+    }
+    if (f.d1) {
+      meta.d = [f.d1.translations.length, f.d1.technologies.length, f.d1.bodies.length];
+      texts.push(
+        f.d1.item,
+        f.d1.search,
+        ...f.d1.translations,
+        ...f.d1.technologies,
+        ...f.d1.bodies,
+        f.d1.terms,
+      );
+    }
+    if (f.size) meta.z = f.size;
+  }
+  meta.n = texts.map((t) => t.length);
+  return [`${JSON.stringify(meta)}\n`, ...texts];
+}
+
+function decodeShard(text: string, records: Map<string, ItemRecord>): void {
+  let at = 0;
+  while (at < text.length) {
+    const newline = text.indexOf('\n', at);
+    if (newline < 0) throw new Error('truncated');
+    const meta = JSON.parse(text.slice(at, newline)) as RecordMeta;
+    at = newline + 1;
+    let k = 0;
+    const next = () => {
+      const length = meta.n[k++];
+      if (length === undefined || at + length > text.length) throw new Error('truncated');
+      const slice = text.slice(at, at + length);
+      at += length;
+      return slice;
+    };
+    const entryText = next();
+    let entry: ContentEntry | undefined;
+    const record: ItemRecord = {
+      sources: meta.s,
+      entryKey: meta.e,
+      ...(meta.c !== undefined && { changesAt: meta.c }),
+      leftOut: meta.l ?? [],
+      warnings: meta.w ?? [],
+    };
+    if (entryText !== '') {
+      record.entry = () => {
+        entry ??= JSON.parse(entryText) as ContentEntry;
+        return entry;
+      };
+    }
+    if (meta.f && record.entry) {
+      const versions: Record<string, string> = {};
+      for (const version of meta.v ?? []) versions[version] = next();
+      const llms: ItemFragments['llms'] = {};
+      for (const lang of meta.g ?? []) llms[lang] = next();
+      const entryOf = record.entry;
+      let mcp: McpItem | undefined;
+      const fragments = {
+        facts: meta.f,
+        versions,
+        llms,
+        get mcp() {
+          mcp ??= reviveMcp(entryOf(), versions);
+          return mcp;
+        },
+      } as ItemFragments;
+      if (meta.m) {
+        const [type, languages, technologies] = meta.m;
+        const line = next();
+        const postings = next();
+        const bodies = next();
+        let parsed: DocumentPostings | undefined;
+        fragments.embedded = {
+          line,
+          bodies,
+          type,
+          languages,
+          technologies,
+          get postings() {
+            parsed ??= JSON.parse(postings) as DocumentPostings;
+            return parsed;
+          },
+        } as EmbeddedItem;
+      }
+      if (meta.d) {
+        const [translations, technologies, bodies] = meta.d;
+        const d1: D1ItemRows = {
+          item: next(),
+          search: next(),
+          translations: [],
+          technologies: [],
+          bodies: [],
+          terms: '',
+        };
+        for (let i = 0; i < translations; i++) d1.translations.push(next());
+        for (let i = 0; i < technologies; i++) d1.technologies.push(next());
+        for (let i = 0; i < bodies; i++) d1.bodies.push(next());
+        d1.terms = next();
+        fragments.d1 = d1;
+      }
+      if (meta.z) fragments.size = meta.z;
+      record.fragments = fragments;
+    }
+    if (k !== meta.n.length) throw new Error('unread texts');
+    records.set(meta.id, record);
+  }
+}
+
+function shardFile(shard: number): string {
+  return `${shard.toString(16).padStart(2, '0')}.items`;
+}
+
+/** FNV-1a of the item id: which shard holds it. */
+function shardOf(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % SHARDS;
+}
+
+async function writeAtomically(file: string, parts: readonly string[]): Promise<void> {
+  const staging = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(staging, parts.join(''));
+    await rename(staging, file);
+  } catch (error) {
+    await rm(staging, { force: true });
+    throw error;
+  }
+}

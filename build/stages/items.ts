@@ -1,0 +1,371 @@
+import { createHash } from 'node:crypto';
+import type { SiteConfig } from '../core/config/site-config.ts';
+import {
+  type AssembledItem,
+  addressKey,
+  assemble,
+  assembleItems,
+  entryOrder,
+  itemOf,
+  leftOutOrder,
+} from '../core/content/assemble.ts';
+import type { ContentEntry, ContentModel, FollowedLink, LeftOut, SourceFile } from '../core/content/model.ts';
+import type { HugoPublication } from '../core/content/publication.ts';
+import { ContentIndexError, type Problem } from '../core/errors.ts';
+import { type ItemFragments, renderItem } from '../core/output/item-fragments.ts';
+import type { SerializerRegistry } from '../core/serializers/registry.ts';
+import type { FragmentStore, ItemRecord } from './fragment-store.ts';
+import {
+  type Listing,
+  type LoadOptions,
+  listingCurrent,
+  listingHolds,
+  listSources,
+  type Read,
+  readSources,
+} from './load.ts';
+import { headHash, readHead } from './parse/read-head.js';
+import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
+
+export interface ItemsOptions extends LoadOptions {
+  /**
+   * Dev: the only content files (absolute paths) changed since the last build with this store, as its
+   * watcher saw them; none added or removed. A path the last build did not read makes the build list
+   * every folder and look at every file.
+   */
+  changed?: ReadonlySet<string>;
+  config: SiteConfig;
+  now: Date;
+  drafts: boolean;
+  future: boolean;
+  /** A Hugo site's publication rules (BuildOptions.hugo). */
+  hugo?: HugoPublication;
+  serializers: SerializerRegistry;
+  store: FragmentStore;
+  /** The digest of everything an item depends on besides its files (the tool, the configuration, the flags). */
+  context: string;
+  /** The digest of what an item's fragments depend on besides its entry (the tool, the serializers). */
+  renderer: string;
+  /** Parsed front matter of unchanged files: opened only when many files must be read. */
+  parseCache?: () => ParseCache | undefined;
+  /** Called when the items have been read and are being assembled (the stage changes). */
+  onAssemble?: () => void;
+  /** Tests give a file system whose times lie. */
+  stat?: (path: string) => Stamp | undefined;
+}
+
+/** Every published item's fragments in index order, and what the build tells of them. */
+export interface Items {
+  items: ItemFragments[];
+  leftOut: LeftOut[];
+  /** The files' warnings, in the files' order, and the listing's. */
+  warnings: Problem[];
+  links: FollowedLink[];
+  /** Items whose fragments this build made, with each version's item as a value (checked before writing). */
+  fresh: { fragments: ItemFragments; values: Record<string, unknown> }[];
+  /** What this build did: source files, items assembled again, items whose fragments it made. */
+  counts: { files: number; read: number; assembled: number; redone: number; reused: number };
+  /** The ids of the items whose fragments this build made (the first few hundred). */
+  redone: string[];
+  /** The earliest instant (ms) at which the clock alone changes an item, if any. */
+  changesAt?: number;
+  /** The content model, made when asked (most of its entries come from the store). */
+  model(): ContentModel;
+}
+
+/** Past this many files to read, they are read through the parse cache with every other file. */
+const DIRECT_READS = 256;
+/** The report names the items redone up to this many. */
+const NAMED = 200;
+
+/**
+ * The build's items, assembling and rendering again only those whose files changed: each file's stamp
+ * says whether it changed; an unchanged file is not read; an item whose files and context are those of
+ * its record is taken from the store as it is; an item assembled again whose entry is its record's
+ * keeps its fragments. Problems are reported as a build from nothing reports them.
+ */
+export async function buildItems(options: ItemsOptions): Promise<Items> {
+  const { store } = options;
+  const { listing, hinted } = await listingOf(options);
+  if (listing.problems.length > 0) await fail(options, listing);
+  const { tasks } = listing;
+  const changed = hinted ? options.changed : undefined;
+  const stat = options.stat ?? statStamp;
+  const { racyMs } = store;
+  const at = Date.now();
+  const nowMs = options.now.getTime();
+
+  // Which files are as the store last saw them: their item is known without reading them.
+  const stamps = tasks.map((task) => {
+    const record = store.files.get(task.path);
+    if (changed && record && !record.racy && !changed.has(task.absolute)) return record.stamp;
+    return stat(task.absolute);
+  });
+  const known = tasks.map((task, i) => {
+    const record = store.files.get(task.path);
+    const stamp = stamps[i];
+    return record && stamp && !record.racy && sameStamp(record.stamp, stamp) ? record : undefined;
+  });
+
+  const sourceFiles = new Map<string, SourceFile>();
+  const hashes = new Map<string, string>();
+  let reads = 0;
+  const take = (read: Read) => {
+    reads += read.files.length;
+    for (const file of read.files) sourceFiles.set(file.path, file);
+    for (const [path, hash] of read.hashes) hashes.set(path, hash);
+    return read.problems.length === 0 && read.unreadable.length === 0;
+  };
+  const readTasks = async (indexes: readonly number[], all = false) => {
+    const chosen = all ? tasks : indexes.map((i) => tasks[i] as Listing['tasks'][number]);
+    const cache = all || chosen.length > DIRECT_READS ? options.parseCache?.() : undefined;
+    // Through the parse cache, every listed file is read (its record of the folder stays whole).
+    return readSources(cache ? tasks : chosen, {
+      layout: options.layout,
+      bodies: options.bodies ?? false,
+      maxFileBytes: options.maxFileBytes,
+      ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
+      ...(cache && { cache }),
+      ...(cache && changed && { only: changed }),
+    });
+  };
+
+  const unknown = tasks.flatMap((_, i) => (known[i] ? [] : [i]));
+  let readable = take(await readTasks(unknown, store.items.size === 0 || unknown.length > DIRECT_READS));
+  const itemOfTask = (i: number): string | undefined => {
+    const task = tasks[i] as Listing['tasks'][number];
+    const file = sourceFiles.get(task.path);
+    return file ? itemOf(file) : known[i]?.item;
+  };
+  const hashOf = (i: number): string | undefined => {
+    const task = tasks[i] as Listing['tasks'][number];
+    return hashes.get(task.path) ?? known[i]?.hash;
+  };
+
+  // Files by item, in the files' order; each item's digest of what it is made from.
+  const groups = new Map<string, number[]>();
+  const grouped = () => {
+    groups.clear();
+    tasks.forEach((_, i) => {
+      const id = itemOfTask(i);
+      if (id === undefined) return; // deleted while read: left out
+      const group = groups.get(id);
+      if (group) group.push(i);
+      else groups.set(id, [i]);
+    });
+  };
+  grouped();
+  const sourcesKey = (indexes: readonly number[]) => {
+    const hash = createHash('sha256').update(options.context);
+    for (const i of indexes) {
+      const { path, location } = tasks[i] as Listing['tasks'][number];
+      hash.update(
+        `\u0000${path}\u0000${location.type}\u0000${location.name}\u0000${location.dir}\u0000${location.lang ?? ''}\u0000${hashOf(i)}`,
+      );
+    }
+    return hash.digest('base64url');
+  };
+  const reusable = (id: string, key: string): ItemRecord | undefined => {
+    const record = store.items.get(id);
+    if (!record || record.sources !== key) return undefined;
+    if (record.changesAt !== undefined && nowMs >= record.changesAt) return undefined;
+    return record;
+  };
+
+  let keys = new Map([...groups].map(([id, indexes]) => [id, sourcesKey(indexes)] as const));
+  let stale = [...groups.keys()].filter((id) => !reusable(id, keys.get(id) ?? ''));
+  // The files of the items to assemble again that were not read (an unchanged translation of an edited file).
+  const unread = stale.flatMap((id) =>
+    (groups.get(id) ?? []).filter((i) => !sourceFiles.has((tasks[i] as Listing['tasks'][number]).path)),
+  );
+  if (readable && unread.length > 0) {
+    readable = take(await readTasks(unread, unread.length > DIRECT_READS));
+    grouped();
+    keys = new Map([...groups].map(([id, indexes]) => [id, sourcesKey(indexes)] as const));
+    stale = [...groups.keys()].filter((id) => !reusable(id, keys.get(id) ?? ''));
+  }
+  const staleSet = new Set(stale);
+  const files = tasks.flatMap((task, i) => {
+    const file = sourceFiles.get(task.path);
+    return file && staleSet.has(itemOfTask(i) ?? '') ? [file] : [];
+  });
+  options.onAssemble?.();
+  const assembled = readable
+    ? assembleItems(files, options.config, {
+        now: options.now,
+        drafts: options.drafts,
+        future: options.future,
+        ...(options.hugo && { hugo: options.hugo }),
+      })
+    : undefined;
+  if (!assembled || assembled.problems.length > 0) await fail(options, listing);
+  const made = new Map((assembled as { items: AssembledItem[] }).items.map((item) => [item.id, item]));
+
+  // Every item: its record kept, or made again; its fragments kept when its entry is its record's.
+  const fresh: Items['fresh'] = [];
+  const redone: string[] = [];
+  const records = new Map<string, ItemRecord>();
+  for (const [id, key] of keys) {
+    const item = made.get(id);
+    if (!item) {
+      records.set(id, store.items.get(id) as ItemRecord);
+      continue;
+    }
+    const previous = store.items.get(id);
+    const record: ItemRecord = {
+      sources: key,
+      entryKey: item.entry ? entryKey(options.renderer, item.entry) : '',
+      ...(item.changesAt !== undefined && { changesAt: Date.parse(item.changesAt) }),
+      leftOut: item.leftOut,
+      warnings: item.warnings,
+    };
+    if (item.entry) {
+      const entry = item.entry;
+      record.entry = () => entry;
+      if (previous?.fragments && previous.entryKey === record.entryKey) {
+        record.fragments = previous.fragments;
+      } else {
+        const rendered = renderItem(entry, options.serializers);
+        record.fragments = rendered.fragments;
+        fresh.push(rendered);
+        if (redone.length < NAMED) redone.push(id);
+      }
+    }
+    records.set(id, record);
+  }
+
+  const ordered = [...records.values()].flatMap((r) => (r.fragments ? [r] : []));
+  const items = ordered.map((r) => r.fragments as ItemFragments);
+  // Two items that publish one address: the whole build's problem, told as a build from nothing tells it.
+  const addresses = new Set<string>();
+  let translations = 0;
+  for (const item of items) {
+    for (const url of item.facts.urls) addresses.add(addressKey(url));
+    translations += item.facts.urls.length;
+  }
+  if (addresses.size !== translations) await fail(options, listing);
+  const order = ordered.map((record, i) => ({ record, item: items[i] as ItemFragments }));
+  order.sort((a, b) => entryOrder(a.item.facts, b.item.facts));
+
+  const position = new Map(tasks.map((task, i) => [task.path, i]));
+  const warnings = [...records.values()]
+    .flatMap((r) => r.warnings)
+    .sort((a, b) => (position.get(a.file ?? '') ?? 0) - (position.get(b.file ?? '') ?? 0));
+  const leftOut = [...records.values()].flatMap((r) => r.leftOut).sort(leftOutOrder);
+  let changesAt: number | undefined;
+  for (const record of records.values()) {
+    if (record.changesAt !== undefined && (changesAt === undefined || record.changesAt < changesAt))
+      changesAt = record.changesAt;
+  }
+
+  // The store learns this build's files and items (kept by the caller only when the build succeeds).
+  store.listing = listing;
+  store.files.clear();
+  tasks.forEach((task, i) => {
+    const id = itemOfTask(i);
+    const hash = hashOf(i);
+    const stamp = stamps[i];
+    if (id === undefined || hash === undefined || stamp === undefined) return;
+    store.files.set(task.path, {
+      stamp,
+      racy: Math.max(stamp.mtimeMs, stamp.ctimeMs) > at - racyMs,
+      hash,
+      item: id,
+    });
+  });
+  store.items = records;
+
+  const entries = () => order.flatMap(({ record }) => (record.entry ? [record.entry()] : []));
+  return {
+    items: order.map((o) => o.item),
+    leftOut,
+    warnings: [...listing.warnings, ...warnings],
+    links: listing.links,
+    fresh,
+    counts: {
+      files: tasks.length,
+      read: reads,
+      assembled: made.size,
+      redone: fresh.length,
+      reused: items.length - fresh.length,
+    },
+    redone,
+    ...(changesAt !== undefined && { changesAt }),
+    model: () => ({ entries: entries(), leftOut }),
+  };
+}
+
+/**
+ * The listing of the last build when dev's watcher says which files changed and none was added or
+ * removed (`hinted`: the other files are taken as they were), else a new one.
+ */
+async function listingOf(options: ItemsOptions): Promise<{ listing: Listing; hinted: boolean }> {
+  const previous = options.store.listing;
+  if (previous && options.changed && listingHolds(previous, options, options.changed))
+    return { listing: previous, hinted: true };
+  // No folder changed since the last listing: no file was added, removed or renamed.
+  if (previous && !options.changed && listingCurrent(previous, options, options.store.racyMs))
+    return { listing: previous, hinted: false };
+  return { listing: await listSources(options), hinted: false };
+}
+
+/**
+ * A build with problems reads and assembles everything, as a build from nothing does, so that it
+ * reports every problem, in the same order and with the same lines.
+ */
+async function fail(options: ItemsOptions, listing: Listing): Promise<never> {
+  const cache = options.parseCache?.();
+  const read = await readSources(listing.tasks, {
+    layout: options.layout,
+    bodies: options.bodies ?? false,
+    maxFileBytes: options.maxFileBytes,
+    ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
+    ...(cache && { cache }),
+  });
+  const assembled = assemble(read.files, options.config, {
+    now: options.now,
+    drafts: options.drafts,
+    future: options.future,
+    ...(options.hugo && { hugo: options.hugo }),
+    unreadable: read.unreadable,
+  });
+  throw new ContentIndexError([
+    ...listing.problems,
+    ...read.problems,
+    ...(assembled.ok ? [] : assembled.problems),
+  ]);
+}
+
+/** What an entry's fragments are made from: the entry, and the renderer (the tool and its serializers). */
+function entryKey(renderer: string, entry: ContentEntry): string {
+  return createHash('sha256')
+    .update(renderer)
+    .update('\u0000')
+    .update(JSON.stringify(entry))
+    .digest('base64url');
+}
+
+/**
+ * Whether the content folder still holds exactly what the last build with this store read: the same
+ * files, each with the stamp it had (and a racy one, the same front matter). Dev asks when it is idle
+ * after a build that took its watcher's word for what changed; anything else means a full build.
+ */
+export async function sourcesUnchanged(options: LoadOptions & { store: FragmentStore }): Promise<boolean> {
+  const { store } = options;
+  const previous = store.listing;
+  if (!previous) return false;
+  const listing = await listSources(options);
+  if (listing.key !== previous.key || listing.tasks.length !== previous.tasks.length) return false;
+  if (listing.tasks.some((task, i) => task.absolute !== previous.tasks[i]?.absolute)) return false;
+  return listing.tasks.every((task) => {
+    const record = store.files.get(task.path);
+    const stamp = statStamp(task.absolute);
+    if (!record || !stamp || !sameStamp(record.stamp, stamp)) return false;
+    if (!record.racy) return true;
+    try {
+      return headHash(readHead(task.absolute, options.maxFileBytes).text) === record.hash;
+    } catch {
+      return false;
+    }
+  });
+}
