@@ -2,10 +2,12 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Env, SiteConfig } from './core/config/site-config.ts';
+import { generatedFollowsClock, type SourceDates } from './core/content/generated.ts';
 import type { ContentModel, FollowedLink } from './core/content/model.ts';
 import type { HugoPublication } from './core/content/publication.ts';
 import type { McpPrepared } from './core/edge/mcp/mcp-data.ts';
 import type { Problem } from './core/errors.ts';
+import { mcpInfo } from './core/mcp/prepare-mcp.ts';
 import type { DeployLimits } from './core/output/cloudflare-limits.ts';
 import { type Headroom, headroom } from './core/output/deploy-limits.ts';
 import type { OutputFile } from './core/output/outputs.ts';
@@ -16,8 +18,8 @@ import type { Removals } from './core/versions/removals.ts';
 import { planDeployment } from './stages/deployment.ts';
 import { digest, serializersFingerprint, toolFingerprint } from './stages/fingerprint.ts';
 import { FragmentStore } from './stages/fragment-store.ts';
-import { buildItems } from './stages/items.ts';
-import { DEFAULT_MAX_FILE_BYTES } from './stages/load.ts';
+import { buildItems, type Items, storedItems } from './stages/items.ts';
+import { DEFAULT_MAX_FILE_BYTES, type LoadOptions } from './stages/load.ts';
 import type { McpOutput } from './stages/mcp-output.ts';
 import { PRIVATE_DIR } from './stages/output/place.ts';
 import { ParseCache } from './stages/parse-cache.ts';
@@ -25,6 +27,8 @@ import { publishOutput, publishPrivate, recordVersions } from './stages/publish.
 import { renderOutput } from './stages/render-output.ts';
 import { readSetup, type Setup } from './stages/setup.ts';
 import { checkSitePages, type SitePagesCheck } from './stages/site-pages.ts';
+import { type BuildSummary, fileSizes, summaryOf, writtenFiles } from './stages/summary.ts';
+import { inputsDigest, outputStamps, unchangedSince, validUntil } from './stages/unchanged.ts';
 import type { OutputStep } from './stages/write.ts';
 
 export type { CacheControlInput, HeadersConfigInput, VersionInput } from './core/config/lifecycle-config.ts';
@@ -47,6 +51,7 @@ export type { SerializerRegistry, VersionContext, VersionSerializer } from './co
 export { SERIALIZERS } from './core/serializers/registry.ts';
 export type { LiveSite } from './core/versions/live-check.ts';
 export { fetchLive } from './stages/fetch-live.ts';
+export type { BuildSummary, FileSize } from './stages/summary.ts';
 export type { OutputStep } from './stages/write.ts';
 
 export interface Logger {
@@ -138,7 +143,9 @@ export interface BuildOptions {
    * thrown, but the output has been replaced: never for an output that is deployed.
    */
   publishFirst?: boolean;
-  /** Called with every output file as soon as they are rendered and valid (the CLI starts compressing them for the report). */
+  /** Work out each file's compressed size for the report (on the thread pool, while the build writes). */
+  sizes?: boolean;
+  /** Called with every output file as soon as they are rendered and valid. */
   onRendered?: (files: readonly OutputFile[]) => void;
   /** Called as each stage starts; the CLI draws progress from it on a terminal. */
   onStage?: (stage: BuildStage, detail?: string) => void;
@@ -179,6 +186,8 @@ export interface BuildResult {
   timings: Record<BuildStage, number>;
   /** What the build did again and what it kept (stages/items.ts): the report tells it. */
   incremental: Incremental;
+  /** What the report says: counts, left-out files, sizes (kept for a build that finds nothing changed). */
+  summary: BuildSummary;
   /** What the MCP server serves, before a backend's form is chosen for it. */
   mcpPrepared: McpPrepared;
   /** The MCP backend chosen and what it writes into `.content-index/` (absent with `deployment: false`). */
@@ -198,6 +207,8 @@ export interface BuildResult {
 
 /** What a build did again, and what it kept from the build before. */
 export interface Incremental {
+  /** Nothing changed since the last build (stages/unchanged.ts): nothing was run, nothing written. */
+  unchanged: boolean;
   /** Source files listed, and read (the others were known by their stamps). */
   files: number;
   read: number;
@@ -210,9 +221,10 @@ export interface Incremental {
 }
 
 /**
- * config → load (the items: files read, assembled, fragments made where anything changed) → render (the
- * outputs joined, held to their schemas) → mcp (the backend's data, the plan's limits) → write. Throws
- * ContentIndexError carrying every problem found; nothing is written unless the whole build succeeded.
+ * config → (unchanged? the last build's result) → load (the items: files read, assembled, fragments
+ * made where anything changed) → render (the outputs joined, held to their schemas) → mcp (the
+ * backend's data, the plan's limits) → write. Throws ContentIndexError carrying every problem found;
+ * nothing is written unless the whole build succeeded.
  */
 export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const run = stages(options);
@@ -222,19 +234,34 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   );
   const { root, config } = setup;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  let parseCache = options.cache === undefined ? undefined : options.cache || undefined;
-  const store = options.store ?? (options.dryRun ? FragmentStore.memory() : FragmentStore.open(root));
+  const store = options.store ?? FragmentStore.open(root);
+  const keys = contexts(setup, options, maxFileBytes);
+  const load: LoadOptions = {
+    root,
+    layout: setup.config.content,
+    ...(options.content !== undefined && { content: options.content }),
+    maxFileBytes,
+    bodies: config.mcp.bodies,
+    ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
+    exclude: [setup.outDir, resolve(root, PRIVATE_DIR)],
+  };
 
+  // A build that writes what the last one wrote is not run at all (stages/unchanged.ts).
+  const recallable = !options.dryRun && !options.live && options.writeMcpData === undefined;
+  const inputs = await run.stage('load', () => inputsDigest(setup, keys.context, buildFlags(options)));
+  const last = recallable
+    ? await run.stage('load', () => unchangedSince(store, inputs.inputs, now, load))
+    : undefined;
+  if (last) {
+    if (!options.store) await store.save().catch(() => undefined);
+    return recalled(setup, store, last.summary as BuildSummary, run);
+  }
+
+  let parseCache = options.cache === undefined ? undefined : options.cache || undefined;
   const items = await run.stage('load', () =>
     buildItems({
-      root,
-      layout: config.content,
-      ...(options.content !== undefined && { content: options.content }),
-      maxFileBytes,
-      bodies: config.mcp.bodies,
-      ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
+      ...load,
       ...(options.changed && { changed: options.changed }),
-      exclude: [setup.outDir, resolve(root, PRIVATE_DIR)],
       config,
       now,
       drafts: options.drafts ?? false,
@@ -242,10 +269,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(options.hugo && { hugo: options.hugo }),
       serializers: setup.serializers,
       store,
-      ...contexts(setup, options, maxFileBytes),
-      parseCache: () => {
+      ...keys,
+      parseCache: (stat) => {
         if (options.cache === false) return undefined;
-        parseCache ??= ParseCache.open(root, { maxFileBytes, bodies: config.mcp.bodies });
+        parseCache ??= ParseCache.open(root, { maxFileBytes, bodies: config.mcp.bodies, stat });
         return parseCache;
       },
       onAssemble: () => run.next('assemble'),
@@ -254,6 +281,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   // Kept whatever the build's outcome: what was parsed is still what the files say. A cache that cannot
   // be written costs the next build its time, nothing else.
   if (options.cache === undefined && !options.dryRun) await parseCache?.save().catch(() => undefined);
+  parseCache = undefined;
 
   const rendered = await run.stage('render', () =>
     renderOutput(setup, items, {
@@ -282,6 +310,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         ran: false,
         why: 'no site generator (Hugo, Astro) in this project: there are no pages of its own to check the index against',
       };
+  const sizes = options.sizes
+    ? fileSizes(rendered.files, store.last?.summary as BuildSummary | undefined)
+    : undefined;
   const deployment = options.deployment ?? true;
   const plan = () =>
     run.stage('mcp', () =>
@@ -308,7 +339,20 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     }
     return recordVersions(setup, !options.dryRun);
   });
-  if (!options.dryRun && !options.store) await store.save().catch(() => undefined);
+  const summary = summaryOf(items, rendered, planned, warnings, (await sizes) ?? undefined, sitePages);
+  if (!options.dryRun) {
+    store.last = {
+      inputs: inputs.inputs,
+      ...untilOf(now, items, setup, inputs.sources),
+      summary,
+      outputs: outputStamps(
+        setup,
+        rendered.files.map((f) => f.path),
+      ),
+    };
+    store.touch();
+    if (!options.store) await store.save().catch(() => undefined);
+  }
   let model: ContentModel | undefined;
   let prepared: McpPrepared | undefined;
   return {
@@ -325,7 +369,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     recorded,
     durationMs: performance.now() - run.started,
     timings: run.timings,
-    incremental: { ...items.counts, redoneItems: items.redone },
+    incremental: { unchanged: false, ...items.counts, redoneItems: items.redone },
+    summary,
     get mcpPrepared() {
       prepared ??= mcpPrepared(rendered.mcp);
       return prepared;
@@ -343,6 +388,85 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 /** Validates everything a build would, writes nothing. */
 export function check(options: Omit<BuildOptions, 'dryRun'> = {}): Promise<BuildResult> {
   return build({ ...options, dryRun: true });
+}
+
+/** The options that change what a build writes, besides those the setup resolved. */
+function buildFlags(options: BuildOptions): Record<string, unknown> {
+  return {
+    drafts: options.drafts ?? false,
+    future: options.future ?? false,
+    deployment: options.deployment ?? true,
+    limits: options.limits ?? null,
+    maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    sitePages: options.sitePages ?? null,
+  };
+}
+
+/** Until when the clock leaves this build's output as it is (stages/unchanged.ts). */
+function untilOf(now: Date, items: Items, setup: Setup, sources: SourceDates): { validUntil?: number } {
+  const follows = generatedFollowsClock(
+    items.items.map((item) => item.facts.newest),
+    sources,
+    now,
+  );
+  const until = validUntil(now, items.changesAt, setup.lifecycle, follows);
+  return until === undefined ? {} : { validUntil: until };
+}
+
+/** The last build's result, for a build that found nothing changed since: nothing was run again. */
+function recalled(
+  setup: Setup,
+  store: FragmentStore,
+  summary: BuildSummary,
+  run: ReturnType<typeof stages>,
+): BuildResult {
+  let kept: ReturnType<typeof storedItems> | undefined;
+  const stored = () => {
+    kept ??= storedItems(store);
+    return kept;
+  };
+  let files: OutputFile[] | undefined;
+  return {
+    config: setup.config,
+    get model() {
+      return stored().model();
+    },
+    outDir: setup.outDir,
+    contentDir: setup.contentDir,
+    get files() {
+      files ??= writtenFiles(setup.outDir, summary);
+      return files;
+    },
+    warnings: summary.warnings,
+    links: summary.links,
+    recorded: [],
+    durationMs: performance.now() - run.started,
+    timings: run.timings,
+    incremental: {
+      unchanged: true,
+      files: store.files.size,
+      read: 0,
+      assembled: 0,
+      redone: 0,
+      reused: summary.items.total,
+      redoneItems: [],
+    },
+    summary,
+    get mcpPrepared() {
+      const { items } = stored();
+      return mcpPrepared({
+        info: mcpInfo(
+          items.map((item) => item.facts),
+          { config: setup.config, generated: new Date(summary.generated) },
+        ),
+        items,
+      });
+    },
+    ...(summary.mcp && { mcp: { ...summary.mcp, files: [] } }),
+    ...(summary.mcpData && { mcpData: summary.mcpData }),
+    ...(summary.headroom && { headroom: summary.headroom }),
+    sitePages: summary.sitePages,
+  };
 }
 
 /** The build's clock and its stages' timings (each stage's time accumulates when it runs twice). */

@@ -6,7 +6,7 @@ import type { Problem } from './core/errors.ts';
 import { formatSize, type Headroom, PLAN_NAME } from './core/output/deploy-limits.ts';
 import type { OutputFile } from './core/output/outputs.ts';
 import { printable } from './core/printable.ts';
-import type { BuildResult } from './index.ts';
+import type { BuildResult, Incremental } from './index.ts';
 import { formatBytes } from './stages/parse/format-bytes.js';
 import type { SitePagesCheck } from './stages/site-pages.ts';
 
@@ -31,6 +31,8 @@ export interface BuildReport {
   /** Versions this build recorded (or, in a dry run, would record) in versions.lock.json. */
   recorded: string[];
   timings: BuildResult['timings'];
+  /** What the build did again and what it kept from the build before (nothing at all when `unchanged`). */
+  incremental: Incremental;
   /** The MCP backend chosen, and the size of what it serves from. */
   mcp?: {
     backend: 'embedded' | 'd1';
@@ -81,27 +83,28 @@ export async function createReport(
   dryRun: boolean,
   sizes: Map<string, Promise<number>> = new Map(),
 ): Promise<BuildReport> {
-  const items = { posts: 0, projects: 0, tips: 0, total: result.model.entries.length };
-  const { languages } = result.config;
-  const translated: Record<Language, number> = { es: 0, en: 0, 'pt-br': 0 };
-  for (const entry of result.model.entries) {
-    items[PLURAL[entry.type]]++;
-    for (const lang of languages) if (entry.translations[lang]) translated[lang]++;
-  }
+  const { summary } = result;
+  const items = summary.items;
   const translations: BuildReport['translations'] = {};
-  for (const lang of languages) {
-    const share = items.total === 0 ? 0 : (translated[lang] / items.total) * 100;
-    translations[lang] = { items: translated[lang], percent: Math.round(share * 10) / 10 };
+  for (const lang of result.config.languages) {
+    const share = items.total === 0 ? 0 : (summary.translations[lang] / items.total) * 100;
+    translations[lang] = { items: summary.translations[lang], percent: Math.round(share * 10) / 10 };
   }
-  const missing = result.files.filter((f) => !sizes.has(f.content));
-  for (const [content, size] of gzipSizes(missing)) sizes.set(content, size);
-  const files = await Promise.all(
-    result.files.map(async (file) => ({
-      path: file.path,
-      bytes: Buffer.byteLength(file.content),
-      gzipBytes: await (sizes.get(file.content) as Promise<number>),
-    })),
-  );
+  // Compressed sizes the build worked out (BuildOptions.sizes), else worked out here.
+  const known = summary.files.every((f) => f.gzipBytes !== undefined);
+  if (!known) {
+    const missing = result.files.filter((f) => !sizes.has(f.content));
+    for (const [content, size] of gzipSizes(missing)) sizes.set(content, size);
+  }
+  const files = known
+    ? summary.files.map((f) => ({ path: f.path, bytes: f.bytes, gzipBytes: f.gzipBytes ?? 0 }))
+    : await Promise.all(
+        result.files.map(async (file) => ({
+          path: file.path,
+          bytes: Buffer.byteLength(file.content),
+          gzipBytes: await (sizes.get(file.content) as Promise<number>),
+        })),
+      );
   return {
     ok: true,
     dryRun,
@@ -110,12 +113,13 @@ export async function createReport(
     items,
     canonicalLanguage: result.config.canonicalLanguage,
     translations,
-    leftOut: result.model.leftOut,
+    leftOut: summary.leftOut,
     links: result.links,
     files: files.sort((a, b) => a.path.localeCompare(b.path)),
     warnings: result.warnings,
     recorded: result.recorded,
     timings: result.timings,
+    incremental: result.incremental,
     ...(result.mcp && {
       mcp: {
         backend: result.mcp.backend,
@@ -147,6 +151,7 @@ export function formatReport(report: BuildReport, options: { verbose?: boolean }
     ? `✓ ${count(items.total, 'item')} valid; nothing written`
     : `✓ ${count(items.total, 'item')} → ${count(report.files.length, 'file')} in ${printable(report.outDir)}`;
   const lines = [`${head} (${report.durationMs} ms)`];
+  lines.push(`  incremental   ${incrementalLine(report.incremental)}`);
   lines.push(`  items         ${CONTENT_TYPES.map((t) => `${PLURAL[t]} ${items[PLURAL[t]]}`).join(' · ')}`);
   lines.push(
     `  translations  ${Object.entries(report.translations)
@@ -184,6 +189,14 @@ export function formatReport(report: BuildReport, options: { verbose?: boolean }
   }
   lines.push(...sitePagesLines(report.sitePages, options.verbose ?? false));
   return lines.join('\n');
+}
+
+/** `nothing changed since the last build` or `1 item redone (post/hola), 999 kept; 2 of 2,588 files read`. */
+export function incrementalLine(incremental: Incremental): string {
+  if (incremental.unchanged) return 'nothing changed since the last build: nothing was built again';
+  const { redone, reused, read, files, redoneItems } = incremental;
+  const named = redone > 0 && redone <= 3 ? ` (${redoneItems.map((id) => printable(id)).join(', ')})` : '';
+  return `${count(redone, 'item')} redone${named}, ${reused.toLocaleString('en-US')} kept; ${read.toLocaleString('en-US')} of ${count(files, 'file')} read`;
 }
 
 /**

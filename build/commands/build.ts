@@ -3,7 +3,7 @@ import type { CliContext } from '../cli-context.ts';
 import { isContentIndexError } from '../core/errors.ts';
 import { PUBLISHED_RECORD_FILE } from '../core/versions/published-record.ts';
 import { type BuildStage, build, type LiveSite } from '../index.ts';
-import { createReport, type FailureReport, formatReport, gzipSizes } from '../report.ts';
+import { createReport, type FailureReport, formatReport } from '../report.ts';
 import {
   configuredSite,
   livePassed,
@@ -64,20 +64,18 @@ async function runBuild(flags: CheckFlags, context: CliContext, dryRun: boolean)
       const address = flags.live === true ? await configuredSite(flags, context) : flags.live;
       live = await readLiveSite(address, say);
     }
-    let sizes: ReturnType<typeof gzipSizes> | undefined;
     const result = await build({
       ...(await withSiteGenerator(buildOptions(flags, context), process.cwd())),
       dryRun,
-      onRendered: (files) => {
-        sizes = gzipSizes(files);
-      },
+      // The report's compressed sizes, worked out while the build writes.
+      sizes: true,
       ...(progress && { onStage: progress.stage }),
       ...(live && { live }),
       ...(flags.allowDroppedField && { allowDroppedFields: flags.allowDroppedField }),
       ...(flags.allowRemovals && { allowRemovals: true }),
     });
     progress?.clear();
-    const report = await createReport(result, dryRun, sizes);
+    const report = await createReport(result, dryRun);
     if (flags.json) {
       context.print(JSON.stringify(report, null, 2));
     } else {

@@ -140,7 +140,7 @@ async function buildAndUpload(
   const result = await build(options);
   for (const line of removalLines(result)) context.print(line);
   if (options.live) context.print(livePassed(options.live));
-  context.print(`✓ built ${count(result.model.entries.length, 'item')} into ${printable(result.outDir)}`);
+  context.print(`✓ built ${count(result.summary.items.total, 'item')} into ${printable(result.outDir)}`);
   for (const line of sitePagesLines(result.sitePages, true)) context.print(line.trim());
   if (!flags.apiOnly) await requireSitePages(root, result);
   await verifyOutput(result.outDir, new Date());

@@ -8,7 +8,7 @@ import { DEFAULT_LAYOUT, type SiteConfig } from '../core/config/site-config.ts';
 import { ContentIndexError, formatProblems, isContentIndexError } from '../core/errors.ts';
 import { printable } from '../core/printable.ts';
 import { type BuildOptions, type BuildResult, build } from '../index.ts';
-import { count } from '../report.ts';
+import { count, incrementalLine } from '../report.ts';
 import { importGeneration, readD1Manifest, switchGeneration } from '../runtime/d1-import.ts';
 import { withDocsPaths } from '../runtime/docs-path.ts';
 import { type HugoWatch, startHugoWatch } from '../runtime/hugo-watch.ts';
@@ -193,7 +193,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       last = await build(changedFiles ? { ...options, changed: changedFiles } : options);
       printWarnings(last.warnings, context);
       context.print(
-        `✓ ${reason}: ${count(last.model.entries.length, 'item')} in ${Math.round(last.durationMs)} ms`,
+        `✓ ${reason}: ${count(last.summary.items.total, 'item')} in ${Math.round(last.durationMs)} ms (${incrementalLine(last.incremental)})`,
       );
       if (last.mcpData && !last.mcpData.written && !toldMcp) {
         toldMcp = true;

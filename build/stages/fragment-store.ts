@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContentEntry, LeftOut } from '../core/content/model.ts';
 import type { Language } from '../core/edge/languages.ts';
 import type { D1ItemRows } from '../core/edge/mcp/d1-sql.ts';
 import type { EmbeddedItem } from '../core/edge/mcp/embedded.ts';
-import type { McpItem } from '../core/edge/mcp/mcp-data.ts';
 import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
 import type { Problem } from '../core/errors.ts';
-import { type ItemFacts, type ItemFragments, reviveMcp } from '../core/output/item-fragments.ts';
+import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
 import type { Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp } from './parse-cache.ts';
 
@@ -32,8 +31,10 @@ export interface FileRecord {
 export interface ItemRecord {
   /** The digest of what it was assembled from: the build's context and its files (paths, places, hashes). */
   sources: string;
-  /** The digest of its entry, which its fragments were made from; '' when it has none. */
-  entryKey: string;
+  /** The digest of its entry, which its fragments were made from; '' when it has none (worked out when asked). */
+  entryKey: () => string;
+  /** Its entry's JSON, when made by this build (worked out when asked, once). */
+  entryJson?: () => string;
   /** When the clock alone may change it (a file dated ahead coming due), in ms. */
   changesAt?: number;
   leftOut: LeftOut[];
@@ -126,12 +127,18 @@ export class FragmentStore {
     return this.records;
   }
 
-  /** This build's items: records whose digest changed go to disk at the next save. */
-  set items(records: Map<string, ItemRecord>) {
+  /**
+   * What a build read and made: its listing, its files and its items. Records that are not the ones
+   * the store holds go to disk at the next save.
+   */
+  learn(listing: Listing, files: Map<string, FileRecord>, records: Map<string, ItemRecord>): void {
     const previous = this.items;
     for (const [id, record] of records) if (previous.get(id) !== record) this.dirty.add(shardOf(id));
     for (const id of previous.keys()) if (!records.has(id)) this.dirty.add(shardOf(id));
     this.records = records;
+    if (listing !== this.listing || !sameFiles(files, this.files)) this.indexDirty = true;
+    this.listing = listing;
+    this.files = files;
   }
 
   /** Marks the index (files, listing, last build) as changed. */
@@ -145,10 +152,28 @@ export class FragmentStore {
     await mkdir(this.dir, { recursive: true });
     const records = this.records;
     if (records && this.dirty.size > 0) {
-      const shards = new Map<number, string[]>([...this.dirty].map((shard) => [shard, []]));
-      for (const [id, record] of records) shards.get(shardOf(id))?.push(...encodeRecord(id, record));
+      const byShard = new Map<number, [string, ItemRecord][]>([...this.dirty].map((shard) => [shard, []]));
+      for (const [id, record] of records) byShard.get(shardOf(id))?.push([id, record]);
       this.dirty.clear();
-      for (const [shard, parts] of shards) await writeAtomically(join(this.dir, shardFile(shard)), parts);
+      for (const [shard, kept] of byShard) {
+        const items: string[] = [];
+        const entries: string[] = [];
+        for (const [id, record] of kept) {
+          items.push(...encodeRecord(id, record));
+          if (record.entry)
+            entries.push(`${JSON.stringify([id, record.entryKey()])}\t${this.entryText(record)}\n`);
+        }
+        const sections = [items, entries].map((parts) => parts.reduce((n, p) => n + Buffer.byteLength(p), 0));
+        await writeAtomically(join(this.dir, shardFile(shard)), [
+          `${sections.join(' ')}\n`,
+          ...items,
+          ...entries,
+        ]);
+        // Entries still read from the file just replaced are now in memory (entryText above): let it go.
+        const open = this.shards.get(shard);
+        if (open) closeSync(open.fd);
+        this.shards.delete(shard);
+      }
     }
     if (this.indexDirty) {
       const index: StoredIndex = {
@@ -185,22 +210,95 @@ export class FragmentStore {
     const records = new Map<string, ItemRecord>();
     if (!this.dir || this.files.size === 0) return records;
     for (let shard = 0; shard < SHARDS; shard++) {
-      let text: string;
+      let fd: number;
       try {
-        text = readFileSync(join(this.dir, shardFile(shard)), 'utf8');
+        fd = openSync(join(this.dir, shardFile(shard)), 'r');
       } catch {
         continue;
       }
       try {
-        decodeShard(text, records);
+        // `<items bytes> <entries bytes>` then the items, then the entries (read only when asked).
+        const head = Buffer.alloc(64);
+        const read = readSync(fd, head, 0, head.length, 0);
+        const newline = head.subarray(0, read).indexOf(10);
+        const [itemsBytes, entriesBytes] = head.toString('latin1', 0, newline).split(' ').map(Number);
+        if (newline < 0 || !Number.isSafeInteger(itemsBytes) || !Number.isSafeInteger(entriesBytes))
+          throw new Error('no header');
+        const items = Buffer.allocUnsafe(itemsBytes as number);
+        if (readSync(fd, items, 0, items.length, newline + 1) !== items.length) throw new Error('truncated');
+        const file = { fd, at: newline + 1 + (itemsBytes as number), bytes: entriesBytes as number };
+        this.shards.set(shard, file);
+        const before = new Set(records.keys());
+        decodeShard(items.toString('utf8'), records, (id, entryKey) => this.storedEntry(shard, id, entryKey));
+        for (const [id, record] of records) {
+          if (!before.has(id) && record.entry)
+            this.raw.set(record, () => this.storedEntry(shard, id, record.entryKey()));
+        }
       } catch {
         // A damaged shard: its items are made again (and the shard written whole).
         for (const id of [...records.keys()]) if (shardOf(id) === shard) records.delete(id);
+        this.shards.delete(shard);
+        closeSync(fd);
         this.dirty.add(shard);
       }
     }
     return records;
   }
+
+  /** Entries read back from a shard's file, by item id: [its entry key, its JSON]. */
+  private entries = new Map<number, Map<string, [string, string]>>();
+  /** Shard files whose entries may still be read (kept open: the entries are the items' read). */
+  private shards = new Map<number, { fd: number; at: number; bytes: number }>();
+  /** The JSON of each record's entry as the store holds it, for records read from disk. */
+  private raw = new WeakMap<ItemRecord, () => string>();
+
+  /** A record's entry as JSON: from the store's file when it came from there, else made now. */
+  private entryText(record: ItemRecord): string {
+    const raw = this.raw.get(record);
+    return raw ? raw() : (record.entryJson?.() ?? JSON.stringify(record.entry?.()));
+  }
+
+  private storedEntry(shard: number, id: string, entryKey: string): string {
+    let entries = this.entries.get(shard);
+    if (!entries) {
+      entries = new Map();
+      const file = this.shards.get(shard);
+      if (file) {
+        const bytes = Buffer.allocUnsafe(file.bytes);
+        readSync(file.fd, bytes, 0, bytes.length, file.at);
+        for (const line of bytes.toString('utf8').split('\n')) {
+          const tab = line.indexOf('\t');
+          if (tab < 0) continue;
+          const [key, kept] = JSON.parse(line.slice(0, tab)) as [string, string];
+          entries.set(key, [kept, line.slice(tab + 1)]);
+        }
+      }
+      this.entries.set(shard, entries);
+    }
+    const found = entries.get(id);
+    // The shard is read from one open file: its entries are those of its items.
+    if (!found || found[0] !== entryKey) throw new Error(`the item store has no entry for ${id}`);
+    return found[1];
+  }
+}
+
+function sameFiles(a: ReadonlyMap<string, FileRecord>, b: ReadonlyMap<string, FileRecord>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [path, f] of a) {
+    const g = b.get(path);
+    if (
+      !g ||
+      g.hash !== f.hash ||
+      g.item !== f.item ||
+      g.racy !== f.racy ||
+      g.stamp.size !== f.stamp.size ||
+      g.stamp.mtimeMs !== f.stamp.mtimeMs ||
+      g.stamp.ctimeMs !== f.stamp.ctimeMs ||
+      g.stamp.ino !== f.stamp.ino
+    )
+      return false;
+  }
+  return true;
 }
 
 interface StoredIndex {
@@ -239,16 +337,18 @@ interface RecordMeta {
   /** With the D1 rows: how many translation and technology rows (item, search, those, the terms follow). */
   d?: [translations: number, technologies: number, bodies: number];
   z?: ItemFragments['size'];
+  /** It has an entry (kept in the shard's entries section). */
+  x?: 1;
   n: number[];
 }
 
 function encodeRecord(id: string, record: ItemRecord): string[] {
   const texts: string[] = [];
-  const meta: RecordMeta = { id, s: record.sources, e: record.entryKey, n: [] };
+  const meta: RecordMeta = { id, s: record.sources, e: record.entryKey(), n: [] };
   if (record.changesAt !== undefined) meta.c = record.changesAt;
   if (record.leftOut.length > 0) meta.l = record.leftOut;
   if (record.warnings.length > 0) meta.w = record.warnings;
-  texts.push(record.entry ? JSON.stringify(record.entry()) : '');
+  if (record.entry) meta.x = 1;
   const f = record.fragments;
   if (f) {
     meta.f = f.facts;
@@ -277,7 +377,12 @@ function encodeRecord(id: string, record: ItemRecord): string[] {
   return [`${JSON.stringify(meta)}\n`, ...texts];
 }
 
-function decodeShard(text: string, records: Map<string, ItemRecord>): void {
+function decodeShard(
+  text: string,
+  records: Map<string, ItemRecord>,
+  /** Its entry's JSON, as the shard's entries section holds it. */
+  entryText: (id: string, entryKey: string) => string,
+): void {
   let at = 0;
   while (at < text.length) {
     const newline = text.indexOf('\n', at);
@@ -292,77 +397,72 @@ function decodeShard(text: string, records: Map<string, ItemRecord>): void {
       at += length;
       return slice;
     };
-    const entryText = next();
-    let entry: ContentEntry | undefined;
     const record: ItemRecord = {
       sources: meta.s,
-      entryKey: meta.e,
+      entryKey: () => meta.e,
       ...(meta.c !== undefined && { changesAt: meta.c }),
       leftOut: meta.l ?? [],
       warnings: meta.w ?? [],
     };
-    if (entryText !== '') {
-      record.entry = () => {
-        entry ??= JSON.parse(entryText) as ContentEntry;
+    if (meta.x) {
+      const { id, e } = meta;
+      let entry: ContentEntry | undefined;
+      const entryOf = () => {
+        entry ??= JSON.parse(entryText(id, e)) as ContentEntry;
         return entry;
       };
-    }
-    if (meta.f && record.entry) {
-      const versions: Record<string, string> = {};
-      for (const version of meta.v ?? []) versions[version] = next();
-      const llms: ItemFragments['llms'] = {};
-      for (const lang of meta.g ?? []) llms[lang] = next();
-      const entryOf = record.entry;
-      let mcp: McpItem | undefined;
-      const fragments = {
-        facts: meta.f,
-        versions,
-        llms,
-        get mcp() {
-          mcp ??= reviveMcp(entryOf(), versions);
-          return mcp;
-        },
-      } as ItemFragments;
-      if (meta.m) {
-        const [type, languages, technologies] = meta.m;
-        const line = next();
-        const postings = next();
-        const bodies = next();
-        let parsed: DocumentPostings | undefined;
-        fragments.embedded = {
-          line,
-          bodies,
-          type,
-          languages,
-          technologies,
-          get postings() {
-            parsed ??= JSON.parse(postings) as DocumentPostings;
-            return parsed;
-          },
-        } as EmbeddedItem;
-      }
-      if (meta.d) {
-        const [translations, technologies, bodies] = meta.d;
-        const d1: D1ItemRows = {
-          item: next(),
-          search: next(),
-          translations: [],
-          technologies: [],
-          bodies: [],
-          terms: '',
-        };
-        for (let i = 0; i < translations; i++) d1.translations.push(next());
-        for (let i = 0; i < technologies; i++) d1.technologies.push(next());
-        for (let i = 0; i < bodies; i++) d1.bodies.push(next());
-        d1.terms = next();
-        fragments.d1 = d1;
-      }
-      if (meta.z) fragments.size = meta.z;
-      record.fragments = fragments;
+      record.entry = entryOf;
+      if (meta.f) record.fragments = decodeFragments(meta, next, entryOf);
     }
     if (k !== meta.n.length) throw new Error('unread texts');
     records.set(meta.id, record);
   }
+}
+
+function decodeFragments(meta: RecordMeta, next: () => string, entryOf: () => ContentEntry): ItemFragments {
+  const versions: Record<string, string> = {};
+  for (const version of meta.v ?? []) versions[version] = next();
+  const llms: ItemFragments['llms'] = {};
+  for (const lang of meta.g ?? []) llms[lang] = next();
+  const fragments = withMcp({ facts: meta.f as ItemFacts, versions, llms }, () =>
+    reviveMcp(entryOf(), versions),
+  );
+  if (meta.m) {
+    const [type, languages, technologies] = meta.m;
+    const line = next();
+    const postings = next();
+    const bodies = next();
+    let parsed: DocumentPostings | undefined;
+    fragments.embedded = {
+      line,
+      bodies,
+      type,
+      languages,
+      technologies,
+      get postings() {
+        parsed ??= JSON.parse(postings) as DocumentPostings;
+        return parsed;
+      },
+    } as EmbeddedItem;
+  }
+  if (meta.d) {
+    const [translations, technologies, bodies] = meta.d;
+    const d1: D1ItemRows = {
+      item: next(),
+      search: next(),
+      translations: [],
+      technologies: [],
+      bodies: [],
+      terms: '',
+    };
+    for (let i = 0; i < translations; i++) d1.translations.push(next());
+    for (let i = 0; i < technologies; i++) d1.technologies.push(next());
+    for (let i = 0; i < bodies; i++) d1.bodies.push(next());
+    d1.terms = next();
+    fragments.d1 = d1;
+  }
+  if (meta.z) fragments.size = meta.z;
+  return fragments;
 }
 
 function shardFile(shard: number): string {
@@ -379,10 +479,26 @@ function shardOf(id: string): number {
 async function writeAtomically(file: string, parts: readonly string[]): Promise<void> {
   const staging = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await writeFile(staging, parts.join(''));
+    await writeFile(staging, chunks(parts));
     await rename(staging, file);
   } catch (error) {
     await rm(staging, { force: true });
     throw error;
   }
+}
+
+/** The parts joined into pieces of about 256 KiB: a shard is megabytes, never joined into one string. */
+function* chunks(parts: readonly string[]): Generator<string> {
+  let batch: string[] = [];
+  let length = 0;
+  for (const part of parts) {
+    batch.push(part);
+    length += part.length;
+    if (length >= 256 * 1024) {
+      yield batch.join('');
+      batch = [];
+      length = 0;
+    }
+  }
+  if (batch.length > 0) yield batch.join('');
 }

@@ -9,13 +9,15 @@ import {
   itemOf,
   leftOutOrder,
 } from '../core/content/assemble.ts';
-import type { ContentEntry, ContentModel, FollowedLink, LeftOut, SourceFile } from '../core/content/model.ts';
+import type { ContentModel, FollowedLink, LeftOut, SourceFile } from '../core/content/model.ts';
 import type { HugoPublication } from '../core/content/publication.ts';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
 import { type ItemFragments, renderItem } from '../core/output/item-fragments.ts';
 import type { SerializerRegistry } from '../core/serializers/registry.ts';
-import type { FragmentStore, ItemRecord } from './fragment-store.ts';
+import { digest } from './fingerprint.ts';
+import type { FileRecord, FragmentStore, ItemRecord } from './fragment-store.ts';
 import {
+  frontMatterHash,
   type Listing,
   type LoadOptions,
   listingCurrent,
@@ -24,7 +26,6 @@ import {
   type Read,
   readSources,
 } from './load.ts';
-import { headHash, readHead } from './parse/read-head.js';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 
 export interface ItemsOptions extends LoadOptions {
@@ -46,8 +47,11 @@ export interface ItemsOptions extends LoadOptions {
   context: string;
   /** The digest of what an item's fragments depend on besides its entry (the tool, the serializers). */
   renderer: string;
-  /** Parsed front matter of unchanged files: opened only when many files must be read. */
-  parseCache?: () => ParseCache | undefined;
+  /**
+   * Parsed front matter of unchanged files: opened only when many files must be read, with the stamps
+   * this build took (each file is looked at once).
+   */
+  parseCache?: (stat: (path: string) => Stamp | undefined) => ParseCache | undefined;
   /** Called when the items have been read and are being assembled (the stage changes). */
   onAssemble?: () => void;
   /** Tests give a file system whose times lie. */
@@ -116,9 +120,14 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     for (const [path, hash] of read.hashes) hashes.set(path, hash);
     return read.problems.length === 0 && read.unreadable.length === 0;
   };
+  const stampOf = (path: string) => {
+    const i = indexOf.get(path);
+    return i === undefined ? stat(path) : stamps[i];
+  };
+  const indexOf = new Map(tasks.map((task, i) => [task.absolute, i]));
   const readTasks = async (indexes: readonly number[], all = false) => {
     const chosen = all ? tasks : indexes.map((i) => tasks[i] as Listing['tasks'][number]);
-    const cache = all || chosen.length > DIRECT_READS ? options.parseCache?.() : undefined;
+    const cache = all || chosen.length > DIRECT_READS ? options.parseCache?.(stampOf) : undefined;
     // Through the parse cache, every listed file is read (its record of the folder stays whole).
     return readSources(cache ? tasks : chosen, {
       layout: options.layout,
@@ -212,17 +221,20 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
       continue;
     }
     const previous = store.items.get(id);
+    // Closures made here would keep every file this function read alive: made by module functions.
+    const json = item.entry ? once(constant(item.entry), stringify) : undefined;
     const record: ItemRecord = {
       sources: key,
-      entryKey: item.entry ? entryKey(options.renderer, item.entry) : '',
+      entryKey: json ? once(json, keyWith(options.renderer)) : constant(''),
+      ...(json && { entryJson: json }),
       ...(item.changesAt !== undefined && { changesAt: Date.parse(item.changesAt) }),
       leftOut: item.leftOut,
       warnings: item.warnings,
     };
     if (item.entry) {
       const entry = item.entry;
-      record.entry = () => entry;
-      if (previous?.fragments && previous.entryKey === record.entryKey) {
+      record.entry = constant(entry);
+      if (previous?.fragments && previous.entryKey() === record.entryKey()) {
         record.fragments = previous.fragments;
       } else {
         const rendered = renderItem(entry, options.serializers);
@@ -259,23 +271,21 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   }
 
   // The store learns this build's files and items (kept by the caller only when the build succeeds).
-  store.listing = listing;
-  store.files.clear();
+  const seen = new Map<string, FileRecord>();
   tasks.forEach((task, i) => {
     const id = itemOfTask(i);
     const hash = hashOf(i);
     const stamp = stamps[i];
     if (id === undefined || hash === undefined || stamp === undefined) return;
-    store.files.set(task.path, {
+    seen.set(task.path, {
       stamp,
       racy: Math.max(stamp.mtimeMs, stamp.ctimeMs) > at - racyMs,
       hash,
       item: id,
     });
   });
-  store.items = records;
+  store.learn(listing, seen, records);
 
-  const entries = () => order.flatMap(({ record }) => (record.entry ? [record.entry()] : []));
   return {
     items: order.map((o) => o.item),
     leftOut,
@@ -291,8 +301,20 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     },
     redone,
     ...(changesAt !== undefined && { changesAt }),
-    model: () => ({ entries: entries(), leftOut }),
+    model: modelOf(
+      order.map((o) => o.record),
+      leftOut,
+    ),
   };
+}
+
+// Made outside buildItems: a closure made in it would keep everything it read (every file) alive.
+function constant<T>(value: T): () => T {
+  return () => value;
+}
+
+function modelOf(records: readonly ItemRecord[], leftOut: LeftOut[]): () => ContentModel {
+  return () => ({ entries: records.flatMap((r) => (r.entry ? [r.entry()] : [])), leftOut });
 }
 
 /**
@@ -314,7 +336,7 @@ async function listingOf(options: ItemsOptions): Promise<{ listing: Listing; hin
  * reports every problem, in the same order and with the same lines.
  */
 async function fail(options: ItemsOptions, listing: Listing): Promise<never> {
-  const cache = options.parseCache?.();
+  const cache = options.parseCache?.(options.stat ?? statStamp);
   const read = await readSources(listing.tasks, {
     layout: options.layout,
     bodies: options.bodies ?? false,
@@ -336,13 +358,20 @@ async function fail(options: ItemsOptions, listing: Listing): Promise<never> {
   ]);
 }
 
-/** What an entry's fragments are made from: the entry, and the renderer (the tool and its serializers). */
-function entryKey(renderer: string, entry: ContentEntry): string {
-  return createHash('sha256')
-    .update(renderer)
-    .update('\u0000')
-    .update(JSON.stringify(entry))
-    .digest('base64url');
+const stringify = (value: unknown): string => JSON.stringify(value);
+
+/** An entry's key from its JSON: what its fragments are made from, with the renderer (tool, serializers). */
+function keyWith(renderer: string): (json: string) => string {
+  return (json) => digest(renderer, json);
+}
+
+/** `make` of what `from` gives, worked out when first asked (an entry's JSON, and its key from it). */
+function once<T, U>(from: () => T, make: (value: T) => U): () => U {
+  let made: { value: U } | undefined;
+  return () => {
+    made ??= { value: make(from()) };
+    return made.value;
+  };
 }
 
 /**
@@ -361,11 +390,25 @@ export async function sourcesUnchanged(options: LoadOptions & { store: FragmentS
     const record = store.files.get(task.path);
     const stamp = statStamp(task.absolute);
     if (!record || !stamp || !sameStamp(record.stamp, stamp)) return false;
-    if (!record.racy) return true;
-    try {
-      return headHash(readHead(task.absolute, options.maxFileBytes).text) === record.hash;
-    } catch {
-      return false;
-    }
+    return (
+      !record.racy ||
+      frontMatterHash(task.absolute, options.maxFileBytes, options.bodies ?? false) === record.hash
+    );
   });
+}
+
+/** The items the store holds, in index order, with the model they make (a build that found nothing changed). */
+export function storedItems(store: FragmentStore): { items: ItemFragments[]; model: () => ContentModel } {
+  const records = [...store.items.values()];
+  const published = records
+    .flatMap((record) => (record.fragments ? [{ record, item: record.fragments }] : []))
+    .sort((a, b) => entryOrder(a.item.facts, b.item.facts));
+  const leftOut = records.flatMap((r) => r.leftOut).sort(leftOutOrder);
+  return {
+    items: published.map((p) => p.item),
+    model: () => ({
+      entries: published.flatMap(({ record }) => (record.entry ? [record.entry()] : [])),
+      leftOut,
+    }),
+  };
 }

@@ -11,6 +11,7 @@ import type { Problem } from '../core/errors.ts';
 import { linkProblems, linkWatcher } from './content-links.ts';
 import { keyLines } from './parse/key-lines.js';
 import type { ParseTask } from './parse/parse-chunk.js';
+import { headHash, readHead, readWhole, sourceHash } from './parse/read-head.js';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import { type ParseFilesOptions, parseFilesHashed } from './parse-files.ts';
 
@@ -70,6 +71,21 @@ export function listingCurrent(listing: Listing, options: LoadOptions, racyMs: n
     if (now === null || then === null) return now === then;
     return sameStamp(now, then) && Math.max(then.mtimeMs, then.ctimeMs) <= listing.at - racyMs;
   });
+}
+
+/**
+ * The hash a file is known by (its front matter's, or with `bodies` the whole file's:
+ * parse/read-head.js), read now: how a file whose stamp is too recent to trust is told unchanged.
+ * Undefined when it cannot be read.
+ */
+export function frontMatterHash(path: string, maxFileBytes: number, bodies: boolean): string | undefined {
+  try {
+    if (!bodies) return headHash(readHead(path, maxFileBytes).text);
+    const whole = readWhole(path, maxFileBytes);
+    return sourceHash(whole.text, whole.body ?? '');
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether a listing was made with these options and holds every one of `paths` (absolute). */

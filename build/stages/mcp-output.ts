@@ -56,17 +56,16 @@ export interface McpOutput {
  * Chooses the MCP backend and renders what it needs: the Function's data module, and for D1 the SQL
  * import. Sizes are measured here (gzip is Node's), the rules are in core/mcp/choose-backend.ts.
  */
-export async function mcpOutput(
-  material: McpMaterial,
-  options: {
-    config: SiteConfig;
-    configFile: string;
-    root: string;
-    limits: DeployLimits;
-    /** The Spanish source file of an entry, for messages. */
-    fileOf(pos: number): string;
-  },
-): Promise<McpOutput> {
+interface McpOutputOptions {
+  config: SiteConfig;
+  configFile: string;
+  root: string;
+  limits: DeployLimits;
+  /** The Spanish source file of an entry, for messages. */
+  fileOf(pos: number): string;
+}
+
+export async function mcpOutput(material: McpMaterial, options: McpOutputOptions): Promise<McpOutput> {
   const { config, configFile, limits } = options;
   const items = material.items.length;
   let embedded: { module: string; size: EmbeddedSize } | undefined;

@@ -64,6 +64,8 @@ export async function renderOutput(
       return at === undefined || !match ? problem : { ...problem, field: `${prefix}${at}${match[2]}` };
     });
   });
+  // The new items' values were kept for this check alone.
+  items.fresh.splice(0);
   invalid.push(...rendered.manifestProblems);
   let removals: Removals | undefined;
   if (options.live) {

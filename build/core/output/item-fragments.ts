@@ -66,9 +66,36 @@ export function renderItem(
   // MCP answers with the MCP version's items: the registry's when it renders them, else the built-in ones.
   const item = (values[MCP_VERSION] ?? builtInMcpItem(entry)) as ContentItemV1;
   return {
-    fragments: { facts: itemFacts(entry), versions, llms, mcp: prepareMcpItem(entry, item, 0) },
+    fragments: withMcp({ facts: itemFacts(entry), versions, llms }, () => prepareMcpItem(entry, item, 0)),
     values,
   };
+}
+
+const FORGET = new WeakMap<ItemFragments, () => void>();
+
+/**
+ * Fragments whose MCP material is made when first asked, and can be forgotten once its backend's share
+ * is made ({@link forgetMcp}): it is the largest part of an item, and needed only for that.
+ */
+export function withMcp(fragments: Omit<ItemFragments, 'mcp'>, make: () => McpItem): ItemFragments {
+  let made: McpItem | undefined;
+  const lazy = Object.defineProperty(fragments, 'mcp', {
+    get: () => {
+      made ??= make();
+      return made;
+    },
+    enumerable: false,
+    configurable: true,
+  }) as ItemFragments;
+  FORGET.set(lazy, () => {
+    made = undefined;
+  });
+  return lazy;
+}
+
+/** Drops the item's MCP material (it is made again if asked for). */
+export function forgetMcp(fragments: ItemFragments): void {
+  FORGET.get(fragments)?.();
 }
 
 function builtInMcpItem(entry: ContentEntry): unknown {
@@ -107,23 +134,33 @@ export function itemFacts(entry: ContentEntry): ItemFacts {
 
 /** The item's share of the embedded backend's data. */
 export function embeddedOf(fragments: ItemFragments): EmbeddedItem {
-  fragments.embedded ??= embeddedItem(fragments.mcp);
+  fragments.embedded ??= share(fragments, embeddedItem);
   return fragments.embedded;
 }
 
 /** The item's rows of the D1 import. */
 export function d1RowsOf(fragments: ItemFragments): D1ItemRows {
-  fragments.d1 ??= d1ItemRows(fragments.mcp);
+  fragments.d1 ??= share(fragments, d1ItemRows);
   return fragments.d1;
 }
 
+/**
 /**
  * What the embedded module's size bound counts of the item. Its terms are asked only for a site whose
  * texts alone are under the ceiling, which is then most likely served embedded: they are its postings'.
  */
 export function sizeOf(fragments: ItemFragments): EmbeddedSizeItem {
-  fragments.size ??= { text: embeddedSizeItem(fragments.mcp).text };
+  fragments.size ??= share(fragments, (mcp) => ({ text: embeddedSizeItem(mcp).text }));
   return { text: fragments.size.text, terms: () => embeddedOf(fragments).postings.terms };
+}
+
+/** A share made from the item's MCP material, which is then let go (it is made again when asked). */
+function share<T>(fragments: ItemFragments, make: (mcp: McpItem) => T): T {
+  try {
+    return make(fragments.mcp);
+  } finally {
+    forgetMcp(fragments);
+  }
 }
 
 /**

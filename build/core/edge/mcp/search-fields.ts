@@ -107,21 +107,23 @@ const TERMS = new WeakMap<SearchDocument, readonly (readonly string[] | undefine
  * The distinct terms of each index field of a document, in ALL_FIELDS order, in the order they first
  * come; undefined where the document has no text. A field's length, for ranking, is its count of
  * distinct terms on both backends (the D1 table holds each once). Worked out once per document: the
- * embedded index, its size bound and the D1 import all read them.
+ * embedded index, its size bound and the D1 import all read them. Not through the memo by text below:
+ * the build works them out once per item and keeps what it makes of them (its fragments), and a memo
+ * would keep every body text of the site alive.
  */
 export function documentTerms(doc: SearchDocument): readonly (readonly string[] | undefined)[] {
   let terms = TERMS.get(doc);
   if (!terms) {
     terms = ALL_FIELDS.map((field) => {
       const text = fieldText(doc, field);
-      return text === undefined ? undefined : termsOf(text, stemmingOf(field));
+      return text === undefined ? undefined : distinctTerms(text, stemmingOf(field));
     });
     TERMS.set(doc, terms);
   }
   return terms;
 }
 
-// By text as well: documents are made anew by every build, their texts mostly the same (dev rebuilds).
+// By text as well, for the D1 backend's snippets: a warm isolate reads the same titles again and again.
 const TEXT_TERMS = new Map<string, Map<string, readonly string[]>>();
 
 /** The distinct terms of a field's text (`stemming`: the field's stemmingOf). */
@@ -138,16 +140,20 @@ function termsOf(text: string, stemming: Language | undefined): readonly string[
   }
   let terms = memo.get(text);
   if (!terms) {
-    const distinct = new Set<string>();
-    for (const word of tokenize(text)) {
-      const term = termOf(word, stemming);
-      if (term !== null) distinct.add(term);
-    }
-    terms = [...distinct];
+    terms = distinctTerms(text, stemming);
     if (memo.size >= 200_000) memo.clear();
     memo.set(text, terms);
   }
   return terms;
+}
+
+function distinctTerms(text: string, stemming: Language | undefined): string[] {
+  const distinct = new Set<string>();
+  for (const word of tokenize(text)) {
+    const term = termOf(word, stemming);
+    if (term !== null) distinct.add(term);
+  }
+  return [...distinct];
 }
 
 /** The index fields a search looks in: one language's and the shared ones, or all of them. */

@@ -1,0 +1,121 @@
+import { hash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+import type { FollowedLink, LeftOut } from '../core/content/model.ts';
+import { LANGUAGES, type Language } from '../core/edge/languages.ts';
+import { isoSeconds } from '../core/edge/lifecycle.ts';
+import type { Problem } from '../core/errors.ts';
+import { type Headroom, headroom } from '../core/output/deploy-limits.ts';
+import type { OutputFile } from '../core/output/outputs.ts';
+import type { Rendered } from '../core/output/render.ts';
+import { typeCounts } from '../core/serializers/v1.ts';
+import type { Deployment } from './deployment.ts';
+import type { Items } from './items.ts';
+import type { McpOutput } from './mcp-output.ts';
+import type { SitePagesCheck } from './site-pages.ts';
+
+const gzip = promisify(gzipCallback);
+
+/** One published file's size, and its text's digest (what its compressed size is kept by). */
+export interface FileSize {
+  path: string;
+  bytes: number;
+  gzipBytes?: number;
+  digest?: string;
+}
+
+/**
+ * What a build's report says, worked out from the items' facts (no entry needed), and kept with the
+ * store so that a build which finds nothing changed reports what the last one did.
+ */
+export interface BuildSummary {
+  items: Record<'posts' | 'projects' | 'tips' | 'total', number>;
+  /** How many items have each translation. */
+  translations: Record<Language, number>;
+  leftOut: LeftOut[];
+  warnings: Problem[];
+  links: FollowedLink[];
+  files: FileSize[];
+  /** The index's `generated`. */
+  generated: string;
+  mcp?: Omit<McpOutput, 'files'>;
+  mcpData?: { written: boolean; served: string };
+  headroom?: Headroom;
+  /** The index against the site generator's pages (stages/site-pages.ts). */
+  sitePages: SitePagesCheck;
+}
+
+export function summaryOf(
+  items: Items,
+  rendered: Rendered,
+  deployment: Deployment | undefined,
+  warnings: readonly Problem[],
+  sizes: readonly FileSize[] | undefined,
+  sitePages: SitePagesCheck,
+): BuildSummary {
+  const translations = Object.fromEntries(LANGUAGES.map((lang) => [lang, 0])) as Record<Language, number>;
+  for (const item of items.items) for (const lang of item.facts.languages) translations[lang]++;
+  const summary: BuildSummary = {
+    items: typeCounts(items.items.map((item) => item.facts)),
+    translations,
+    leftOut: items.leftOut,
+    warnings: [...warnings],
+    links: items.links,
+    files: sizes
+      ? [...sizes]
+      : rendered.files.map((f) => ({ path: f.path, bytes: Buffer.byteLength(f.content) })),
+    generated: isoSeconds(rendered.generated),
+    sitePages,
+  };
+  if (deployment) {
+    const { files: _files, ...mcp } = deployment.mcp;
+    summary.mcp = mcp;
+    summary.mcpData = deployment.mcpData;
+    summary.headroom = headroom(deployment.figures);
+  }
+  return summary;
+}
+
+/**
+ * Each file's size and compressed size, worked out on the thread pool while the build writes; a text
+ * the last build published under the same path (the same digest) keeps its compressed size.
+ */
+export async function fileSizes(
+  files: readonly OutputFile[],
+  previous: BuildSummary | undefined,
+): Promise<FileSize[]> {
+  const known = new Map(
+    (previous?.files ?? []).flatMap((f) =>
+      f.digest && f.gzipBytes !== undefined ? [[f.digest, f.gzipBytes]] : [],
+    ),
+  );
+  // Identical texts (the alias and its version) are hashed and compressed once.
+  const digests = new Map<string, string>();
+  const compressed = new Map<string, Promise<number>>();
+  return Promise.all(
+    files.map(async (file) => {
+      let digest = digests.get(file.content);
+      if (digest === undefined) {
+        digest = hash('sha1', file.content, 'base64url');
+        digests.set(file.content, digest);
+      }
+      let gzipBytes = known.get(digest) as number | Promise<number> | undefined;
+      if (gzipBytes === undefined) {
+        let pending = compressed.get(digest);
+        if (!pending) {
+          pending = gzip(file.content).then((b) => b.length);
+          compressed.set(digest, pending);
+        }
+        gzipBytes = pending;
+      }
+      return { path: file.path, bytes: Buffer.byteLength(file.content), gzipBytes: await gzipBytes, digest };
+    }),
+  );
+}
+
+/** The files a build published, read back from the output folder (a build that found nothing changed). */
+export function writtenFiles(outDir: string, summary: BuildSummary): OutputFile[] {
+  return summary.files.map((f) => ({ path: f.path, content: readFileSync(join(outDir, f.path), 'utf8') }));
+}

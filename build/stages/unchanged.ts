@@ -1,0 +1,197 @@
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { SourceDates } from '../core/content/generated.ts';
+import type { Lifecycle } from '../core/edge/lifecycle.ts';
+import { recordPublished, renderPublishedRecord } from '../core/versions/published-record.ts';
+import { digest } from './fingerprint.ts';
+import type { FragmentStore, LastBuild } from './fragment-store.ts';
+import { frontMatterHash, type Listing, type LoadOptions, listingCurrent, listSources } from './load.ts';
+import { type Stamp, sameStamp, statStamp } from './parse-cache.ts';
+import type { Setup } from './setup.ts';
+import { HELD_DIR, MCP_PRIVATE_DIRS } from './write-private.ts';
+
+/**
+ * A build whose every input is as the last build found it writes what that build wrote: it is
+ * recognised by one digest and skipped. The inputs are the tool, the configuration, the lifecycle, the
+ * versions' record, the author's files, the static folder, the wrangler configuration, the sources'
+ * dates and the build's own options (`inputsDigest`); the content files, by the listing's folders and
+ * every file's stamp (the store's); and the outputs the last build wrote, by theirs. And the clock: the
+ * last build is valid until the next instant anything changes by time alone (an item dated ahead
+ * coming due, a version published, deprecated or withdrawn on its date).
+ */
+export async function inputsDigest(
+  setup: Setup,
+  context: string,
+  options: Record<string, unknown>,
+): Promise<{ inputs: string; sources: SourceDates; writesRecord: boolean }> {
+  const { root } = setup;
+  const sources = await setup.sourceDates;
+  const read = (file: string) => {
+    try {
+      return readFileSync(join(root, file), 'utf8');
+    } catch {
+      return '\u0000absent';
+    }
+  };
+  const statics = setup.staticDir === undefined ? [] : treeStamps(setup.staticDir);
+  // The versions' record as this build leaves it: a build that adds a version to it writes it.
+  const record = renderPublishedRecord(recordPublished(setup.headers.record.record, setup.lifecycle).record);
+  return {
+    writesRecord: record !== setup.headers.record.text,
+    inputs: digest(
+      context,
+      JSON.stringify(setup.lifecycle),
+      record,
+      JSON.stringify(setup.headers.warnings),
+      JSON.stringify(sources),
+      read('_headers'),
+      read('_redirects'),
+      read('wrangler.toml'),
+      read('wrangler.json'),
+      read('wrangler.jsonc'),
+      JSON.stringify(statics),
+      JSON.stringify([setup.outDir, setup.contentDir, options]),
+    ),
+    sources,
+  };
+}
+
+/**
+ * The last build, when nothing it was made from changed since and the clock has not reached its limit:
+ * the same inputs, the same files listed, every content file with the stamp it had (or, for one changed
+ * too recently to trust its stamp, the same front matter), and its outputs as it left them.
+ */
+export async function unchangedSince(
+  store: FragmentStore,
+  inputs: string,
+  now: Date,
+  load: LoadOptions,
+): Promise<LastBuild | undefined> {
+  const { last, listing } = store;
+  if (!last || last.inputs !== inputs || !listing) return undefined;
+  if (last.validUntil !== undefined && now.getTime() >= last.validUntil) return undefined;
+  for (const [path, then] of last.outputs) {
+    const stamp = lstatStamp(path);
+    if (stamp === null || then === null ? stamp !== then : !sameStamp(stamp, then)) return undefined;
+  }
+  if (!listingCurrent(listing, load, store.racyMs)) {
+    // A folder changed (or too recently to tell): the same files listed again will do.
+    const again = await listSources(load);
+    if (!sameListing(again, listing)) return undefined;
+    store.listing = again;
+    store.touch();
+  }
+  return filesAsKept(store, listing, load.maxFileBytes, load.bodies ?? false) ? last : undefined;
+}
+
+function sameListing(a: Listing, b: Listing): boolean {
+  if (a.key !== b.key || a.tasks.length !== b.tasks.length || a.problems.length > 0) return false;
+  if (JSON.stringify([a.warnings, a.links]) !== JSON.stringify([b.warnings, b.links])) return false;
+  return a.tasks.every((task, i) => {
+    const other = b.tasks[i];
+    return (
+      other !== undefined &&
+      task.absolute === other.absolute &&
+      task.path === other.path &&
+      JSON.stringify(task.location) === JSON.stringify(other.location)
+    );
+  });
+}
+
+function filesAsKept(store: FragmentStore, listing: Listing, maxFileBytes: number, bodies: boolean): boolean {
+  if (store.files.size !== listing.tasks.length) return false;
+  const at = Date.now();
+  for (const task of listing.tasks) {
+    const record = store.files.get(task.path);
+    const stamp = statStamp(task.absolute);
+    if (!record || !stamp || !sameStamp(stamp, record.stamp)) return false;
+    if (!record.racy) continue;
+    if (frontMatterHash(task.absolute, maxFileBytes, bodies) !== record.hash) return false;
+    // Its content checked, and its stamp now old enough to vouch for it from here on.
+    if (Math.max(stamp.mtimeMs, stamp.ctimeMs) <= at - store.racyMs) {
+      record.racy = false;
+      store.touch();
+    }
+  }
+  return true;
+}
+
+/**
+ * What a build wrote, as the next one will look at it: the output folder's link, each file the build
+ * published in it, and the MCP data in the private folder.
+ */
+export function outputStamps(setup: Setup, published: readonly string[]): LastBuild['outputs'] {
+  const paths = [setup.outDir, ...published.map((path) => join(setup.outDir, path))];
+  for (const dir of MCP_PRIVATE_DIRS) {
+    const full = join(setup.root, dir);
+    paths.push(full);
+    for (const name of safeReaddir(full)) paths.push(join(full, name));
+  }
+  paths.push(join(setup.root, HELD_DIR));
+  return paths.map((path) => [path, lstatStamp(path)]);
+}
+
+/**
+ * The earliest instant after `now` at which the clock alone changes the output: an item's (`items`),
+ * the lifecycle's dates, or at once when `generated` follows the clock. None: the output holds for good.
+ */
+export function validUntil(
+  now: Date,
+  items: number | undefined,
+  lifecycle: Lifecycle,
+  followsClock: boolean,
+): number | undefined {
+  if (followsClock) return now.getTime();
+  let until = items;
+  for (const date of datesIn(lifecycle)) {
+    const at = date.getTime();
+    if (at > now.getTime() && (until === undefined || at < until)) until = at;
+  }
+  return until;
+}
+
+/** Every date a value holds: the lifecycle's are its versions' publications, deprecations and sunsets. */
+function datesIn(value: unknown, found: Date[] = []): Date[] {
+  if (value instanceof Date) found.push(value);
+  else if (Array.isArray(value)) for (const item of value) datesIn(item, found);
+  else if (typeof value === 'object' && value !== null)
+    for (const item of Object.values(value)) datesIn(item, found);
+  return found;
+}
+
+function lstatStamp(path: string): Stamp | null {
+  try {
+    const s = lstatSync(path);
+    return { size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, ino: s.ino };
+  } catch {
+    return null;
+  }
+}
+
+/** Each file under a folder (links followed, as the build publishes them) with its stamp. */
+function treeStamps(dir: string): [string, Stamp | null][] {
+  const found: [string, Stamp | null][] = [[dir, statStamp(dir) ?? null]];
+  const walk = (folder: string) => {
+    for (const name of safeReaddir(folder).sort()) {
+      const path = join(folder, name);
+      let folderToo = false;
+      try {
+        folderToo = statSync(path).isDirectory();
+      } catch {
+        // gone meanwhile, or a broken link: its stamp (none) says so
+      }
+      found.push([relative(dir, path), statStamp(path) ?? null]);
+      if (folderToo) walk(path);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

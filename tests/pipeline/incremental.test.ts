@@ -1,0 +1,222 @@
+import { readdir, readFile, rename, rm, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isContentIndexError } from '../../build/core/errors.ts';
+import type { SerializerRegistry } from '../../build/core/serializers/registry.ts';
+import { type BuildOptions, type BuildResult, build, SERIALIZERS } from '../../build/index.ts';
+import { FragmentStore } from '../../build/stages/fragment-store.ts';
+import { V2 } from '../fixtures/v2/serializer.ts';
+import { D1_WRANGLER } from '../helpers/project.ts';
+import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
+
+// Acceptance 2 of the incremental engine (issue 23): between incremental builds (the project's kept
+// items and fragments, `.content-index/cache/`), files are edited, renamed and deleted, the
+// configuration, the schema and the lifecycle change, and the clock passes a future item's date and a
+// version's sunset; each time, every byte the build publishes (the output folder and the /mcp data,
+// embedded or the D1 import) is what a build from nothing gives.
+
+let site: TempSite | undefined;
+afterEach(() => site?.dispose());
+
+const FILES = {
+  'content/posts/uno.es.md': md({
+    title: 'Uno',
+    description: 'El primero',
+    date: '2025-01-10',
+    tags: ['ia', 'ml'],
+  }),
+  'content/posts/uno.en.md': md({ title: 'One', description: 'The first', date: '2025-01-10', tags: ['ia'] }),
+  'content/posts/uno.pt-br.md': md({ title: 'Um', date: '2025-01-11', tags: ['ia', 'ml'] }),
+  'content/posts/dos.es.md': md({ title: 'Dos', date: '2025-02-01', tags: ['rust'] }),
+  'content/posts/borrador.es.md': md({ title: 'Borrador', date: '2025-03-01', draft: true }),
+  'content/posts/manana.es.md': md({ title: 'Mañana', date: '2026-07-01T00:00:00Z' }),
+  'content/projects/motor.es.md': md({ title: 'Motor', date: '2025-01-01', technologies: ['Rust', 'C++'] }),
+  'content/projects/motor.pt-br.md': md({ title: 'Motor', slug: 'motor-grafico' }),
+  'content/tips/atajo.es.md': md({ title: 'Atajo', description: 'Un atajo de teclado' }),
+};
+
+/** Before the future post's date and v1's sunset; then past each. */
+const JUNE = new Date('2026-06-01T00:00:00Z');
+const JULY = new Date('2026-07-02T00:00:00Z');
+const LATER = new Date('2028-01-01T00:00:00Z');
+
+function headers(versions: Record<string, Record<string, string>>): string {
+  const helper = join(PROJECT_ROOT, 'build/core/config/lifecycle-config.ts');
+  return `import { defineHeaders } from ${JSON.stringify(helper)};\nexport default defineHeaders({ versions: ${JSON.stringify(versions)} });\n`;
+}
+
+/** Every file of a tree, and the /mcp data (the module, the D1 import) with its text. */
+interface Output {
+  tree: Record<string, string>;
+  mcp: Record<string, string>;
+}
+
+async function privateFiles(root: string): Promise<Record<string, string>> {
+  const found: Record<string, string> = {};
+  for (const dir of ['.content-index/worker', '.content-index/d1']) {
+    for (const name of await readdir(join(root, dir)).catch(() => [] as string[]))
+      found[`${dir}/${name}`] = await readFile(join(root, dir, name), 'utf8');
+  }
+  return found;
+}
+
+function mcpFiles(result: BuildResult): Record<string, string> {
+  return Object.fromEntries(
+    (result.mcp?.files ?? []).map((f) => [
+      f.path,
+      typeof f.content === 'string' ? f.content : [...f.content].join(''),
+    ]),
+  );
+}
+
+type Outcome = { ok: true; output: Output; result: BuildResult } | { ok: false; problems: string[] };
+
+async function outcome(run: () => Promise<BuildResult>, output: (r: BuildResult) => Promise<Output>) {
+  try {
+    const result = await run();
+    return { ok: true, output: await output(result), result } as Outcome;
+  } catch (error) {
+    if (!isContentIndexError(error)) throw error;
+    return { ok: false, problems: error.problems.map((p) => JSON.stringify(p)) } as Outcome;
+  }
+}
+
+/**
+ * The project's incremental build (into public/, its store and parse cache kept in .content-index/),
+ * and a build from nothing of the same sources (into cold/, no store, no cache): the same outputs, or
+ * the same problems. Returns the incremental build's result.
+ */
+async function sameAsCold(s: TempSite, options: BuildOptions): Promise<BuildResult | undefined> {
+  const warm = await outcome(
+    () => build({ root: s.root, ...options }),
+    async (r) => ({ tree: await snapshotDir(r.outDir), mcp: await privateFiles(s.root) }),
+  );
+  const cold = await outcome(
+    () => build({ root: s.root, ...options, out: 'cold', cache: false, store: FragmentStore.memory() }),
+    async (r) => ({ tree: await snapshotDir(r.outDir), mcp: mcpFiles(r) }),
+  );
+  if (warm.ok && cold.ok) {
+    expect(warm.output.tree).toEqual(cold.output.tree);
+    expect(Object.keys(warm.output.mcp).sort()).toEqual(Object.keys(cold.output.mcp).sort());
+    for (const [path, text] of Object.entries(cold.output.mcp))
+      expect(warm.output.mcp[path], path).toBe(text);
+    return warm.result;
+  }
+  expect(warm.ok ? 'built' : warm.problems).toEqual(cold.ok ? 'built' : cold.problems);
+  return undefined;
+}
+
+const titles = async (s: TempSite, version = 'v1') =>
+  (await s.readJson<{ content: { title: string }[] }>(`api/${version}/content.json`)).content.map(
+    (c) => c.title,
+  );
+
+describe('an incremental build gives the bytes of a build from nothing', () => {
+  for (const backend of ['embedded', 'd1'] as const) {
+    it(`after edits, renames, deletes, configuration, schema, lifecycle and clock changes (${backend})`, async () => {
+      const config = { ...FIXTURE_CONFIG, mcp: { backend } };
+      site = await tempSite({ ...FILES, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` }, config);
+      const s = site;
+      const path = (p: string) => join(s.root, p);
+      let clock = JUNE;
+      const options = (more: BuildOptions = {}): BuildOptions => ({ clock: () => clock, ...more });
+
+      // From nothing, then nothing changed: recognised, and nothing is run.
+      let result = await sameAsCold(s, options());
+      expect(result?.incremental.redone).toBe(4);
+      expect(result?.mcp?.backend).toBe(backend);
+      result = await sameAsCold(s, options());
+      expect(result?.incremental.unchanged).toBe(true);
+      expect(await titles(s)).toEqual(['Dos', 'Uno', 'Motor', 'Atajo']);
+
+      // A file of its output gone, or the whole output: not taken as unchanged, and written again.
+      await rm(join(s.out, 'llms.txt'));
+      result = await sameAsCold(s, options());
+      expect(result?.incremental.unchanged).toBe(false);
+      await rm(s.out, { recursive: true, force: true });
+      result = await sameAsCold(s, options());
+      expect(result?.incremental).toMatchObject({ unchanged: false, redone: 0 });
+
+      // One file edited: its item alone is made again.
+      await s.write(
+        'content/posts/dos.es.md',
+        md({ title: 'Dos editado', date: '2025-02-01', tags: ['rust', 'go'] }),
+      );
+      result = await sameAsCold(s, options());
+      expect(result?.incremental).toMatchObject({ unchanged: false, redone: 1, redoneItems: ['post/dos'] });
+
+      // A body edit: the file is read, and its item made again (its body is searched).
+      await s.write('content/posts/uno.en.md', `${FILES['content/posts/uno.en.md']}More text.\n`);
+      result = await sameAsCold(s, options());
+      expect(result?.incremental).toMatchObject({ unchanged: false, redone: 1, redoneItems: ['post/uno'] });
+
+      // Renamed (a new item), a translation deleted, a file added, two items paired by translationKey.
+      await rename(path('content/tips/atajo.es.md'), path('content/tips/atajo-nuevo.es.md'));
+      await rm(path('content/posts/uno.pt-br.md'));
+      await s.write('content/tips/nuevo.es.md', md({ title: 'Nuevo', date: '2025-05-05', tags: ['datos'] }));
+      await s.write(
+        'content/posts/two.en.md',
+        md({ title: 'Two', translationKey: 'dos', date: '2025-02-02' }),
+      );
+      await s.write(
+        'content/posts/dos.es.md',
+        md({ title: 'Dos editado', date: '2025-02-01', translationKey: 'dos' }),
+      );
+      result = await sameAsCold(s, options());
+      expect(result?.incremental.redoneItems.sort()).toEqual([
+        'post/dos',
+        'post/uno',
+        'tip/atajo-nuevo',
+        'tip/nuevo',
+      ]);
+      expect(await titles(s)).toEqual(['Nuevo', 'Dos editado', 'Uno', 'Motor', 'Atajo']);
+
+      // A file that cannot be read, then fixed: the same problems as from nothing, then the same output.
+      await s.write('content/posts/uno.es.md', '---\ntitle: [Uno\n---\n');
+      expect(await sameAsCold(s, options())).toBeUndefined();
+      await s.write('content/posts/uno.es.md', FILES['content/posts/uno.es.md']);
+      await sameAsCold(s, options());
+
+      // The configuration: a name (no item changes: none is made again), then routes (every one is).
+      await s.write('site.config.ts', `export default ${JSON.stringify({ ...config, name: 'Otro' })};\n`);
+      result = await sameAsCold(s, options());
+      expect(result?.incremental).toMatchObject({ redone: 0, assembled: 7 });
+      const routes = { post: { es: '/articulos/{slug}/' } };
+      await s.write(
+        'site.config.ts',
+        `export default ${JSON.stringify({ ...config, name: 'Otro', routes })};\n`,
+      );
+      result = await sameAsCold(s, options());
+      expect(result?.incremental.redone).toBeGreaterThan(0);
+
+      // The clock passes the future post's date: nothing changed on disk, and the build is not skipped.
+      clock = JULY;
+      result = await sameAsCold(s, options());
+      expect(result?.incremental).toMatchObject({ unchanged: false, redoneItems: ['post/manana'] });
+      expect(await titles(s)).toContain('Mañana');
+
+      // The schema: a registry with a v2 (another schema, another body) and the lifecycle publishing it.
+      const withV2: SerializerRegistry = { ...SERIALIZERS, v2: V2 };
+      await s.write(
+        'headers.config.ts',
+        headers({ v1: { published: '2025-01-15', sunset: '2027-07-02' }, v2: { published: '2026-07-01' } }),
+      );
+      result = await sameAsCold(s, options({ serializers: withV2 }));
+      expect((await s.readJson<{ current: string }>('api/versions.json')).current).toBe('v2');
+      expect(await titles(s)).toContain('Mañana');
+      result = await sameAsCold(s, options({ serializers: withV2 }));
+      expect(result?.incremental.unchanged).toBe(true);
+
+      // The clock passes v1's sunset: v1 is withdrawn, with no file changed.
+      clock = LATER;
+      result = await sameAsCold(s, options({ serializers: withV2 }));
+      expect(result?.incremental.unchanged).toBe(false);
+      expect(Object.keys(await snapshotDir(s.out))).not.toContain('api/v1/content.json');
+
+      // A kept item's stamp changed with nothing else (a checkout): read again, not made again.
+      await utimes(path('content/projects/motor.es.md'), new Date(), new Date());
+      result = await sameAsCold(s, options({ serializers: withV2 }));
+      expect(result?.incremental).toMatchObject({ unchanged: false, redone: 0 });
+    });
+  }
+});
