@@ -3,7 +3,7 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContentEntry, LeftOut } from '../core/content/model.ts';
-import type { Language } from '../core/edge/languages.ts';
+import { CONTENT_TYPES, type ContentType, type Language } from '../core/edge/languages.ts';
 import type { D1ItemRows } from '../core/edge/mcp/d1-sql.ts';
 import type { EmbeddedItem } from '../core/edge/mcp/embedded.ts';
 import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
@@ -89,6 +89,7 @@ export class FragmentStore {
   readonly racyMs: number;
 
   private constructor(
+    private readonly root: string,
     private readonly dir: string | undefined,
     options: StoreOptions,
   ) {
@@ -97,20 +98,40 @@ export class FragmentStore {
 
   /** A store kept in memory only (tests). */
   static memory(options: StoreOptions = {}): FragmentStore {
-    const store = new FragmentStore(undefined, options);
+    const store = new FragmentStore('', undefined, options);
     store.records = new Map();
     return store;
   }
 
   /** The project's store, or an empty one when there is none or it cannot be read. */
   static open(root: string, options: StoreOptions = {}): FragmentStore {
-    const store = new FragmentStore(join(root, STORE_DIR), options);
+    const store = new FragmentStore(root, join(root, STORE_DIR), options);
     try {
       const index = JSON.parse(readFileSync(join(root, STORE_DIR, INDEX_FILE), 'utf8')) as StoredIndex;
-      if (index.format !== STORE_FORMAT) return store;
-      store.listing = index.listing;
-      for (const [path, size, mtimeMs, ctimeMs, ino, racy, hash, item] of index.files) {
-        store.files.set(path, { stamp: { size, mtimeMs, ctimeMs, ino }, racy: racy === 1, hash, item });
+      if (index.format !== STORE_FORMAT || index.root !== root) return store;
+      if (index.listing) {
+        const { tasks, ...listing } = index.listing;
+        store.listing = {
+          ...listing,
+          tasks: tasks.map(([path, type, name, dir, lang]) => ({
+            path,
+            absolute: join(root, path),
+            location: { type: CONTENT_TYPES[type] as ContentType, name, dir, ...(lang && { lang }) },
+          })),
+        };
+        // A file's record is the row of its task (none for a file the build could not read).
+        store.listing.tasks.forEach((task, i) => {
+          const row = index.files[i];
+          if (!row) return;
+          const [size, mtimeMs, ctimeMs, ino, racy, hash, item] = row;
+          const id = item ?? `${task.location.type}/${task.location.name}`;
+          store.files.set(task.path, {
+            stamp: { size, mtimeMs, ctimeMs, ino },
+            racy: racy === 1,
+            hash,
+            item: id,
+          });
+        });
       }
       store.last = index.last;
     } catch {
@@ -163,12 +184,19 @@ export class FragmentStore {
           if (record.entry)
             entries.push(`${JSON.stringify([id, record.entryKey()])}\t${this.entryText(record)}\n`);
         }
-        const sections = [items, entries].map((parts) => parts.reduce((n, p) => n + Buffer.byteLength(p), 0));
-        await writeAtomically(join(this.dir, shardFile(shard)), [
-          `${sections.join(' ')}\n`,
-          ...items,
-          ...entries,
-        ]);
+        // One byte per character when every text allows it (what the sites' languages write), so that
+        // reading it back is a copy rather than a decoding.
+        const encoding: BufferEncoding = [items, entries].every((parts) => parts.every((p) => !WIDE.test(p)))
+          ? 'latin1'
+          : 'utf8';
+        const sections = [items, entries].map((parts) =>
+          parts.reduce((n, p) => n + Buffer.byteLength(p, encoding), 0),
+        );
+        await writeAtomically(
+          join(this.dir, shardFile(shard)),
+          [`${sections.join(' ')} ${encoding}\n`, ...items, ...entries],
+          encoding,
+        );
         // Entries still read from the file just replaced are now in memory (entryText above): let it go.
         const open = this.shards.get(shard);
         if (open) closeSync(open.fd);
@@ -176,19 +204,29 @@ export class FragmentStore {
       }
     }
     if (this.indexDirty) {
+      const tasks = this.listing?.tasks ?? [];
       const index: StoredIndex = {
         format: STORE_FORMAT,
-        listing: this.listing,
-        files: [...this.files].map(([path, f]) => [
-          path,
-          f.stamp.size,
-          f.stamp.mtimeMs,
-          f.stamp.ctimeMs,
-          f.stamp.ino,
-          f.racy ? 1 : 0,
-          f.hash,
-          f.item,
-        ]),
+        root: this.root,
+        ...(this.listing && {
+          listing: {
+            ...this.listing,
+            tasks: tasks.map(({ path, location: l }): TaskRow => {
+              const row: TaskRow = [path, CONTENT_TYPES.indexOf(l.type), l.name, l.dir];
+              if (l.lang !== undefined) row.push(l.lang);
+              return row;
+            }),
+          },
+        }),
+        files: tasks.map(({ path, location }) => {
+          const f = this.files.get(path);
+          if (!f) return null;
+          const { size, mtimeMs, ctimeMs, ino } = f.stamp;
+          const row: FileRow = [size, mtimeMs, ctimeMs, ino, f.racy ? 1 : 0, f.hash];
+          // Only an item other than its file's type and name (a translationKey) is written.
+          if (f.item !== `${location.type}/${location.name}`) row.push(f.item);
+          return row;
+        }),
         last: this.last,
       };
       this.indexDirty = false;
@@ -221,15 +259,19 @@ export class FragmentStore {
         const head = Buffer.alloc(64);
         const read = readSync(fd, head, 0, head.length, 0);
         const newline = head.subarray(0, read).indexOf(10);
-        const [itemsBytes, entriesBytes] = head.toString('latin1', 0, newline).split(' ').map(Number);
+        const [items$, entries$, encoding] = head.toString('latin1', 0, newline).split(' ');
+        const [itemsBytes, entriesBytes] = [Number(items$), Number(entries$)];
         if (newline < 0 || !Number.isSafeInteger(itemsBytes) || !Number.isSafeInteger(entriesBytes))
           throw new Error('no header');
-        const items = Buffer.allocUnsafe(itemsBytes as number);
+        if (encoding !== 'latin1' && encoding !== 'utf8') throw new Error('no encoding');
+        const items = Buffer.allocUnsafe(itemsBytes);
         if (readSync(fd, items, 0, items.length, newline + 1) !== items.length) throw new Error('truncated');
-        const file = { fd, at: newline + 1 + (itemsBytes as number), bytes: entriesBytes as number };
+        const file = { fd, at: newline + 1 + itemsBytes, bytes: entriesBytes, encoding } as const;
         this.shards.set(shard, file);
         const before = new Set(records.keys());
-        decodeShard(items.toString('utf8'), records, (id, entryKey) => this.storedEntry(shard, id, entryKey));
+        decodeShard(items.toString(encoding), records, (id, entryKey) =>
+          this.storedEntry(shard, id, entryKey),
+        );
         for (const [id, record] of records) {
           if (!before.has(id) && record.entry)
             this.raw.set(record, () => this.storedEntry(shard, id, record.entryKey()));
@@ -248,7 +290,7 @@ export class FragmentStore {
   /** Entries read back from a shard's file, by item id: [its entry key, its JSON]. */
   private entries = new Map<number, Map<string, [string, string]>>();
   /** Shard files whose entries may still be read (kept open: the entries are the items' read). */
-  private shards = new Map<number, { fd: number; at: number; bytes: number }>();
+  private shards = new Map<number, { fd: number; at: number; bytes: number; encoding: BufferEncoding }>();
   /** The JSON of each record's entry as the store holds it, for records read from disk. */
   private raw = new WeakMap<ItemRecord, () => string>();
 
@@ -266,7 +308,7 @@ export class FragmentStore {
       if (file) {
         const bytes = Buffer.allocUnsafe(file.bytes);
         readSync(file.fd, bytes, 0, bytes.length, file.at);
-        for (const line of bytes.toString('utf8').split('\n')) {
+        for (const line of bytes.toString(file.encoding).split('\n')) {
           const tab = line.indexOf('\t');
           if (tab < 0) continue;
           const [key, kept] = JSON.parse(line.slice(0, tab)) as [string, string];
@@ -284,38 +326,30 @@ export class FragmentStore {
 
 function sameFiles(a: ReadonlyMap<string, FileRecord>, b: ReadonlyMap<string, FileRecord>): boolean {
   if (a.size !== b.size) return false;
-  for (const [path, f] of a) {
-    const g = b.get(path);
-    if (
-      !g ||
-      g.hash !== f.hash ||
-      g.item !== f.item ||
-      g.racy !== f.racy ||
-      g.stamp.size !== f.stamp.size ||
-      g.stamp.mtimeMs !== f.stamp.mtimeMs ||
-      g.stamp.ctimeMs !== f.stamp.ctimeMs ||
-      g.stamp.ino !== f.stamp.ino
-    )
-      return false;
-  }
+  for (const [path, record] of a) if (b.get(path) !== record) return false;
   return true;
 }
 
+/** The index's form: tasks as rows, and each listed file's record as the row of the same place. */
 interface StoredIndex {
   format: number;
-  listing: Listing | undefined;
-  files: [
-    path: string,
-    size: number,
-    mtimeMs: number,
-    ctimeMs: number,
-    ino: number,
-    racy: 0 | 1,
-    hash: string,
-    item: string,
-  ][];
+  /** The project the paths are relative to: a store copied elsewhere is not read. */
+  root: string;
+  listing?: Omit<Listing, 'tasks'> & { tasks: TaskRow[] };
+  files: (FileRow | null)[];
   last: LastBuild | undefined;
 }
+
+type TaskRow = [path: string, type: number, name: string, dir: string, lang?: Language];
+type FileRow = [
+  size: number,
+  mtimeMs: number,
+  ctimeMs: number,
+  ino: number,
+  racy: 0 | 1,
+  hash: string,
+  item?: string,
+];
 
 /**
  * What a record keeps besides its texts, as JSON. The texts follow it, their lengths in `n`: the shard
@@ -476,10 +510,17 @@ function shardOf(id: string): number {
   return (hash >>> 0) % SHARDS;
 }
 
-async function writeAtomically(file: string, parts: readonly string[]): Promise<void> {
+/** A character past latin1 (U+00FF): a text with none is written one byte per character. */
+const WIDE = /[\u0100-\uffff]/;
+
+async function writeAtomically(
+  file: string,
+  parts: readonly string[],
+  encoding: BufferEncoding = 'utf8',
+): Promise<void> {
   const staging = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await writeFile(staging, chunks(parts));
+    await writeFile(staging, chunks(parts), { encoding });
     await rename(staging, file);
   } catch (error) {
     await rm(staging, { force: true });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { SiteConfig } from '../core/config/site-config.ts';
 import {
   type AssembledItem,
@@ -165,14 +165,12 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   };
   grouped();
   const sourcesKey = (indexes: readonly number[]) => {
-    const hash = createHash('sha256').update(options.context);
+    let text = options.context;
     for (const i of indexes) {
       const { path, location } = tasks[i] as Listing['tasks'][number];
-      hash.update(
-        `\u0000${path}\u0000${location.type}\u0000${location.name}\u0000${location.dir}\u0000${location.lang ?? ''}\u0000${hashOf(i)}`,
-      );
+      text += `\u0000${path}\u0000${location.type}\u0000${location.name}\u0000${location.dir}\u0000${location.lang ?? ''}\u0000${hashOf(i)}`;
     }
-    return hash.digest('base64url');
+    return hash('sha256', text, 'base64url');
   };
   const reusable = (id: string, key: string): ItemRecord | undefined => {
     const record = store.items.get(id);
@@ -277,12 +275,11 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     const hash = hashOf(i);
     const stamp = stamps[i];
     if (id === undefined || hash === undefined || stamp === undefined) return;
-    seen.set(task.path, {
-      stamp,
-      racy: Math.max(stamp.mtimeMs, stamp.ctimeMs) > at - racyMs,
-      hash,
-      item: id,
-    });
+    const racy = Math.max(stamp.mtimeMs, stamp.ctimeMs) > at - racyMs;
+    const before = known[i];
+    // An unchanged file keeps its record (the store then knows its index need not be written again).
+    if (before && before.racy === racy && before.hash === hash && before.item === id) seen.set(task.path, before);
+    else seen.set(task.path, { stamp, racy, hash, item: id });
   });
   store.learn(listing, seen, records);
 

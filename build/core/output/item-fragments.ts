@@ -71,37 +71,46 @@ export function renderItem(
   };
 }
 
-const FORGET = new WeakMap<ItemFragments, () => void>();
+function builtInMcpItem(entry: ContentEntry): unknown {
+  const item = SERIALIZERS[MCP_VERSION]?.item;
+  if (!item) throw new Error(`the built-in ${MCP_VERSION} serializer renders no items`);
+  return item(entry);
+}
 
 /**
  * Fragments whose MCP material is made when first asked, and can be forgotten once its backend's share
  * is made ({@link forgetMcp}): it is the largest part of an item, and needed only for that.
  */
 export function withMcp(fragments: Omit<ItemFragments, 'mcp'>, make: () => McpItem): ItemFragments {
-  let made: McpItem | undefined;
-  const lazy = Object.defineProperty(fragments, 'mcp', {
-    get: () => {
-      made ??= make();
-      return made;
-    },
-    enumerable: false,
-    configurable: true,
-  }) as ItemFragments;
-  FORGET.set(lazy, () => {
-    made = undefined;
-  });
-  return lazy;
+  return new LazyMcp(fragments.facts, fragments.versions, fragments.llms, make);
+}
+
+class LazyMcp implements ItemFragments {
+  embedded?: EmbeddedItem;
+  d1?: D1ItemRows;
+  size?: ItemFragments['size'];
+  #made: McpItem | undefined;
+
+  constructor(
+    readonly facts: ItemFacts,
+    readonly versions: Record<string, string>,
+    readonly llms: ItemFragments['llms'],
+    private readonly make: () => McpItem,
+  ) {}
+
+  get mcp(): McpItem {
+    this.#made ??= this.make();
+    return this.#made;
+  }
+
+  forget(): void {
+    this.#made = undefined;
+  }
 }
 
 /** Drops the item's MCP material (it is made again if asked for). */
 export function forgetMcp(fragments: ItemFragments): void {
-  FORGET.get(fragments)?.();
-}
-
-function builtInMcpItem(entry: ContentEntry): unknown {
-  const item = SERIALIZERS[MCP_VERSION]?.item;
-  if (!item) throw new Error(`the built-in ${MCP_VERSION} serializer renders no items`);
-  return item(entry);
+  if (fragments instanceof LazyMcp) fragments.forget();
 }
 
 export function itemFacts(entry: ContentEntry): ItemFacts {
