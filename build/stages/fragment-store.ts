@@ -184,19 +184,12 @@ export class FragmentStore {
           if (record.entry)
             entries.push(`${JSON.stringify([id, record.entryKey()])}\t${this.entryText(record)}\n`);
         }
-        // One byte per character when every text allows it (what the sites' languages write), so that
-        // reading it back is a copy rather than a decoding.
-        const encoding: BufferEncoding = [items, entries].every((parts) => parts.every((p) => !WIDE.test(p)))
-          ? 'latin1'
-          : 'utf8';
-        const sections = [items, entries].map((parts) =>
-          parts.reduce((n, p) => n + Buffer.byteLength(p, encoding), 0),
-        );
-        await writeAtomically(
-          join(this.dir, shardFile(shard)),
-          [`${sections.join(' ')} ${encoding}\n`, ...items, ...entries],
-          encoding,
-        );
+        const sections = [items, entries].map((parts) => parts.reduce((n, p) => n + Buffer.byteLength(p), 0));
+        await writeAtomically(join(this.dir, shardFile(shard)), [
+          `${sections.join(' ')}\n`,
+          ...items,
+          ...entries,
+        ]);
         // Entries still read from the file just replaced are now in memory (entryText above): let it go.
         const open = this.shards.get(shard);
         if (open) closeSync(open.fd);
@@ -259,19 +252,18 @@ export class FragmentStore {
         const head = Buffer.alloc(64);
         const read = readSync(fd, head, 0, head.length, 0);
         const newline = head.subarray(0, read).indexOf(10);
-        const [items$, entries$, encoding] = head.toString('latin1', 0, newline).split(' ');
-        const [itemsBytes, entriesBytes] = [Number(items$), Number(entries$)];
+        const [itemsBytes = Number.NaN, entriesBytes = Number.NaN] = head
+          .toString('latin1', 0, newline)
+          .split(' ')
+          .map(Number);
         if (newline < 0 || !Number.isSafeInteger(itemsBytes) || !Number.isSafeInteger(entriesBytes))
           throw new Error('no header');
-        if (encoding !== 'latin1' && encoding !== 'utf8') throw new Error('no encoding');
         const items = Buffer.allocUnsafe(itemsBytes);
         if (readSync(fd, items, 0, items.length, newline + 1) !== items.length) throw new Error('truncated');
-        const file = { fd, at: newline + 1 + itemsBytes, bytes: entriesBytes, encoding } as const;
+        const file = { fd, at: newline + 1 + itemsBytes, bytes: entriesBytes };
         this.shards.set(shard, file);
         const before = new Set(records.keys());
-        decodeShard(items.toString(encoding), records, (id, entryKey) =>
-          this.storedEntry(shard, id, entryKey),
-        );
+        decodeShard(items.toString('utf8'), records, (id, entryKey) => this.storedEntry(shard, id, entryKey));
         for (const [id, record] of records) {
           if (!before.has(id) && record.entry)
             this.raw.set(record, () => this.storedEntry(shard, id, record.entryKey()));
@@ -290,7 +282,7 @@ export class FragmentStore {
   /** Entries read back from a shard's file, by item id: [its entry key, its JSON]. */
   private entries = new Map<number, Map<string, [string, string]>>();
   /** Shard files whose entries may still be read (kept open: the entries are the items' read). */
-  private shards = new Map<number, { fd: number; at: number; bytes: number; encoding: BufferEncoding }>();
+  private shards = new Map<number, { fd: number; at: number; bytes: number }>();
   /** The JSON of each record's entry as the store holds it, for records read from disk. */
   private raw = new WeakMap<ItemRecord, () => string>();
 
@@ -308,7 +300,7 @@ export class FragmentStore {
       if (file) {
         const bytes = Buffer.allocUnsafe(file.bytes);
         readSync(file.fd, bytes, 0, bytes.length, file.at);
-        for (const line of bytes.toString(file.encoding).split('\n')) {
+        for (const line of bytes.toString('utf8').split('\n')) {
           const tab = line.indexOf('\t');
           if (tab < 0) continue;
           const [key, kept] = JSON.parse(line.slice(0, tab)) as [string, string];
@@ -510,17 +502,10 @@ function shardOf(id: string): number {
   return (hash >>> 0) % SHARDS;
 }
 
-/** A character past latin1 (U+00FF): a text with none is written one byte per character. */
-const WIDE = /[\u0100-\uffff]/;
-
-async function writeAtomically(
-  file: string,
-  parts: readonly string[],
-  encoding: BufferEncoding = 'utf8',
-): Promise<void> {
+async function writeAtomically(file: string, parts: readonly string[]): Promise<void> {
   const staging = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await writeFile(staging, chunks(parts), { encoding });
+    await writeFile(staging, chunks(parts));
     await rename(staging, file);
   } catch (error) {
     await rm(staging, { force: true });

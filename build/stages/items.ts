@@ -278,7 +278,8 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     const racy = Math.max(stamp.mtimeMs, stamp.ctimeMs) > at - racyMs;
     const before = known[i];
     // An unchanged file keeps its record (the store then knows its index need not be written again).
-    if (before && before.racy === racy && before.hash === hash && before.item === id) seen.set(task.path, before);
+    if (before && before.racy === racy && before.hash === hash && before.item === id)
+      seen.set(task.path, before);
     else seen.set(task.path, { stamp, racy, hash, item: id });
   });
   store.learn(listing, seen, records);

@@ -10,7 +10,7 @@ import { CONTENT_TYPES, type ContentType, type Language, normalizeLanguage } fro
 import type { Problem } from '../core/errors.ts';
 import { linkProblems, linkWatcher } from './content-links.ts';
 import { keyLines } from './parse/key-lines.js';
-import type { ParseTask } from './parse/parse-chunk.js';
+import type { ParseOutcome, ParseTask } from './parse/parse-chunk.js';
 import { headHash, readHead, readWhole, sourceHash } from './parse/read-head.js';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import { type ParseFilesOptions, parseFilesHashed } from './parse-files.ts';
@@ -121,13 +121,19 @@ export interface Read {
 
 /** Reads the front matter (and with `bodies`, the body) of the listed files and tells their language. */
 export async function readSources(tasks: Listing['tasks'], options: ReadOptions): Promise<Read> {
-  const { layout } = options;
-  const problems: Problem[] = [];
   const parseOptions: ParseFilesOptions = { maxFileBytes: options.maxFileBytes, bodies: options.bodies };
   if (options.parallelThreshold !== undefined) parseOptions.parallelThreshold = options.parallelThreshold;
   if (options.cache) parseOptions.cache = options.cache;
   if (options.cache && options.only) parseOptions.only = options.only;
-  const outcomes = await parseFilesHashed(tasks, parseOptions);
+  return sourceFilesOf(tasks, await parseFilesHashed(tasks, parseOptions), options.layout);
+}
+
+function sourceFilesOf(
+  tasks: Listing['tasks'],
+  outcomes: readonly { outcome: ParseOutcome; hash: string | undefined }[],
+  layout: ContentLayout,
+): Read {
+  const problems: Problem[] = [];
   const files: SourceFile[] = [];
   const unreadable: UnreadableSource[] = [];
   const hashes = new Map<string, string>();

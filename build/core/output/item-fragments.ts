@@ -61,7 +61,7 @@ export function renderItem(
   const llms: ItemFragments['llms'] = {};
   for (const lang of LANGUAGES) {
     const translation = entry.translations[lang];
-    if (translation) llms[lang] = llmsLine(translation);
+    if (translation) llms[lang] = flat(llmsLine(translation));
   }
   // MCP answers with the MCP version's items: the registry's when it renders them, else the built-in ones.
   const item = (values[MCP_VERSION] ?? builtInMcpItem(entry)) as ContentItemV1;
@@ -143,17 +143,61 @@ export function itemFacts(entry: ContentEntry): ItemFacts {
 
 /** The item's share of the embedded backend's data. */
 export function embeddedOf(fragments: ItemFragments): EmbeddedItem {
-  fragments.embedded ??= share(fragments, embeddedItem);
+  fragments.embedded ??= share(fragments, (mcp) => {
+    const made = embeddedItem(mcp);
+    made.line = flat(made.line);
+    made.bodies = flat(made.bodies);
+    return made;
+  });
   return fragments.embedded;
 }
 
 /** The item's rows of the D1 import. */
 export function d1RowsOf(fragments: ItemFragments): D1ItemRows {
-  fragments.d1 ??= share(fragments, d1ItemRows);
+  fragments.d1 ??= share(fragments, flatRows);
   return fragments.d1;
 }
 
+function flatRows(mcp: McpItem): D1ItemRows {
+  const rows = d1ItemRows(mcp);
+  return {
+    item: flat(rows.item),
+    translations: rows.translations.map(flat),
+    technologies: rows.technologies.map(flat),
+    bodies: rows.bodies.map(flat),
+    search: narrow(rows.search),
+    terms: narrow(rows.terms),
+  };
+}
+
+const WIDE = /[\u0100-\uffff]/;
+
 /**
+ * The text as one piece of one byte per character when it has no character past U+00FF. Folded terms
+ * come out of `normalize('NFD')` two bytes per character whatever they hold, and every text joined
+ * with one of them (the D1 import: some 13 MB at 10,000 items) would be two bytes per character too.
+ */
+export function narrow(text: string): string {
+  if (WIDE.test(text)) return flat(text);
+  let narrowed = '';
+  for (let i = 0; i < text.length; i += 4096) {
+    const codes: number[] = [];
+    for (let j = i; j < Math.min(text.length, i + 4096); j++) codes.push(text.charCodeAt(j));
+    narrowed += String.fromCharCode(...codes);
+  }
+  return flat(narrowed);
+}
+
+/**
+ * The text as one piece. A text made of others (a template's result) is kept by the engine as a tree
+ * of its pieces until it is read; kept fragments are read only at the next join, and as trees they
+ * would take about three times their length in memory.
+ */
+export function flat(text: string): string {
+  text.charCodeAt(0);
+  return text;
+}
+
 /**
  * What the embedded module's size bound counts of the item. Its terms are asked only for a site whose
  * texts alone are under the ceiling, which is then most likely served embedded: they are its postings'.
