@@ -247,7 +247,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   };
 
   // A build that writes what the last one wrote is not run at all (stages/unchanged.ts).
-  const recallable = !options.dryRun && !options.live && options.writeMcpData === undefined;
+  // Not when dev's watcher reported a change: the build is wanted, and it looks at that file alone.
+  const recallable =
+    !options.dryRun && !options.live && options.writeMcpData === undefined && !options.changed;
   const inputs = await run.stage('load', () => inputsDigest(setup, keys.context, buildFlags(options)));
   const last = recallable
     ? await run.stage('load', () => unchangedSince(store, inputs.inputs, now, load))
