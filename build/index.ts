@@ -234,7 +234,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   );
   const { root, config } = setup;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const store = options.store ?? FragmentStore.open(root);
+  // `cache: false` (--no-cache): a build from nothing, which keeps nothing either.
+  const store =
+    options.store ?? (options.cache === false ? FragmentStore.memory() : FragmentStore.open(root));
   const keys = contexts(setup, options, maxFileBytes);
   const load: LoadOptions = {
     root,

@@ -34,7 +34,7 @@ export function withBuildFlags(command: Command): Command {
     .option('--future', 'include files dated in the future')
     .option(
       '--no-cache',
-      'read and parse every content file (the parse cache in .content-index/cache is not used)',
+      'build from nothing: read and parse every content file, redo every item (nothing in .content-index/cache is used or kept)',
     )
     .addOption(new Option('--debug', 'print stack traces of internal errors'));
 }
