@@ -181,6 +181,8 @@ async function buildDist(hash) {
     await bundle(staging);
     await declarations(staging);
     await cp(join(ROOT, 'build', 'schemas'), join(staging, 'schemas'), { recursive: true });
+    // What the tool is made from: a build keeps what it made for the same tool alone (stages/fingerprint.ts).
+    await writeFile(join(staging, 'build-id'), `${hash}\n`);
     const vendor = join(staging, 'vendor', 'redoc');
     await mkdir(vendor, { recursive: true });
     for (const file of await readRedoc(require.resolve('redoc/bundles/redoc.standalone.js'))) {

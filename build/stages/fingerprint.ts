@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -17,23 +17,35 @@ export function digest(...parts: readonly string[]): string {
 let tool: string | undefined;
 
 /**
- * The running tool: its version, its code and schemas as they are on disk (every file's name, size and
- * time: an install or a rebuild of the tool changes them), and the parsers' identity. What a build kept
- * (stages/fragment-store.ts) is used again only by the same tool.
+ * The running tool: its version, its code and schemas, and the parsers' identity. What a build kept
+ * (stages/fragment-store.ts) is used again only by the same tool. In the package, dist/build-id is the
+ * digest of everything dist/ was made from (scripts/build-dist.mjs); from the sources, every file's
+ * name, size and time.
  */
 export function toolFingerprint(maxFileBytes = 0): string {
   if (tool === undefined) {
     const hash = createHash('sha256').update(`${packageJson.version}\u0000${cacheIdentity(maxFileBytes)}`);
-    // dist/ in the package (its code, schemas and vendored files); build/ from the sources.
     const code = dirname(fileURLToPath(import.meta.url));
-    const dir = BUNDLED ? code : dirname(code);
-    for (const file of walk(dir)) {
-      const stats = statSync(file, { throwIfNoEntry: false });
-      if (stats) hash.update(`${file}\u0000${stats.size}\u0000${stats.mtimeMs}\n`);
+    const id = BUNDLED ? readOrUndefined(join(code, 'build-id')) : undefined;
+    if (id) {
+      hash.update(id);
+    } else {
+      for (const file of walk(BUNDLED ? code : dirname(code))) {
+        const stats = statSync(file, { throwIfNoEntry: false });
+        if (stats) hash.update(`${file}\u0000${stats.size}\u0000${stats.mtimeMs}\n`);
+      }
     }
     tool = hash.digest('base64url').slice(0, 32);
   }
   return tool;
+}
+
+function readOrUndefined(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 function walk(dir: string): string[] {

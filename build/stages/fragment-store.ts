@@ -3,14 +3,14 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContentEntry, LeftOut } from '../core/content/model.ts';
-import { CONTENT_TYPES, type ContentType, type Language } from '../core/edge/languages.ts';
+import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language } from '../core/edge/languages.ts';
 import type { D1ItemRows } from '../core/edge/mcp/d1-sql.ts';
 import type { EmbeddedItem } from '../core/edge/mcp/embedded.ts';
 import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
 import type { Problem } from '../core/errors.ts';
 import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
-import type { Listing } from './load.ts';
-import { CACHE_DIR, RACY_MS, type Stamp } from './parse-cache.ts';
+import { frontMatterHash, type Listing } from './load.ts';
+import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 
 export interface StoreOptions {
   racyMs?: number;
@@ -59,7 +59,7 @@ export interface LastBuild {
 /** Relative to the project root: the store's folder. */
 export const STORE_DIR = `${CACHE_DIR}/items`;
 /** Bumped when what the store's files hold changes form. */
-const STORE_FORMAT = 1;
+const STORE_FORMAT = 2;
 const INDEX_FILE = 'index.json';
 /** Item records are spread over this many files, so that an edit rewrites one. */
 const SHARDS = 32;
@@ -76,14 +76,15 @@ const SHARDS = 32;
  * cannot be read is an empty one: it is only ever a shortcut.
  */
 export class FragmentStore {
-  files = new Map<string, FileRecord>();
-  /** The content files the last build read (load.ts), with what they were listed with. */
-  listing: Listing | undefined;
   last: LastBuild | undefined;
   private records: Map<string, ItemRecord> | undefined;
   /** Records whose shard must be written. */
   private dirty = new Set<number>();
   private indexDirty = false;
+  /** The index as read: its listing and file records are made into objects when first asked. */
+  private stored: StoredIndex | undefined;
+  private madeListing: Listing | undefined;
+  private madeFiles: Map<string, FileRecord> | undefined;
 
   /** How recent a file's change may be for its stamp to be trusted (parse-cache.ts RACY_MS; tests set 0). */
   readonly racyMs: number;
@@ -109,37 +110,123 @@ export class FragmentStore {
     try {
       const index = JSON.parse(readFileSync(join(root, STORE_DIR, INDEX_FILE), 'utf8')) as StoredIndex;
       if (index.format !== STORE_FORMAT || index.root !== root) return store;
-      if (index.listing) {
-        const { tasks, ...listing } = index.listing;
-        store.listing = {
-          ...listing,
-          tasks: tasks.map(([path, type, name, dir, lang]) => ({
+      store.stored = index;
+      store.last = index.last;
+    } catch {
+      // none, or unreadable: an empty store
+    }
+    return store;
+  }
+
+  /** The content files the last build read (load.ts), with what they were listed with. */
+  get listing(): Listing | undefined {
+    if (!this.madeListing && this.stored?.listing) {
+      const { paths, types, names, dirs, langs, ...listing } = this.stored.listing;
+      const root = this.root;
+      this.madeListing = {
+        ...listing,
+        tasks: paths.map((path, i) => {
+          const lang = langs[i];
+          return {
             path,
             absolute: join(root, path),
-            location: { type: CONTENT_TYPES[type] as ContentType, name, dir, ...(lang && { lang }) },
-          })),
-        };
-        // A file's record is the row of its task (none for a file the build could not read).
-        store.listing.tasks.forEach((task, i) => {
-          const row = index.files[i];
-          if (!row) return;
-          const [size, mtimeMs, ctimeMs, ino, racy, hash, item] = row;
-          const id = item ?? `${task.location.type}/${task.location.name}`;
-          store.files.set(task.path, {
-            stamp: { size, mtimeMs, ctimeMs, ino },
-            racy: racy === 1,
+            location: {
+              type: CONTENT_TYPES[types[i] ?? 0] as ContentType,
+              name: names[i] ?? '',
+              dir: dirs[i] ?? '',
+              ...(lang ? { lang } : {}),
+            },
+          };
+        }),
+      };
+    }
+    return this.madeListing;
+  }
+
+  set listing(listing: Listing | undefined) {
+    // The file records are made from the index as read before it is let go.
+    const files = this.files;
+    this.madeListing = listing;
+    this.madeFiles = files;
+    this.stored = undefined;
+  }
+
+  /** What the store knows of each content file, by path. */
+  get files(): Map<string, FileRecord> {
+    if (!this.madeFiles) {
+      this.madeFiles = new Map();
+      const index = this.stored;
+      const tasks = this.listing?.tasks ?? [];
+      if (index?.listing) {
+        const f = index.files;
+        tasks.forEach((task, i) => {
+          const hash = f.hash[i];
+          if (!hash) return; // a file the last build could not read
+          const item = f.item[i];
+          this.madeFiles?.set(task.path, {
+            stamp: {
+              size: f.size[i] ?? 0,
+              mtimeMs: f.mtime[i] ?? 0,
+              ctimeMs: f.ctime[i] ?? 0,
+              ino: f.ino[i] ?? 0,
+            },
+            racy: f.racy[i] === 1,
             hash,
-            item: id,
+            item: item || `${task.location.type}/${task.location.name}`,
           });
         });
       }
-      store.last = index.last;
-    } catch {
-      store.files.clear();
-      store.listing = undefined;
-      store.last = undefined;
     }
-    return store;
+    return this.madeFiles;
+  }
+
+  set files(files: Map<string, FileRecord>) {
+    this.madeFiles = files;
+  }
+
+  /**
+   * Whether every content file the listing holds is as the store knows it (its stamp, and for one
+   * changed too recently to trust its stamp, its front matter): worked out on the index as read,
+   * without making an object per file (a build that finds nothing changed looks at nothing else).
+   */
+  filesAsKept(maxFileBytes: number, bodies: boolean): boolean {
+    const index = this.stored;
+    if (!index?.listing) {
+      const listing = this.listing;
+      if (!listing) return false;
+      const files = this.files;
+      if (files.size !== listing.tasks.length) return false;
+      return listing.tasks.every((task) => {
+        const record = files.get(task.path);
+        const stamp = statStamp(task.absolute);
+        if (!record || !stamp || !sameStamp(stamp, record.stamp)) return false;
+        return !record.racy || frontMatterHash(task.absolute, maxFileBytes, bodies) === record.hash;
+      });
+    }
+    const { paths } = index.listing;
+    const f = index.files;
+    const at = Date.now();
+    for (let i = 0; i < paths.length; i++) {
+      const absolute = join(this.root, paths[i] as string);
+      const stamp = statStamp(absolute);
+      if (
+        !stamp ||
+        !f.hash[i] ||
+        stamp.size !== f.size[i] ||
+        stamp.mtimeMs !== f.mtime[i] ||
+        stamp.ctimeMs !== f.ctime[i] ||
+        stamp.ino !== f.ino[i]
+      )
+        return false;
+      if (f.racy[i] !== 1) continue;
+      if (frontMatterHash(absolute, maxFileBytes, bodies) !== f.hash[i]) return false;
+      // Its content checked, and its stamp now old enough to vouch for it from here on.
+      if (Math.max(stamp.mtimeMs, stamp.ctimeMs) <= at - this.racyMs) {
+        f.racy[i] = 0;
+        this.indexDirty = true;
+      }
+    }
+    return true;
   }
 
   /** Every item's record, by item id (read from disk when first asked). */
@@ -157,8 +244,10 @@ export class FragmentStore {
     for (const [id, record] of records) if (previous.get(id) !== record) this.dirty.add(shardOf(id));
     for (const id of previous.keys()) if (!records.has(id)) this.dirty.add(shardOf(id));
     this.records = records;
-    if (listing !== this.listing || !sameFiles(files, this.files)) this.indexDirty = true;
-    this.listing = listing;
+    if (listing !== this.listing || !sameFiles(files, this.files)) {
+      this.indexDirty = true;
+      this.listing = listing;
+    }
     this.files = files;
   }
 
@@ -197,39 +286,55 @@ export class FragmentStore {
       }
     }
     if (this.indexDirty) {
-      const tasks = this.listing?.tasks ?? [];
-      const index: StoredIndex = {
-        format: STORE_FORMAT,
-        root: this.root,
-        ...(this.listing && {
-          listing: {
-            ...this.listing,
-            tasks: tasks.map(({ path, location: l }): TaskRow => {
-              const row: TaskRow = [path, CONTENT_TYPES.indexOf(l.type), l.name, l.dir];
-              if (l.lang !== undefined) row.push(l.lang);
-              return row;
-            }),
-          },
-        }),
-        files: tasks.map(({ path, location }) => {
-          const f = this.files.get(path);
-          if (!f) return null;
-          const { size, mtimeMs, ctimeMs, ino } = f.stamp;
-          const row: FileRow = [size, mtimeMs, ctimeMs, ino, f.racy ? 1 : 0, f.hash];
-          // Only an item other than its file's type and name (a translationKey) is written.
-          if (f.item !== `${location.type}/${location.name}`) row.push(f.item);
-          return row;
-        }),
-        last: this.last,
-      };
+      const index = this.stored ?? this.columns();
       this.indexDirty = false;
-      await writeAtomically(join(this.dir, INDEX_FILE), [JSON.stringify(index)]);
+      await writeAtomically(join(this.dir, INDEX_FILE), [JSON.stringify({ ...index, last: this.last })]);
     }
+  }
+
+  /** The index as it is written: the listing's tasks and the file records as columns. */
+  private columns(): StoredIndex {
+    const listing = this.listing;
+    const tasks = listing?.tasks ?? [];
+    const files = this.files;
+    const f: StoredIndex['files'] = { size: [], mtime: [], ctime: [], ino: [], racy: [], hash: [], item: [] };
+    for (const { path, location } of tasks) {
+      const record = files.get(path);
+      f.size.push(record?.stamp.size ?? 0);
+      f.mtime.push(record?.stamp.mtimeMs ?? 0);
+      f.ctime.push(record?.stamp.ctimeMs ?? 0);
+      f.ino.push(record?.stamp.ino ?? 0);
+      f.racy.push(record?.racy ? 1 : 0);
+      f.hash.push(record?.hash ?? 0);
+      // Only an item other than its file's type and name (a translationKey) is written.
+      f.item.push(!record || record.item === `${location.type}/${location.name}` ? 0 : record.item);
+    }
+    return {
+      format: STORE_FORMAT,
+      root: this.root,
+      ...(listing && {
+        listing: {
+          key: listing.key,
+          problems: listing.problems,
+          warnings: listing.warnings,
+          links: listing.links,
+          folders: listing.folders,
+          at: listing.at,
+          paths: tasks.map((t) => t.path),
+          types: tasks.map((t) => CONTENT_TYPES.indexOf(t.location.type)),
+          names: tasks.map((t) => t.location.name),
+          dirs: tasks.map((t) => t.location.dir),
+          langs: tasks.map((t) => t.location.lang ?? 0),
+        },
+      }),
+      files: f,
+      last: this.last,
+    };
   }
 
   /** Forgets everything, on disk too (a build that cannot trust what it kept). */
   async clear(): Promise<void> {
-    this.files.clear();
+    this.files = new Map();
     this.listing = undefined;
     this.last = undefined;
     this.records = new Map();
@@ -262,11 +367,12 @@ export class FragmentStore {
         if (readSync(fd, items, 0, items.length, newline + 1) !== items.length) throw new Error('truncated');
         const file = { fd, at: newline + 1 + itemsBytes, bytes: entriesBytes };
         this.shards.set(shard, file);
-        const before = new Set(records.keys());
-        decodeShard(items.toString('utf8'), records, (id, entryKey) => this.storedEntry(shard, id, entryKey));
-        for (const [id, record] of records) {
-          if (!before.has(id) && record.entry)
-            this.raw.set(record, () => this.storedEntry(shard, id, record.entryKey()));
+        const decoded = decodeShard(items.toString('utf8'), records, (id, entryKey) =>
+          this.storedEntry(shard, id, entryKey),
+        );
+        for (const id of decoded) {
+          const record = records.get(id);
+          if (record?.entry) this.raw.set(record, () => this.storedEntry(shard, id, record.entryKey()));
         }
       } catch {
         // A damaged shard: its items are made again (and the shard written whole).
@@ -322,26 +428,30 @@ function sameFiles(a: ReadonlyMap<string, FileRecord>, b: ReadonlyMap<string, Fi
   return true;
 }
 
-/** The index's form: tasks as rows, and each listed file's record as the row of the same place. */
+/** The index's form: the listing's tasks and each one's file record as columns (fast to read back). */
 interface StoredIndex {
   format: number;
   /** The project the paths are relative to: a store copied elsewhere is not read. */
   root: string;
-  listing?: Omit<Listing, 'tasks'> & { tasks: TaskRow[] };
-  files: (FileRow | null)[];
+  listing?: Omit<Listing, 'tasks'> & {
+    paths: string[];
+    types: number[];
+    names: string[];
+    dirs: string[];
+    langs: (Language | 0)[];
+  };
+  /** 0 for a file with no record (its hash), for an item its type and name make (its item). */
+  files: {
+    size: number[];
+    mtime: number[];
+    ctime: number[];
+    ino: number[];
+    racy: (0 | 1)[];
+    hash: (string | 0)[];
+    item: (string | 0)[];
+  };
   last: LastBuild | undefined;
 }
-
-type TaskRow = [path: string, type: number, name: string, dir: string, lang?: Language];
-type FileRow = [
-  size: number,
-  mtimeMs: number,
-  ctimeMs: number,
-  ino: number,
-  racy: 0 | 1,
-  hash: string,
-  item?: string,
-];
 
 /**
  * What a record keeps besides its texts, as JSON. The texts follow it, their lengths in `n`: the shard
@@ -354,7 +464,7 @@ interface RecordMeta {
   c?: number;
   l?: LeftOut[];
   w?: Problem[];
-  f?: ItemFacts;
+  f?: StoredFacts;
   /** The versions whose item texts follow, then the languages whose llms.txt lines follow. */
   v?: string[];
   g?: Language[];
@@ -377,7 +487,7 @@ function encodeRecord(id: string, record: ItemRecord): string[] {
   if (record.entry) meta.x = 1;
   const f = record.fragments;
   if (f) {
-    meta.f = f.facts;
+    meta.f = storedFacts(f.facts);
     meta.v = Object.keys(f.versions);
     for (const version of meta.v) texts.push(f.versions[version] as string);
     meta.g = (Object.keys(f.llms) as Language[]).filter((lang) => f.llms[lang] !== undefined);
@@ -408,7 +518,8 @@ function decodeShard(
   records: Map<string, ItemRecord>,
   /** Its entry's JSON, as the shard's entries section holds it. */
   entryText: (id: string, entryKey: string) => string,
-): void {
+): string[] {
+  const read: string[] = [];
   let at = 0;
   while (at < text.length) {
     const newline = text.indexOf('\n', at);
@@ -442,7 +553,9 @@ function decodeShard(
     }
     if (k !== meta.n.length) throw new Error('unread texts');
     records.set(meta.id, record);
+    read.push(meta.id);
   }
+  return read;
 }
 
 function decodeFragments(meta: RecordMeta, next: () => string, entryOf: () => ContentEntry): ItemFragments {
@@ -450,7 +563,7 @@ function decodeFragments(meta: RecordMeta, next: () => string, entryOf: () => Co
   for (const version of meta.v ?? []) versions[version] = next();
   const llms: ItemFragments['llms'] = {};
   for (const lang of meta.g ?? []) llms[lang] = next();
-  const fragments = withMcp({ facts: meta.f as ItemFacts, versions, llms }, () =>
+  const fragments = withMcp({ facts: factsOf(meta.f as StoredFacts), versions, llms }, () =>
     reviveMcp(entryOf(), versions),
   );
   if (meta.m) {
@@ -489,6 +602,62 @@ function decodeFragments(meta: RecordMeta, next: () => string, entryOf: () => Co
   }
   if (meta.z) fragments.size = meta.z;
   return fragments;
+}
+
+/** An item's facts as an array (its keys would be a third of the text, and arrays parse faster). */
+type StoredFacts = [
+  id: string,
+  type: number,
+  languages: number,
+  title: string,
+  url: string,
+  urls: string[],
+  file: string,
+  date: string | 0,
+  newest: string | 0,
+  technologies?: string[],
+];
+
+function storedFacts(f: ItemFacts): StoredFacts {
+  const row: StoredFacts = [
+    f.id,
+    CONTENT_TYPES.indexOf(f.type),
+    LANGUAGES.reduce((bits, lang, i) => (f.languages.includes(lang) ? bits | (1 << i) : bits), 0),
+    f.title,
+    f.url,
+    f.urls,
+    f.file,
+    f.date ?? 0,
+    f.newest ?? 0,
+  ];
+  if (f.technologies !== undefined) row.push([...f.technologies]);
+  return row;
+}
+
+function factsOf([
+  id,
+  type,
+  bits,
+  title,
+  url,
+  urls,
+  file,
+  date,
+  newest,
+  technologies,
+]: StoredFacts): ItemFacts {
+  return {
+    id,
+    type: CONTENT_TYPES[type] as ContentType,
+    languages: LANGUAGES.filter((_, i) => (bits & (1 << i)) !== 0),
+    ...(technologies !== undefined && { technologies }),
+    ...(date !== 0 && { date }),
+    title,
+    url,
+    urls,
+    ...(newest !== 0 && { newest }),
+    file,
+  };
 }
 
 function shardFile(shard: number): string {

@@ -1,7 +1,5 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, resolve } from 'node:path';
-import fg from 'fast-glob';
-import picomatch from 'picomatch';
 import type { ContentLayout } from '../core/config/site-config.ts';
 import { createKeyFolder } from '../core/content/front-matter.ts';
 import { globBase, type Location, locate, unknownLanguage } from '../core/content/layout.ts';
@@ -226,6 +224,11 @@ function listingKey(options: LoadOptions): string {
 
 /** The layout's globs over the content folder: every file to read, in path order, and the problems found. */
 export async function listSources(options: LoadOptions): Promise<Listing> {
+  // Loaded when the folders are listed: a build that finds its listing still current starts without them.
+  const [{ default: fg }, { default: picomatch }] = await Promise.all([
+    import('fast-glob'),
+    import('picomatch'),
+  ]);
   const { layout } = options;
   const contentDir = resolve(options.root, options.content ?? layout.dir);
   const displayRoot = relative(options.root, contentDir).split('\\').join('/');
@@ -322,7 +325,7 @@ export async function listSources(options: LoadOptions): Promise<Listing> {
   }
 
   // A link not followed whose name a glob selects was meant to be a page (compiled only for such a link).
-  let isContent: picomatch.Matcher | undefined;
+  let isContent: ((path: string) => boolean) | undefined;
   const linked = linkProblems(
     links,
     (link) => {

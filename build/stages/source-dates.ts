@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Env } from '../core/config/site-config.ts';
 import { parseSourceDateEpoch, type SourceDates } from '../core/content/generated.ts';
 
@@ -25,6 +27,9 @@ export function readSourceDates(options: SourceDatesOptions): Promise<SourceDate
 }
 
 function lastCommitTime(root: string, paths: readonly string[]): Promise<Date | undefined> {
+  // Outside a git checkout there is no commit to ask git for (and starting it is a process a build
+  // need not start).
+  if (process.env.GIT_DIR === undefined && !insideGit(root)) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     // The committer date: when the change landed on the branch being built. `--` keeps a path from
     // being read as a revision. In a shallow clone the oldest fetched commit stands for all history.
@@ -38,4 +43,12 @@ function lastCommitTime(root: string, paths: readonly string[]): Promise<Date | 
       },
     );
   });
+}
+
+/** Whether `dir` or a folder above it holds `.git` (a repository's folder, or a worktree's file). */
+function insideGit(dir: string): boolean {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    if (existsSync(join(at, '.git'))) return true;
+    if (dirname(at) === at) return false;
+  }
 }

@@ -5,7 +5,7 @@ import type { Lifecycle } from '../core/edge/lifecycle.ts';
 import { recordPublished, renderPublishedRecord } from '../core/versions/published-record.ts';
 import { digest } from './fingerprint.ts';
 import type { FragmentStore, LastBuild } from './fragment-store.ts';
-import { frontMatterHash, type Listing, type LoadOptions, listingCurrent, listSources } from './load.ts';
+import { type Listing, type LoadOptions, listingCurrent, listSources } from './load.ts';
 import { type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import type { Setup } from './setup.ts';
 import { HELD_DIR, MCP_PRIVATE_DIRS } from './write-private.ts';
@@ -81,7 +81,7 @@ export async function unchangedSince(
     store.listing = again;
     store.touch();
   }
-  return filesAsKept(store, listing, load.maxFileBytes, load.bodies ?? false) ? last : undefined;
+  return store.filesAsKept(load.maxFileBytes, load.bodies ?? false) ? last : undefined;
 }
 
 function sameListing(a: Listing, b: Listing): boolean {
@@ -96,24 +96,6 @@ function sameListing(a: Listing, b: Listing): boolean {
       JSON.stringify(task.location) === JSON.stringify(other.location)
     );
   });
-}
-
-function filesAsKept(store: FragmentStore, listing: Listing, maxFileBytes: number, bodies: boolean): boolean {
-  if (store.files.size !== listing.tasks.length) return false;
-  const at = Date.now();
-  for (const task of listing.tasks) {
-    const record = store.files.get(task.path);
-    const stamp = statStamp(task.absolute);
-    if (!record || !stamp || !sameStamp(stamp, record.stamp)) return false;
-    if (!record.racy) continue;
-    if (frontMatterHash(task.absolute, maxFileBytes, bodies) !== record.hash) return false;
-    // Its content checked, and its stamp now old enough to vouch for it from here on.
-    if (Math.max(stamp.mtimeMs, stamp.ctimeMs) <= at - store.racyMs) {
-      record.racy = false;
-      store.touch();
-    }
-  }
-  return true;
 }
 
 /**
