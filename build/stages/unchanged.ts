@@ -44,8 +44,9 @@ export async function inputsDigest(
       record,
       JSON.stringify(setup.headers.warnings),
       JSON.stringify(sources),
-      read('_headers'),
-      read('_redirects'),
+      // The author's _headers and _redirects (the root's and the generator's copies), the manifest's logo.
+      JSON.stringify([setup.author.headers, setup.author.redirects, [...setup.author.generatorCopies]]),
+      JSON.stringify(setup.plugin),
       read('wrangler.toml'),
       read('wrangler.json'),
       read('wrangler.jsonc'),
