@@ -104,7 +104,13 @@ function sameListing(a: Listing, b: Listing): boolean {
  * published in it, and the MCP data in the private folder.
  */
 export function outputStamps(setup: Setup, published: readonly string[]): LastBuild['outputs'] {
-  const paths = [setup.outDir, ...published.map((path) => join(setup.outDir, path))];
+  // The static folder's files are published too (copied): an edit of a copy is noticed.
+  const statics = setup.staticDir === undefined ? [] : treeStamps(setup.staticDir).slice(1);
+  const paths = [
+    setup.outDir,
+    ...published.map((path) => join(setup.outDir, path)),
+    ...statics.map(([path]) => join(setup.outDir, path)),
+  ];
   for (const dir of MCP_PRIVATE_DIRS) {
     const full = join(setup.root, dir);
     paths.push(full);
