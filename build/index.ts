@@ -47,8 +47,13 @@ export type { ContentEntry, ContentModel, Translation } from './core/content/mod
 // types, the programmatic build, its errors, and the version registry a custom version extends.
 export type { Problem, ProblemCode } from './core/errors.ts';
 export { ContentIndexError, formatProblem, formatProblems, isContentIndexError } from './core/errors.ts';
-export type { SerializerRegistry, VersionContext, VersionSerializer } from './core/serializers/registry.ts';
-export { SERIALIZERS } from './core/serializers/registry.ts';
+export type {
+  Joined,
+  SerializerRegistry,
+  VersionContext,
+  VersionSerializer,
+} from './core/serializers/registry.ts';
+export { joinable, SERIALIZERS } from './core/serializers/registry.ts';
 export type { LiveSite } from './core/versions/live-check.ts';
 export { fetchLive } from './stages/fetch-live.ts';
 export type { BuildSummary, FileSize } from './stages/summary.ts';

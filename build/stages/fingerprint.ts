@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import packageJson from '../../package.json' with { type: 'json' };
 import { BUNDLED } from '../core/bundled.ts';
-import type { SerializerRegistry } from '../core/serializers/registry.ts';
+import { joinedOf, type SerializerRegistry } from '../core/serializers/registry.ts';
 import { cacheIdentity } from './parse-cache.ts';
 
 /** A short digest of the parts, each told apart from the next. */
@@ -72,8 +72,8 @@ export function serializersFingerprint(registry: SerializerRegistry): string {
         version,
         s.schema,
         String(s.serialize),
-        String(s.item ?? ''),
-        String(s.envelope ?? ''),
+        String(joinedOf(s)?.item ?? ''),
+        String(joinedOf(s)?.envelope ?? ''),
       ]),
     ),
   );

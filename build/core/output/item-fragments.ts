@@ -12,7 +12,7 @@ import {
 import type { McpItem } from '../edge/mcp/mcp-data.ts';
 import type { StatsItem } from '../mcp/content-stats.ts';
 import { prepareMcpItem } from '../mcp/prepare-mcp.ts';
-import { MCP_VERSION, SERIALIZERS, type SerializerRegistry } from '../serializers/registry.ts';
+import { joinedOf, MCP_VERSION, SERIALIZERS, type SerializerRegistry } from '../serializers/registry.ts';
 
 /**
  * An item's share of every output, worked out from its entry alone: each version's item, its llms.txt
@@ -53,8 +53,9 @@ export function renderItem(
   const values: Record<string, unknown> = {};
   const versions: Record<string, string> = {};
   for (const [version, serializer] of Object.entries(serializers)) {
-    if (!serializer.item || !serializer.envelope) continue;
-    const value = serializer.item(entry);
+    const joined = joinedOf(serializer);
+    if (!joined) continue;
+    const value = joined.item(entry);
     values[version] = value;
     versions[version] = JSON.stringify(value);
   }
@@ -72,9 +73,10 @@ export function renderItem(
 }
 
 function builtInMcpItem(entry: ContentEntry): unknown {
-  const item = SERIALIZERS[MCP_VERSION]?.item;
-  if (!item) throw new Error(`the built-in ${MCP_VERSION} serializer renders no items`);
-  return item(entry);
+  const builtIn = SERIALIZERS[MCP_VERSION];
+  const joined = builtIn && joinedOf(builtIn);
+  if (!joined) throw new Error(`the built-in ${MCP_VERSION} serializer renders no items`);
+  return joined.item(entry);
 }
 
 /**

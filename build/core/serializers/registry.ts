@@ -20,15 +20,8 @@ export type VersionContext = SerializeContext;
 
 /** What publishing one version needs: its body from the one content model, and its JSON Schema. */
 export interface VersionSerializer {
+  /** The body. A `serialize` made {@link joinable} is joined from its items instead. */
   serialize(model: ContentModel, ctx: VersionContext): object;
-  /**
-   * Optional, both or neither: one entry's item alone (it may depend on nothing but the entry), and the
-   * body around the items, with `items` naming its list (left empty). With them the build keeps each
-   * item's JSON between builds and joins the body from them (build/core/output/item-fragments.ts); a
-   * version without them is serialized whole every build. `serialize` must give what they join.
-   */
-  item?(entry: ContentEntry): unknown;
-  envelope?(counts: TypeCounts, ctx: VersionContext): { body: object; items: string };
   /** The published schema: the last gate before writing, the published `/api/<version>/schema.json`. */
   schema: Record<string, unknown>;
   /** The schema's source file, copied byte for byte by `content-index schema snapshot`. */
@@ -40,14 +33,43 @@ export interface VersionSerializer {
 export type SerializerRegistry = Readonly<Record<string, VersionSerializer>>;
 
 /**
+ * A body made of one item per entry, each depending on nothing but its entry, around them: how it is
+ * joined (build/core/output/item-fragments.ts keeps each item's JSON between builds, and the body is
+ * joined from them). `serialize` must give the same body; it stays the definition.
+ */
+export interface Joined {
+  item(entry: ContentEntry): unknown;
+  /** The body around the items, `items` naming its list (left empty). */
+  envelope(counts: TypeCounts, ctx: VersionContext): { body: object; items: string };
+}
+
+const JOINED = new WeakMap<VersionSerializer['serialize'], Joined>();
+
+/**
+ * Declares that `serialize` is joined from `joined`'s items: kept with the function itself, so a
+ * registry entry whose `serialize` is replaced (`{ ...SERIALIZERS.v1, serialize: mine }`) is
+ * serialized whole, never joined from the items of the one it replaced.
+ */
+export function joinable<S extends VersionSerializer['serialize']>(serialize: S, joined: Joined): S {
+  JOINED.set(serialize, joined);
+  return serialize;
+}
+
+/** How a version's body is joined from its items, when its `serialize` was made {@link joinable}. */
+export function joinedOf(serializer: VersionSerializer): Joined | undefined {
+  return JOINED.get(serializer.serialize);
+}
+
+/**
  * Every version this build can publish. A new version is a new serializer and schema registered here;
  * the older ones stay, unchanged, until their version is withdrawn.
  */
 export const SERIALIZERS: SerializerRegistry = {
   v1: {
-    serialize: serializeV1,
-    item: itemV1,
-    envelope: (counts, ctx) => ({ body: envelopeV1(counts, ctx), items: 'content' }),
+    serialize: joinable(serializeV1, {
+      item: itemV1,
+      envelope: (counts, ctx) => ({ body: envelopeV1(counts, ctx), items: 'content' }),
+    }),
     schema: contentIndexV1Schema,
     schemaFile: schemaUrl('v1/content-index.schema.json'),
     snapshotFile: schemaUrl('snapshots/v1.schema.json'),

@@ -5,7 +5,12 @@ import { apiUrl, buildManifest, MANIFEST_PATH, type VersionManifest } from '../e
 import type { Problem } from '../errors.ts';
 import type { ItemFragments } from '../output/item-fragments.ts';
 import { type OutputFile, prettyJsonFile } from '../output/outputs.ts';
-import type { DeprecationBody, SerializerRegistry, TypeCounts } from '../serializers/registry.ts';
+import {
+  type DeprecationBody,
+  joinedOf,
+  type SerializerRegistry,
+  type TypeCounts,
+} from '../serializers/registry.ts';
 import { validateManifest } from './validate-manifest.ts';
 
 export interface VersionsContext {
@@ -76,8 +81,9 @@ export function renderVersions(content: VersionsContent, ctx: VersionsContext): 
     }
     const context = { config, generated: ctx.generated, current: current.version, deprecation };
     let body: RenderedBody;
-    if (serializer.item && serializer.envelope) {
-      const envelope = serializer.envelope(content.counts, context);
+    const joined = joinedOf(serializer);
+    if (joined) {
+      const envelope = joined.envelope(content.counts, context);
       const items = content.items.map((item) => {
         const text = item.versions[version.version];
         if (text === undefined) throw new Error(`item ${item.facts.id} has no ${version.version} fragment`);
