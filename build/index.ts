@@ -26,7 +26,7 @@ import { ParseCache } from './stages/parse-cache.ts';
 import { publishOutput, publishPrivate, recordVersions } from './stages/publish.ts';
 import { renderOutput } from './stages/render-output.ts';
 import { readSetup, type Setup } from './stages/setup.ts';
-import { checkSitePages, type SitePagesCheck } from './stages/site-pages.ts';
+import type { SitePagesCheck } from './stages/site-pages.ts';
 import { type BuildSummary, fileSizes, summaryOf, writtenFiles } from './stages/summary.ts';
 import { inputsDigest, outputStamps, unchangedSince, validUntil } from './stages/unchanged.ts';
 import type { OutputStep } from './stages/write.ts';
@@ -259,7 +259,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     !options.dryRun && !options.live && options.writeMcpData === undefined && !options.changed;
   const inputs = await run.stage('load', () => inputsDigest(setup, keys.context, buildFlags(options)));
   const last = recallable
-    ? await run.stage('load', () => unchangedSince(store, inputs.inputs, now, load))
+    ? await run.stage('load', () =>
+        unchangedSince(store, inputs.inputs, now, load, options.sitePages && setup.outDir),
+      )
     : undefined;
   if (last) {
     if (!options.store) await store.save().catch(() => undefined);
@@ -298,27 +300,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...(options.live && { live: options.live }),
       ...(options.allowDroppedFields && { allowDroppedFields: options.allowDroppedFields }),
       ...(options.allowRemovals && { allowRemovals: true }),
+      ...(options.sitePages && { sitePages: options.sitePages }),
     }),
   );
   options.onRendered?.(rendered.files);
-  const pageWarnings: Problem[] = [];
-  const sitePages: SitePagesCheck = options.sitePages
-    ? await run.stage('render', () =>
-        checkSitePages({
-          root,
-          outDir: setup.outDir,
-          config,
-          configFile: setup.configPath,
-          model: items.model(),
-          ownPaths: new Set(rendered.files.map((file) => file.path)),
-          mode: options.sitePages ?? 'error',
-          warn: (problems) => pageWarnings.push(...problems),
-        }),
-      )
-    : {
-        ran: false,
-        why: 'no site generator (Hugo, Astro) in this project: there are no pages of its own to check the index against',
-      };
   const sizes = options.sizes
     ? fileSizes(rendered.files, store.last?.summary as BuildSummary | undefined)
     : undefined;
@@ -333,7 +318,12 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     );
   // Dev: the output is served before the MCP data is worked out (it is never deployed from here).
   let planned = deployment && !options.publishFirst ? await plan() : undefined;
-  const warnings = [...setup.headers.warnings, ...items.warnings, ...setup.plugin.warnings, ...pageWarnings];
+  const warnings = [
+    ...setup.headers.warnings,
+    ...items.warnings,
+    ...setup.plugin.warnings,
+    ...rendered.warnings,
+  ];
   const published = await run.stage('write', async () => {
     if (options.dryRun) return undefined;
     const mcp = planned?.mcpData.written ? planned.mcp : undefined;
@@ -348,12 +338,14 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     }
     return recordVersions(setup, !options.dryRun);
   });
+  const { sitePages } = rendered;
   const summary = summaryOf(items, rendered, planned, warnings, (await sizes) ?? undefined, sitePages);
   if (!options.dryRun) {
     store.last = {
       inputs: inputs.inputs,
       ...untilOf(now, items, setup, inputs.sources),
       summary,
+      ...(rendered.pagesStamp !== undefined && { pages: rendered.pagesStamp }),
       outputs: outputStamps(
         setup,
         rendered.files.map((f) => f.path),

@@ -52,6 +52,8 @@ export interface LastBuild {
   validUntil?: number;
   /** What the build reported, for the report of a build that finds nothing changed. */
   summary: unknown;
+  /** The site generator's pages it was checked against (stages/site-pages.ts sitePagesStamp), if any. */
+  pages?: string;
   /** The outputs it wrote, as they were then, so that a change made to them is noticed. */
   outputs: [path: string, stamp: Stamp | null][];
 }
@@ -59,7 +61,7 @@ export interface LastBuild {
 /** Relative to the project root: the store's folder. */
 export const STORE_DIR = `${CACHE_DIR}/items`;
 /** Bumped when what the store's files hold changes form. */
-const STORE_FORMAT = 2;
+const STORE_FORMAT = 3;
 const INDEX_FILE = 'index.json';
 /** Item records are spread over this many files, so that an edit rewrites one. */
 const SHARDS = 32;
@@ -121,7 +123,8 @@ export class FragmentStore {
   /** The content files the last build read (load.ts), with what they were listed with. */
   get listing(): Listing | undefined {
     if (!this.madeListing && this.stored?.listing) {
-      const { paths, types, names, dirs, langs, ...listing } = this.stored.listing;
+      const { paths, types, names, dirs, langs, bundles, ...listing } = this.stored.listing;
+      const bundled = new Set(bundles);
       const root = this.root;
       this.madeListing = {
         ...listing,
@@ -135,6 +138,7 @@ export class FragmentStore {
               name: names[i] ?? '',
               dir: dirs[i] ?? '',
               ...(lang ? { lang } : {}),
+              ...(bundled.has(i) && { bundle: true as const }),
             },
           };
         }),
@@ -325,6 +329,7 @@ export class FragmentStore {
           names: tasks.map((t) => t.location.name),
           dirs: tasks.map((t) => t.location.dir),
           langs: tasks.map((t) => t.location.lang ?? 0),
+          bundles: tasks.flatMap((t, i) => (t.location.bundle ? [i] : [])),
         },
       }),
       files: f,
@@ -439,6 +444,8 @@ interface StoredIndex {
     names: string[];
     dirs: string[];
     langs: (Language | 0)[];
+    /** The tasks that are a page bundle's page. */
+    bundles: number[];
   };
   /** 0 for a file with no record (its hash), for an item its type and name make (its item). */
   files: {
@@ -612,6 +619,7 @@ type StoredFacts = [
   title: string,
   url: string,
   urls: string[],
+  files: string[],
   file: string,
   date: string | 0,
   newest: string | 0,
@@ -626,6 +634,7 @@ function storedFacts(f: ItemFacts): StoredFacts {
     f.title,
     f.url,
     f.urls,
+    f.files,
     f.file,
     f.date ?? 0,
     f.newest ?? 0,
@@ -641,6 +650,7 @@ function factsOf([
   title,
   url,
   urls,
+  files,
   file,
   date,
   newest,
@@ -655,6 +665,7 @@ function factsOf([
     title,
     url,
     urls,
+    files,
     ...(newest !== 0 && { newest }),
     file,
   };

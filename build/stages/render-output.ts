@@ -1,5 +1,5 @@
 import { relative, resolve } from 'node:path';
-import { ContentIndexError } from '../core/errors.ts';
+import { ContentIndexError, type Problem } from '../core/errors.ts';
 
 import { type Rendered, render } from '../core/output/render.ts';
 import { validateIndex } from '../core/output/validate-index.ts';
@@ -8,6 +8,7 @@ import { liveRemovals, type Removals } from '../core/versions/removals.ts';
 import { docsAssets } from './docs-assets.ts';
 import type { Items } from './items.ts';
 import type { Setup } from './setup.ts';
+import { checkSitePages, type SitePagesCheck } from './site-pages.ts';
 
 /**
  * The render stage: every output joined from the items' fragments (core/output/render.ts), then held
@@ -22,8 +23,10 @@ export async function renderOutput(
     live?: LiveSite;
     allowDroppedFields?: readonly string[];
     allowRemovals?: boolean;
+    /** Check the index against the site generator's pages (BuildOptions.sitePages). */
+    sitePages?: 'error' | 'warn';
   },
-): Promise<Rendered & { removals?: Removals }> {
+): Promise<RenderedOutput> {
   const { root, config, serializers, lifecycle } = setup;
   const { now } = options;
   const rendered = render(
@@ -90,5 +93,52 @@ export async function renderOutput(
     );
   }
   if (invalid.length > 0) throw new ContentIndexError(invalid);
-  return removals ? { ...rendered, removals } : rendered;
+  return {
+    ...rendered,
+    ...(removals && { removals }),
+    ...(await witnessed(setup, items, rendered, options)),
+  };
+}
+
+export interface RenderedOutput extends Rendered {
+  /** With the live site: the live items this build's index no longer holds. */
+  removals?: Removals;
+  /** The index against the site generator's pages, and the pages' stamp when they were read. */
+  sitePages: SitePagesCheck;
+  pagesStamp?: string;
+  /** Dead addresses, in `warn` mode. */
+  warnings: Problem[];
+}
+
+/** The index against the site generator's pages in the output folder (stages/site-pages.ts), when asked. */
+async function witnessed(
+  setup: Setup,
+  items: Items,
+  rendered: Rendered,
+  options: { sitePages?: 'error' | 'warn' },
+): Promise<Pick<RenderedOutput, 'sitePages' | 'pagesStamp' | 'warnings'>> {
+  const warnings: Problem[] = [];
+  if (!options.sitePages) {
+    return {
+      sitePages: {
+        ran: false,
+        why: 'no site generator (Hugo, Astro) in this project: there are no pages of its own to check the index against',
+      },
+      warnings,
+    };
+  }
+  const { stamp, ...sitePages } = await checkSitePages({
+    root: setup.root,
+    outDir: setup.outDir,
+    config: setup.config,
+    configFile: setup.configPath,
+    translations: items.items.flatMap(({ facts }) =>
+      facts.urls.map((url, i) => ({ url, file: facts.files[i] ?? facts.file })),
+    ),
+    leftOut: items.leftOut,
+    ownPaths: new Set(rendered.files.map((file) => file.path)),
+    mode: options.sitePages,
+    warn: (problems) => warnings.push(...problems),
+  });
+  return { sitePages, pagesStamp: stamp, warnings };
 }

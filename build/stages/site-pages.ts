@@ -1,11 +1,12 @@
+import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { SiteConfig } from '../core/config/site-config.ts';
-import type { ContentModel } from '../core/content/model.ts';
+import type { LeftOut } from '../core/content/model.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import { type UnindexedPage, witness } from '../core/output/witness.ts';
 import { inspect } from './output/generations.ts';
 import { outputPlace } from './output/place.ts';
-import { nativePath, walkTree } from './output/tree.ts';
+import { type Entry, nativePath, walkTree } from './output/tree.ts';
 
 /**
  * Whether the output held the site's pages, and what comparing them with the index found: `ran` false
@@ -15,12 +16,17 @@ export type SitePagesCheck =
   | { ran: false; why: string }
   | { ran: true; pages: number; checked: number; unindexed: UnindexedPage[]; deadWarnings: number };
 
+/** What the check found, and the generator's pages as they were then (see {@link sitePagesStamp}). */
+export type SitePagesResult = SitePagesCheck & { stamp: string };
+
 export interface SitePagesOptions {
   root: string;
   outDir: string;
   config: SiteConfig;
   configFile: string;
-  model: ContentModel;
+  /** Every published translation's address and file. */
+  translations: readonly { url: string; file: string }[];
+  leftOut: readonly LeftOut[];
   /** Paths this build writes: never the generator's pages, whatever a record says. */
   ownPaths: ReadonlySet<string>;
   /** `error`: a dead address stops the build; `warn` (dev, where the generator's watch may lag): a warning. */
@@ -34,10 +40,13 @@ export interface SitePagesOptions {
  * writes: the generator's pages are its HTML files that no build of ours wrote (the generation's record
  * names those), reached through the output link where the generator wrote them.
  */
-export async function checkSitePages(options: SitePagesOptions): Promise<SitePagesCheck> {
-  const pages = await generatorPages(options.root, options.outDir, options.ownPaths);
-  if (pages === undefined || pages.size === 0) {
+export async function checkSitePages(options: SitePagesOptions): Promise<SitePagesResult> {
+  const found = await generatorPages(options.root, options.outDir, options.ownPaths);
+  const stamp = stampOf(found);
+  const pages = new Set(found?.keys());
+  if (pages.size === 0) {
     return {
+      stamp,
       ran: false,
       why: "the output folder holds none of the site's pages (the site generator did not run first), so the index's addresses were not checked against them",
     };
@@ -46,8 +55,8 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
   const result = witness({
     site: config.site,
     pages,
-    entries: options.model.entries,
-    leftOut: options.model.leftOut,
+    translations: options.translations,
+    leftOut: options.leftOut,
     sections: config.sections,
     languageFolders: config.languages
       .filter((lang) => lang !== config.canonicalLanguage)
@@ -61,6 +70,7 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
     options.warn(result.dead);
   }
   return {
+    stamp,
     ran: true,
     pages: pages.size,
     checked: result.checked,
@@ -69,12 +79,32 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
   };
 }
 
+/**
+ * The generator's pages as they are now, in one digest (each page's path, size and time): a build that
+ * finds its inputs unchanged (stages/unchanged.ts) is recalled only when the pages it was checked
+ * against are still those. `own`: the paths the build wrote.
+ */
+export async function sitePagesStamp(
+  root: string,
+  outDir: string,
+  own: ReadonlySet<string>,
+): Promise<string> {
+  return stampOf(await generatorPages(root, outDir, own));
+}
+
+function stampOf(pages: ReadonlyMap<string, Entry> | undefined): string {
+  const hash = createHash('sha256');
+  for (const [path, entry] of [...(pages ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    hash.update(`${path}\u0000${entry.size}\u0000${entry.mtimeMs}\n`);
+  return hash.digest('base64url');
+}
+
 /** The output's HTML files that are not the build's, or undefined when there is no output folder to read. */
 async function generatorPages(
   root: string,
   outDir: string,
   own: ReadonlySet<string>,
-): Promise<Set<string> | undefined> {
+): Promise<Map<string, Entry> | undefined> {
   let current: Awaited<ReturnType<typeof inspect>>;
   try {
     current = await inspect(outputPlace(root, outDir));
@@ -83,13 +113,13 @@ async function generatorPages(
   }
   if (current.kind === 'none') return undefined;
   const recorded = current.record?.files ?? {};
-  const pages = new Set<string>();
+  const pages = new Map<string, Entry>();
   for (const entry of walkTree(current.dir).values()) {
     if (entry.kind !== 'file' || !/\.html?$/i.test(entry.path)) continue;
     // The build's own files (a static folder's copies are the author's pages, and count).
     const ours = recorded[entry.path];
     if (own.has(entry.path) || (ours && ours.from === undefined)) continue;
-    pages.add(entry.path);
+    pages.set(entry.path, entry);
   }
   return pages;
 }

@@ -8,6 +8,7 @@ import type { FragmentStore, LastBuild } from './fragment-store.ts';
 import { type Listing, type LoadOptions, listingCurrent, listSources } from './load.ts';
 import { type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import type { Setup } from './setup.ts';
+import { sitePagesStamp } from './site-pages.ts';
 import { HELD_DIR, MCP_PRIVATE_DIRS } from './write-private.ts';
 
 /**
@@ -15,7 +16,8 @@ import { HELD_DIR, MCP_PRIVATE_DIRS } from './write-private.ts';
  * recognised by one digest and skipped. The inputs are the tool, the configuration, the lifecycle, the
  * versions' record, the author's files, the static folder, the wrangler configuration, the sources'
  * dates and the build's own options (`inputsDigest`); the content files, by the listing's folders and
- * every file's stamp (the store's); and the outputs the last build wrote, by theirs. And the clock: the
+ * every file's stamp (the store's); the outputs the last build wrote, by theirs, and the site
+ * generator's pages the index was checked against, by theirs. And the clock: the
  * last build is valid until the next instant anything changes by time alone (an item dated ahead
  * coming due, a version published, deprecated or withdrawn on its date).
  */
@@ -67,6 +69,8 @@ export async function unchangedSince(
   inputs: string,
   now: Date,
   load: LoadOptions,
+  /** The output folder, when the build is checked against the site generator's pages in it. */
+  sitePages?: string,
 ): Promise<LastBuild | undefined> {
   const { last, listing } = store;
   if (!last || last.inputs !== inputs || !listing) return undefined;
@@ -74,6 +78,11 @@ export async function unchangedSince(
   for (const [path, then] of last.outputs) {
     const stamp = lstatStamp(path);
     if (stamp === null || then === null ? stamp !== then : !sameStamp(stamp, then)) return undefined;
+  }
+  if (sitePages !== undefined) {
+    // The pages the generator wrote since (a page gone is an address the index may no longer keep).
+    const own = new Set((last.summary as { files: { path: string }[] }).files.map((f) => f.path));
+    if (last.pages !== (await sitePagesStamp(load.root, sitePages, own))) return undefined;
   }
   if (!listingCurrent(listing, load, store.racyMs)) {
     // A folder changed (or too recently to tell): the same files listed again will do.

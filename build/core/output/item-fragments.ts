@@ -37,8 +37,10 @@ export interface ItemFragments {
 export interface ItemFacts extends StatsItem {
   /** `post/rag-en-produccion`. */
   id: string;
-  /** Every translation's address, in LANGUAGES order (the address check). */
+  /** Every translation's address, in LANGUAGES order (the address check, the site's pages). */
   urls: string[];
+  /** Every translation's file, in the same order. */
+  files: string[];
   /** The latest date (or Hugo's `publishDate`) of its translations (`generated`). */
   newest?: string;
   /** Its canonical file (messages about the item). */
@@ -119,12 +121,14 @@ export function itemFacts(entry: ContentEntry): ItemFacts {
   const { canonical } = entry;
   const languages: Language[] = [];
   const urls: string[] = [];
+  const files: string[] = [];
   let newest: string | undefined;
   for (const lang of LANGUAGES) {
     const t = entry.translations[lang];
     if (!t) continue;
     languages.push(lang);
     urls.push(t.url);
+    files.push(t.file);
     // A page published later than its date (Hugo's publishDate) changed the index when it came out.
     for (const date of [t.date, t.publishDate])
       if (date !== undefined && (newest === undefined || date > newest)) newest = date;
@@ -138,6 +142,7 @@ export function itemFacts(entry: ContentEntry): ItemFacts {
     title: canonical.title,
     url: canonical.url,
     urls,
+    files,
     ...(newest !== undefined && { newest }),
     file: canonical.file,
   };

@@ -1,5 +1,5 @@
 import type { ResolvedSection } from '../config/site-config.ts';
-import type { ContentEntry, LeftOut } from '../content/model.ts';
+import type { LeftOut } from '../content/model.ts';
 import type { Problem } from '../errors.ts';
 import { printable } from '../printable.ts';
 
@@ -16,7 +16,8 @@ export interface WitnessInput {
   site: string;
   /** The generator's pages: HTML files of the output the build did not write, relative to it, POSIX. */
   pages: ReadonlySet<string>;
-  entries: readonly ContentEntry[];
+  /** Every published translation's address and file. */
+  translations: readonly { url: string; file: string }[];
   leftOut: readonly LeftOut[];
   sections: readonly ResolvedSection[];
   /** Each other language's folder on the site (`en/`), under which the sections are that language's. */
@@ -69,11 +70,7 @@ export function witness(input: WitnessInput): WitnessResult {
       hint: likelyCause(candidates, pages, folded),
     });
   };
-  for (const entry of input.entries) {
-    for (const translation of Object.values(entry.translations)) {
-      if (translation) check(translation.url, translation.file, 'url');
-    }
-  }
+  for (const translation of input.translations) check(translation.url, translation.file, 'url');
   input.sections.forEach((section, i) => {
     check(section.url, input.configFile, `sections.${i}.url`);
   });
