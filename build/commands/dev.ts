@@ -282,6 +282,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       layout: last.config.content,
       ...(options.content !== undefined && { content: options.content }),
       maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+      bodies: last.config.mcp.bodies,
       store,
       exclude: [outDir, resolve(root, PRIVATE_DIR)],
     }).catch(() => false);

@@ -9,7 +9,7 @@ import type { EmbeddedItem } from '../core/edge/mcp/embedded.ts';
 import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
 import type { Problem } from '../core/errors.ts';
 import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
-import { frontMatterHash, type Listing } from './load.ts';
+import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 
 export interface StoreOptions {
@@ -21,7 +21,7 @@ export interface FileRecord {
   stamp: Stamp;
   /** Its stamp may not show a later change (parse-cache.ts RACY_MS): the next build reads it again. */
   racy: boolean;
-  /** Of its front matter (parse/read-head.js headHash). */
+  /** Of its front matter, or of the whole file when bodies are read (load.ts fileHash). */
   hash: string;
   /** The item it belongs to (core/content/assemble.ts itemOf). */
   item: string;
@@ -190,7 +190,7 @@ export class FragmentStore {
 
   /**
    * Whether every content file the listing holds is as the store knows it (its stamp, and for one
-   * changed too recently to trust its stamp, its front matter): worked out on the index as read,
+   * changed too recently to trust its stamp, its text): worked out on the index as read,
    * without making an object per file (a build that finds nothing changed looks at nothing else).
    */
   filesAsKept(maxFileBytes: number, bodies: boolean): boolean {
@@ -204,7 +204,7 @@ export class FragmentStore {
         const record = files.get(task.path);
         const stamp = statStamp(task.absolute);
         if (!record || !stamp || !sameStamp(stamp, record.stamp)) return false;
-        return !record.racy || frontMatterHash(task.absolute, maxFileBytes, bodies) === record.hash;
+        return !record.racy || fileHash(task.absolute, maxFileBytes, bodies) === record.hash;
       });
     }
     const { paths } = index.listing;
@@ -223,7 +223,7 @@ export class FragmentStore {
       )
         return false;
       if (f.racy[i] !== 1) continue;
-      if (frontMatterHash(absolute, maxFileBytes, bodies) !== f.hash[i]) return false;
+      if (fileHash(absolute, maxFileBytes, bodies) !== f.hash[i]) return false;
       // Its content checked, and its stamp now old enough to vouch for it from here on.
       if (Math.max(stamp.mtimeMs, stamp.ctimeMs) <= at - this.racyMs) {
         f.racy[i] = 0;

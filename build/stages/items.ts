@@ -17,7 +17,7 @@ import type { SerializerRegistry } from '../core/serializers/registry.ts';
 import { digest } from './fingerprint.ts';
 import type { FileRecord, FragmentStore, ItemRecord } from './fragment-store.ts';
 import {
-  frontMatterHash,
+  fileHash,
   type Listing,
   type LoadOptions,
   listingCurrent,
@@ -374,7 +374,7 @@ function once<T, U>(from: () => T, make: (value: T) => U): () => U {
 
 /**
  * Whether the content folder still holds exactly what the last build with this store read: the same
- * files, each with the stamp it had (and a racy one, the same front matter). Dev asks when it is idle
+ * files, each with the stamp it had (and a racy one, the same text). Dev asks when it is idle
  * after a build that took its watcher's word for what changed; anything else means a full build.
  */
 export async function sourcesUnchanged(options: LoadOptions & { store: FragmentStore }): Promise<boolean> {
@@ -389,8 +389,7 @@ export async function sourcesUnchanged(options: LoadOptions & { store: FragmentS
     const stamp = statStamp(task.absolute);
     if (!record || !stamp || !sameStamp(record.stamp, stamp)) return false;
     return (
-      !record.racy ||
-      frontMatterHash(task.absolute, options.maxFileBytes, options.bodies ?? false) === record.hash
+      !record.racy || fileHash(task.absolute, options.maxFileBytes, options.bodies ?? false) === record.hash
     );
   });
 }

@@ -76,7 +76,7 @@ export function listingCurrent(listing: Listing, options: LoadOptions, racyMs: n
  * parse/read-head.js), read now: how a file whose stamp is too recent to trust is told unchanged.
  * Undefined when it cannot be read.
  */
-export function frontMatterHash(path: string, maxFileBytes: number, bodies: boolean): string | undefined {
+export function fileHash(path: string, maxFileBytes: number, bodies: boolean): string | undefined {
   try {
     if (!bodies) return headHash(readHead(path, maxFileBytes).text);
     const whole = readWhole(path, maxFileBytes);

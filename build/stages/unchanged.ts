@@ -62,7 +62,7 @@ export async function inputsDigest(
 /**
  * The last build, when nothing it was made from changed since and the clock has not reached its limit:
  * the same inputs, the same files listed, every content file with the stamp it had (or, for one changed
- * too recently to trust its stamp, the same front matter), and its outputs as it left them.
+ * too recently to trust its stamp, the same text), and its outputs as it left them.
  */
 export async function unchangedSince(
   store: FragmentStore,
