@@ -339,7 +339,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     return recordVersions(setup, !options.dryRun);
   });
   const { sitePages } = rendered;
-  const summary = summaryOf(items, rendered, planned, warnings, (await sizes) ?? undefined, sitePages);
+  // What this write did (a stray file kept) is told once: a build recalled later does not say it again.
+  const events = new Set(published?.warnings.filter((w) => !published.standing.includes(w)));
+  const standing = warnings.filter((w) => !events.has(w));
+  const summary = summaryOf(items, rendered, planned, standing, (await sizes) ?? undefined, sitePages);
   if (!options.dryRun) {
     store.last = {
       inputs: inputs.inputs,

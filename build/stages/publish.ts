@@ -21,13 +21,14 @@ import {
 /**
  * The output folder as a new generation (stages/write.ts), with the /mcp data (`mcp`, when this build
  * writes it) written in full beforehand and put in place by {@link publishPrivate} after the switch: a
- * failure to write it leaves both as they were. Returns the write's warnings and the staged data.
+ * failure to write it leaves both as they were. Returns the write's warnings (those about its inputs
+ * apart: stages/write.ts) and the staged data.
  */
 export async function publishOutput(
   setup: Setup,
   files: readonly OutputFile[],
   options: { onOutputStep?: (step: OutputStep) => void; cache?: unknown; mcp?: McpOutput },
-): Promise<{ warnings: Problem[]; staged?: StagedPrivateFiles }> {
+): Promise<{ warnings: Problem[]; standing: Problem[]; staged?: StagedPrivateFiles }> {
   let staged: StagedPrivateFiles | undefined;
   try {
     // A deploy of another folder killed before it put the served build's data back: put it back now.
@@ -42,7 +43,7 @@ export async function publishOutput(
       // --no-cache: a build from nothing copies every static file too.
       ...(options.cache === false && { reuseStatic: false }),
     });
-    return { warnings: written.warnings, ...(staged && { staged }) };
+    return { warnings: written.warnings, standing: written.standing, ...(staged && { staged }) };
   } catch (error) {
     await staged?.discard();
     throw outputFailed(error, setup);

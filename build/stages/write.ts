@@ -53,6 +53,11 @@ export interface WriteResult {
   /** Files an earlier build wrote that this one no longer produces. */
   removed: string[];
   warnings: Problem[];
+  /**
+   * Those of `warnings` about the inputs (a link in the static folder), which every build of the same
+   * inputs says again; the others tell what this write did (a stray file kept, a file rescued).
+   */
+  standing: Problem[];
 }
 
 interface StaticFile {
@@ -87,7 +92,9 @@ export async function writeOutput(
     const { current, warnings } = await recover(place, step);
     // Before the static files' stamps are taken: a change after this moment is one they may not show.
     const stampedAt = Date.now();
-    const statics = await staticFiles(options.root, options.staticDir, warnings);
+    const standing: Problem[] = [];
+    const statics = await staticFiles(options.root, options.staticDir, standing);
+    warnings.push(...standing);
     const ownership = await classify(currentDir(current), current.record);
     const copies = await generatorCopies(place, currentDir(current), ownership, options);
     const problems = planProblems(place, ownership, files, statics, {
@@ -201,7 +208,7 @@ export async function writeOutput(
       });
     }
     report.sort((a, b) => (a.path < b.path ? -1 : 1));
-    return { written: report, removed, warnings };
+    return { written: report, removed, warnings, standing };
   } catch (error) {
     // Before the switch nothing anyone reads has changed: the unpublished generation goes.
     if (staged !== undefined && !switched) await retire(place, staged).catch(() => undefined);

@@ -34,6 +34,8 @@ it('keeps what a shell still inside an earlier output folder wrote there, and sa
   );
   const done = new Promise((resolve) => shell.once('exit', resolve));
   await new Promise((resolve) => setTimeout(resolve, 200));
+  // An edit: the build makes a new generation (one that changes nothing is skipped, stages/unchanged.ts).
+  await site.write('content/posts/hola.es.md', md({ title: 'Hola de nuevo' }));
   await build({ root: site.root, clock });
   // The author deletes a file through public/ (the current generation): it must stay deleted.
   await rm(join(site.out, 'gone.txt'));
@@ -42,6 +44,11 @@ it('keeps what a shell still inside an earlier output folder wrote there, and sa
   shell.stdin.end('go\n');
   expect(await done).toBe(0);
 
+  // A build that finds nothing changed writes nothing and deletes nothing: the files wait in the
+  // generation they were written in for the next build that makes one.
+  const skipped = await build({ root: site.root, clock });
+  expect(skipped.incremental.unchanged).toBe(true);
+  await site.write('content/posts/hola.es.md', md({ title: 'Hola otra vez' }));
   const result = await build({ root: site.root, clock });
   expect(await readFile(join(site.out, 'notes.txt'), 'utf8')).toBe('written from the old shell\n');
   expect(await readFile(join(site.out, 'drafts/idea.md'), 'utf8')).toBe('an idea\n');
@@ -68,7 +75,7 @@ it('keeps what a shell still inside an earlier output folder wrote there, and sa
   ]);
   expect(result.warnings[0]?.hint).toContain('cd into public again');
 
-  // Kept, they are the author's files like any other: the next build carries them, says nothing more.
+  // Kept, they are the author's files like any other: the next build says nothing more of them.
   const next = await build({ root: site.root, clock });
   expect(next.warnings).toEqual([]);
   expect(await readFile(join(site.out, 'notes.txt'), 'utf8')).toBe('written from the old shell\n');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { ContentIndexV1 } from '../../build/core/serializers/v1.ts';
@@ -8,7 +8,8 @@ import { md, type TempSite, tempSite } from '../helpers/site.ts';
 
 // The parse cache (.content-index/cache/parse/) is read, never trusted: a shard damaged or edited since
 // the build that wrote it is dropped and its files parsed again; what a build publishes is what the
-// files say.
+// files say. A build that finds the items it kept (.content-index/cache/items/) reads no cache at all:
+// the tests forget the items where they want a build to read every file through the cache.
 
 let site: TempSite | undefined;
 afterEach(() => site?.dispose());
@@ -33,6 +34,11 @@ async function editCache(root: string, from: string, to: string): Promise<void> 
   for (const [file, text] of edited) await writeFile(file, text.replace(from, to));
 }
 
+/** The items the builds before kept: the next build reads every file through the parse cache. */
+async function forgetItems(root: string): Promise<void> {
+  await rm(join(root, CACHE_DIR, 'items'), { recursive: true, force: true });
+}
+
 /** `touch` of every content file: new times, the same bytes (a fresh checkout does as much). */
 async function touchAll(root: string): Promise<void> {
   const later = new Date(Date.now() + 60_000);
@@ -46,6 +52,7 @@ it('drops a damaged shard row (data: null) instead of failing with an internal e
   site = await tempSite(FILES);
   expect((await site.cli('build')).code).toBe(0);
   await editCache(site.root, '{"title":"Bien","date":"2025-01-01"}', 'null');
+  await forgetItems(site.root);
   const result = await site.cli('build');
   expect(result.stderr).not.toContain('internal error');
   expect(result.code, result.stderr).toBe(0);
@@ -57,10 +64,12 @@ it('publishes what the files say, not a value edited into the cache, when every 
   expect((await site.cli('build')).code).toBe(0);
   await editCache(site.root, '"title":"Bien"', '"title":"Falso"');
   await touchAll(site.root);
+  await forgetItems(site.root);
   expect((await site.cli('build')).code).toBe(0);
   expect(await titles(site)).toEqual(['Bien', 'Otro']);
   // Unchanged files too: the edited shard is not read at all.
   await editCache(site.root, '"title":"Bien"', '"title":"Falso"');
+  await forgetItems(site.root);
   expect((await site.cli('build')).code).toBe(0);
   expect(await titles(site)).toEqual(['Bien', 'Otro']);
 });
@@ -74,6 +83,7 @@ it('drops a row that is not what the cache writes even in a shard whose seal hol
   const damaged = rows.replace('{"title":"Bien","date":"2025-01-01"}', 'null');
   const seal = createHash('sha256').update(Buffer.from(damaged)).digest('base64url');
   await writeFile(file ?? '', `${identity}\n${seal}\n${damaged}`);
+  await forgetItems(site.root);
   const result = await site.cli('build');
   expect(result.code, result.stderr).toBe(0);
   expect(await titles(site)).toEqual(['Bien', 'Otro']);
