@@ -1,6 +1,7 @@
 import { readdir, readFile, rename, rm, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { HugoPublication } from '../../build/core/content/publication.ts';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import type { SerializerRegistry } from '../../build/core/serializers/registry.ts';
 import { type BuildOptions, type BuildResult, build, SERIALIZERS } from '../../build/index.ts';
@@ -10,29 +11,61 @@ import { D1_WRANGLER } from '../helpers/project.ts';
 import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
 // Acceptance 2 of the incremental engine (issue 23): between incremental builds (the project's kept
-// items and fragments, `.content-index/cache/`), files are edited, renamed and deleted, the
-// configuration, the schema and the lifecycle change, and the clock passes a future item's date and a
+// items and fragments, `.content-index/cache/`), files are edited (front matter and body), renamed and
+// deleted, the configuration (routes, the canonical language, whether bodies are searched), the schema
+// and the lifecycle change, and the clock passes a future item's date, a Hugo page's expiryDate and a
 // version's sunset; each time, every byte the build publishes (the output folder and the /mcp data,
-// embedded or the D1 import) is what a build from nothing gives.
+// embedded or the D1 import, bodies included) is what a build from nothing gives.
 
 let site: TempSite | undefined;
 afterEach(() => site?.dispose());
 
+// Bodies are searched (`mcp.bodies`, on by default): each file has a text of its own, which the
+// embedded index, the D1 import and the snippets' texts carry.
 const FILES = {
-  'content/posts/uno.es.md': md({
-    title: 'Uno',
-    description: 'El primero',
-    date: '2025-01-10',
-    tags: ['ia', 'ml'],
-  }),
-  'content/posts/uno.en.md': md({ title: 'One', description: 'The first', date: '2025-01-10', tags: ['ia'] }),
-  'content/posts/uno.pt-br.md': md({ title: 'Um', date: '2025-01-11', tags: ['ia', 'ml'] }),
-  'content/posts/dos.es.md': md({ title: 'Dos', date: '2025-02-01', tags: ['rust'] }),
-  'content/posts/borrador.es.md': md({ title: 'Borrador', date: '2025-03-01', draft: true }),
-  'content/posts/manana.es.md': md({ title: 'Mañana', date: '2026-07-01T00:00:00Z' }),
-  'content/projects/motor.es.md': md({ title: 'Motor', date: '2025-01-01', technologies: ['Rust', 'C++'] }),
-  'content/projects/motor.pt-br.md': md({ title: 'Motor', slug: 'motor-grafico' }),
-  'content/tips/atajo.es.md': md({ title: 'Atajo', description: 'Un atajo de teclado' }),
+  'content/posts/uno.es.md': md(
+    { title: 'Uno', description: 'El primero', date: '2025-01-10', tags: ['ia', 'ml'] },
+    'Los **modelos** de lenguaje aprenden de los datos.\n\n```python\nprint("hola")\n```\n',
+  ),
+  'content/posts/uno.en.md': md(
+    { title: 'One', description: 'The first', date: '2025-01-10', tags: ['ia'] },
+    'Running language models on a laptop.\n',
+  ),
+  'content/posts/uno.pt-br.md': md(
+    { title: 'Um', date: '2025-01-11', tags: ['ia', 'ml'] },
+    'O aprendizado dos modelos de linguagem.\n',
+  ),
+  'content/posts/dos.es.md': md(
+    { title: 'Dos', date: '2025-02-01', tags: ['rust'] },
+    'Préstamos sin miedo.\n',
+  ),
+  'content/posts/borrador.es.md': md(
+    { title: 'Borrador', date: '2025-03-01', draft: true },
+    'Un secreto zqxborrador.\n',
+  ),
+  'content/posts/manana.es.md': md({ title: 'Mañana', date: '2026-07-01T00:00:00Z' }, 'Llega mañana.\n'),
+  'content/projects/motor.es.md': md(
+    { title: 'Motor', date: '2025-01-01', technologies: ['Rust', 'C++'] },
+    'Un motor gráfico.\n',
+  ),
+  'content/projects/motor.en.md': md({ title: 'Engine', date: '2025-01-01' }, 'A graphics engine.\n'),
+  'content/projects/motor.pt-br.md': md({ title: 'Motor', slug: 'motor-grafico' }, 'Um motor gráfico.\n'),
+  'content/tips/atajo.es.md': md({ title: 'Atajo', description: 'Un atajo de teclado' }, ''),
+  // Hugo's expiryDate: published until the clock passes it (the builds follow Hugo's rules).
+  'content/tips/caduca.es.md': md(
+    { title: 'Caduca', date: '2025-01-02', expiryDate: '2026-06-15' },
+    'Vence.\n',
+  ),
+};
+
+/** A Hugo site's publication rules, as the CLI reads them from its configuration (publication.ts). */
+const HUGO: HugoPublication = {
+  buildDrafts: false,
+  buildFuture: false,
+  buildExpired: false,
+  languages: ['es', 'en', 'pt-br'],
+  disabledLanguages: [],
+  file: 'hugo.toml',
 };
 
 /** Before the future post's date and v1's sunset; then past each. */
@@ -119,15 +152,23 @@ describe('an incremental build gives the bytes of a build from nothing', () => {
       const s = site;
       const path = (p: string) => join(s.root, p);
       let clock = JUNE;
-      const options = (more: BuildOptions = {}): BuildOptions => ({ clock: () => clock, ...more });
+      const options = (more: BuildOptions = {}): BuildOptions => ({
+        clock: () => clock,
+        hugo: HUGO,
+        ...more,
+      });
 
       // From nothing, then nothing changed: recognised, and nothing is run.
       let result = await sameAsCold(s, options());
-      expect(result?.incremental.redone).toBe(4);
+      expect(result?.incremental.redone).toBe(5);
       expect(result?.mcp?.backend).toBe(backend);
+      // The bodies are in the MCP data (the D1 import's bodies table, the module's body texts).
+      expect(Object.values(await privateFiles(s.root)).join('')).toContain(
+        'Running language models on a laptop.',
+      );
       result = await sameAsCold(s, options());
       expect(result?.incremental.unchanged).toBe(true);
-      expect(await titles(s)).toEqual(['Dos', 'Uno', 'Motor', 'Atajo']);
+      expect(await titles(s)).toEqual(['Dos', 'Uno', 'Caduca', 'Motor', 'Atajo']);
 
       // A file of its output gone, or the whole output: not taken as unchanged, and written again.
       await rm(join(s.out, 'llms.txt'));
@@ -169,7 +210,7 @@ describe('an incremental build gives the bytes of a build from nothing', () => {
         'tip/atajo-nuevo',
         'tip/nuevo',
       ]);
-      expect(await titles(s)).toEqual(['Nuevo', 'Dos editado', 'Uno', 'Motor', 'Atajo']);
+      expect(await titles(s)).toEqual(['Nuevo', 'Dos editado', 'Uno', 'Caduca', 'Motor', 'Atajo']);
 
       // A file that cannot be read, then fixed: the same problems as from nothing, then the same output.
       await s.write('content/posts/uno.es.md', '---\ntitle: [Uno\n---\n');
@@ -178,22 +219,40 @@ describe('an incremental build gives the bytes of a build from nothing', () => {
       await sameAsCold(s, options());
 
       // The configuration: a name (no item changes: none is made again), then routes (every one is).
-      await s.write('site.config.ts', `export default ${JSON.stringify({ ...config, name: 'Otro' })};\n`);
+      const configure = (more: Record<string, unknown>) =>
+        s.write('site.config.ts', `export default ${JSON.stringify({ ...config, ...more })};\n`);
+      await configure({ name: 'Otro' });
       result = await sameAsCold(s, options());
-      expect(result?.incremental).toMatchObject({ redone: 0, assembled: 7 });
+      expect(result?.incremental).toMatchObject({ redone: 0, assembled: 8 });
       const routes = { post: { es: '/articulos/{slug}/' } };
-      await s.write(
-        'site.config.ts',
-        `export default ${JSON.stringify({ ...config, name: 'Otro', routes })};\n`,
-      );
+      await configure({ name: 'Otro', routes });
       result = await sameAsCold(s, options());
       expect(result?.incremental.redone).toBeGreaterThan(0);
+
+      // Another canonical language: English, the items without an English file left out.
+      await configure({
+        name: 'Otro',
+        routes,
+        canonicalLanguage: 'en',
+        content: { withoutCanonical: 'leave-out' },
+      });
+      result = await sameAsCold(s, options());
+      expect(await titles(s)).toEqual(['Two', 'One', 'Engine']);
+      // Bodies no longer searched: every item's MCP material is made again, without them.
+      await configure({ name: 'Otro', routes, mcp: { backend, bodies: false } });
+      result = await sameAsCold(s, options());
+      expect(Object.values(await privateFiles(s.root)).join('')).not.toContain('on a laptop');
+      expect(await titles(s)).toEqual(['Nuevo', 'Dos editado', 'Uno', 'Caduca', 'Motor', 'Atajo']);
+      await configure({ name: 'Otro', routes });
+      result = await sameAsCold(s, options());
 
       // The clock passes the future post's date: nothing changed on disk, and the build is not skipped.
       clock = JULY;
       result = await sameAsCold(s, options());
       expect(result?.incremental).toMatchObject({ unchanged: false, redoneItems: ['post/manana'] });
       expect(await titles(s)).toContain('Mañana');
+      // And past the tip's expiryDate (2026-06-15): it is left out, as Hugo leaves it out.
+      expect(await titles(s)).not.toContain('Caduca');
 
       // The schema: a registry with a v2 (another schema, another body) and the lifecycle publishing it.
       const withV2: SerializerRegistry = { ...SERIALIZERS, v2: V2 };
@@ -219,4 +278,30 @@ describe('an incremental build gives the bytes of a build from nothing', () => {
       expect(result?.incremental).toMatchObject({ unchanged: false, redone: 0 });
     });
   }
+});
+
+describe('a build checked against the site generator’s pages', () => {
+  it('is taken for unchanged only while those pages are as they were', async () => {
+    site = await tempSite({
+      'content/posts/uno.es.md': md({ title: 'Uno', date: '2025-01-10' }),
+      'content/posts/dos.es.md': md({ title: 'Dos', date: '2025-02-01' }),
+    });
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, sitePages: 'error' };
+    await build({ root: s.root, ...options });
+    // The generator's pages, written into the output as a generator writes them.
+    for (const page of ['blog/index.html', 'blog/uno/index.html', 'blog/dos/index.html'])
+      await s.write(`public/${page}`, `<h1>${page}</h1>\n`);
+    let result = await build({ root: s.root, ...options });
+    expect(result.sitePages).toMatchObject({ ran: true, checked: 3 });
+    result = await build({ root: s.root, ...options });
+    expect(result.incremental.unchanged).toBe(true);
+    expect(result.sitePages).toMatchObject({ ran: true, checked: 3 });
+    // A generator run that no longer writes a page: the index's address to it is dead, and said.
+    await rm(join(s.out, 'blog/dos/index.html'));
+    const failed = await build({ root: s.root, ...options }).catch((error: unknown) => error);
+    expect(isContentIndexError(failed) && failed.problems.map((p) => [p.code, p.file])).toEqual([
+      ['address_dead', 'content/posts/dos.es.md'],
+    ]);
+  });
 });
