@@ -120,6 +120,24 @@ export class FragmentStore {
     return store;
   }
 
+  /**
+   * The listing without its files, read as it lies (a build that finds nothing changed looks at its
+   * folders alone and at the files' stamps on the columns: no object per file).
+   */
+  get listingHead(): Omit<Listing, 'tasks'> | undefined {
+    if (this.madeListing || !this.stored?.listing) return this.madeListing;
+    const {
+      paths: _p,
+      types: _t,
+      names: _n,
+      dirs: _d,
+      langs: _l,
+      bundles: _b,
+      ...head
+    } = this.stored.listing;
+    return head;
+  }
+
   /** The content files the last build read (load.ts), with what they were listed with. */
   get listing(): Listing | undefined {
     if (!this.madeListing && this.stored?.listing) {

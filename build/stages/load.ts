@@ -61,7 +61,11 @@ export interface Listing {
  * Whether a listing still lists what the folders hold: made with these options, following no link,
  * and every folder it looked in as it was then (by a stamp old enough to be trusted).
  */
-export function listingCurrent(listing: Listing, options: LoadOptions, racyMs: number): boolean {
+export function listingCurrent(
+  listing: Omit<Listing, 'tasks'>,
+  options: LoadOptions,
+  racyMs: number,
+): boolean {
   if (listing.key !== listingKey(options) || listing.links.length > 0 || listing.warnings.length > 0)
     return false;
   return listing.folders.every(([path, then]) => {

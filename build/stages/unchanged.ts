@@ -72,8 +72,8 @@ export async function unchangedSince(
   /** The output folder, when the build is checked against the site generator's pages in it. */
   sitePages?: string,
 ): Promise<LastBuild | undefined> {
-  const { last, listing } = store;
-  if (!last || last.inputs !== inputs || !listing) return undefined;
+  const { last, listingHead } = store;
+  if (!last || last.inputs !== inputs || !listingHead) return undefined;
   if (last.validUntil !== undefined && now.getTime() >= last.validUntil) return undefined;
   for (const [path, then] of last.outputs) {
     const stamp = lstatStamp(path);
@@ -84,10 +84,10 @@ export async function unchangedSince(
     const own = new Set((last.summary as { files: { path: string }[] }).files.map((f) => f.path));
     if (last.pages !== (await sitePagesStamp(load.root, sitePages, own))) return undefined;
   }
-  if (!listingCurrent(listing, load, store.racyMs)) {
+  if (!listingCurrent(listingHead, load, store.racyMs)) {
     // A folder changed (or too recently to tell): the same files listed again will do.
-    const again = await listSources(load);
-    if (!sameListing(again, listing)) return undefined;
+    const [again, listing] = [await listSources(load), store.listing];
+    if (!listing || !sameListing(again, listing)) return undefined;
     store.listing = again;
     store.touch();
   }
