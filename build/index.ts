@@ -294,15 +294,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   if (options.cache === undefined && !options.dryRun) await parseCache?.save().catch(() => undefined);
   parseCache = undefined;
 
-  const rendered = await run.stage('render', () =>
-    renderOutput(setup, items, {
-      now,
-      ...(options.live && { live: options.live }),
-      ...(options.allowDroppedFields && { allowDroppedFields: options.allowDroppedFields }),
-      ...(options.allowRemovals && { allowRemovals: true }),
-      ...(options.sitePages && { sitePages: options.sitePages }),
-    }),
-  );
+  const rendered = await run.stage('render', () => renderOutput(setup, items, { ...options, now }));
   options.onRendered?.(rendered.files);
   const sizes = options.sizes
     ? fileSizes(rendered.files, store.last?.summary as BuildSummary | undefined)
@@ -338,11 +330,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     }
     return recordVersions(setup, !options.dryRun);
   });
-  const { sitePages } = rendered;
-  // What this write did (a stray file kept) is told once: a build recalled later does not say it again.
-  const events = new Set(published?.warnings.filter((w) => !published.standing.includes(w)));
-  const standing = warnings.filter((w) => !events.has(w));
-  const summary = summaryOf(items, rendered, planned, standing, (await sizes) ?? undefined, sitePages);
+  const summary = summaryOf(items, rendered, planned, warnings, {
+    ...(published && { written: published }),
+    ...(sizes && { sizes: await sizes }),
+  });
   if (!options.dryRun) {
     store.last = {
       inputs: inputs.inputs,
@@ -384,7 +375,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       mcpData: planned.mcpData,
       headroom: headroom(planned.figures),
     }),
-    sitePages,
+    sitePages: rendered.sitePages,
     ...(rendered.removals && { removals: rendered.removals }),
   };
 }

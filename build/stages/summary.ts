@@ -49,25 +49,31 @@ export interface BuildSummary {
 
 export function summaryOf(
   items: Items,
-  rendered: Rendered,
+  rendered: Rendered & { sitePages: SitePagesCheck },
   deployment: Deployment | undefined,
   warnings: readonly Problem[],
-  sizes: readonly FileSize[] | undefined,
-  sitePages: SitePagesCheck,
+  more: {
+    /** The write's warnings, those about its inputs apart (stages/write.ts). */
+    written?: { warnings: readonly Problem[]; standing: readonly Problem[] };
+    sizes?: readonly FileSize[];
+  },
 ): BuildSummary {
+  const { written, sizes } = more;
+  // What this write did (a stray file kept) is told once: a build recalled later does not say it again.
+  const events = new Set(written?.warnings.filter((w) => !written.standing.includes(w)));
   const translations = Object.fromEntries(LANGUAGES.map((lang) => [lang, 0])) as Record<Language, number>;
   for (const item of items.items) for (const lang of item.facts.languages) translations[lang]++;
   const summary: BuildSummary = {
     items: typeCounts(items.items.map((item) => item.facts)),
     translations,
     leftOut: items.leftOut,
-    warnings: [...warnings],
+    warnings: warnings.filter((w) => !events.has(w)),
     links: items.links,
     files: sizes
       ? [...sizes]
       : rendered.files.map((f) => ({ path: f.path, bytes: Buffer.byteLength(f.content) })),
     generated: isoSeconds(rendered.generated),
-    sitePages,
+    sitePages: rendered.sitePages,
   };
   if (deployment) {
     const { files: _files, ...mcp } = deployment.mcp;
