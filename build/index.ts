@@ -1,11 +1,12 @@
 import { homedir } from 'node:os';
-import { relative, resolve } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { resolveSiteConfig } from './core/config/resolve-site-config.ts';
 import type { Env, SiteConfig } from './core/config/site-config.ts';
 import { assemble } from './core/content/assemble.ts';
 import type { ContentModel, FollowedLink } from './core/content/model.ts';
 import type { HugoPublication } from './core/content/publication.ts';
+import { publishedSections } from './core/content/section-items.ts';
 import type { McpPrepared } from './core/edge/mcp/mcp-data.ts';
 import { ContentIndexError, isContentIndexError, type Problem } from './core/errors.ts';
 import type { DeployLimits } from './core/output/cloudflare-limits.ts';
@@ -300,18 +301,44 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     drafts: options.drafts ?? false,
     future: options.future ?? false,
     ...(options.hugo && { hugo: options.hugo }),
+    branches: loaded.branches,
+    contentDir: relative(root, contentDir).split(sep).join('/'),
     unreadable: loaded.unreadable,
   });
   const problems = [...loaded.problems, ...(assembled.ok ? [] : assembled.problems)];
   if (!assembled.ok || problems.length > 0) throw new ContentIndexError(problems);
   const { model } = assembled;
+  // A Hugo section with no published item has no page: left out of the published sections, said.
+  const sectionCheck = options.hugo
+    ? publishedSections(config.sections, model, {
+        site: config.site,
+        layout: config.content,
+        contentDir: relative(root, contentDir).split(sep).join('/') || '.',
+        configFile: configShown,
+      })
+    : undefined;
+  // Every file left out (all drafts, say): an empty index is published only with a word about it.
+  const emptyWarnings: Problem[] =
+    model.entries.length === 0 && model.leftOut.length > 0
+      ? [
+          {
+            code: 'content_missing',
+            file: relative(root, contentDir).split(sep).join('/') || '.',
+            message: `publishes no item: each of its ${model.leftOut.length} content file${model.leftOut.length === 1 ? ' is' : 's are'} left out (${[...new Set(model.leftOut.map((l) => l.reason))].join(', ')}), so the index is empty`,
+            hint: 'the report lists each file and why; publish one (draft: false, a date that has come) to fill the index',
+          },
+        ]
+      : [];
+  const publishedConfig: SiteConfig = sectionCheck
+    ? { ...config, sections: sectionCheck.kept.map((k) => k.section) }
+    : config;
   done();
 
   done = stage('render', `${model.entries.length} items`);
   const configPath = relative(root, resolve(root, configFile)) || configFile;
   const authorFiles = await loadAuthorFiles(root, config.generatorStatic);
   // The manifest's logo and contact, held to what the site serves (warnings; the logo found on the site).
-  const assets = await aiPluginAssets(config, { root, outDir, configFile: configPath });
+  const assets = await aiPluginAssets(publishedConfig, { root, outDir, configFile: configPath });
   const rendered = render(model, {
     config: assets.config,
     now,
@@ -352,7 +379,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ? await checkSitePages({
         root,
         outDir,
-        config,
+        config: publishedConfig,
+        ...(sectionCheck && { sectionFields: sectionCheck.kept.map((k) => `sections.${k.index}.url`) }),
         configFile: configShown,
         model,
         ownPaths: new Set(rendered.files.map((file) => file.path)),
@@ -418,6 +446,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     ...headers.warnings,
     ...loaded.warnings,
     ...assembled.warnings,
+    ...emptyWarnings,
+    ...(sectionCheck?.warnings ?? []),
     ...assets.warnings,
     ...pageWarnings,
   ];

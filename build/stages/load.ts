@@ -1,16 +1,17 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import fg from 'fast-glob';
 import picomatch from 'picomatch';
 import type { ContentLayout } from '../core/config/site-config.ts';
 import { createKeyFolder } from '../core/content/front-matter.ts';
 import { globBase, type Location, locate, unknownLanguage } from '../core/content/layout.ts';
-import type { FollowedLink, SourceFile, UnreadableSource } from '../core/content/model.ts';
+import type { BranchFile, FollowedLink, SourceFile, UnreadableSource } from '../core/content/model.ts';
 import { CONTENT_TYPES, type ContentType, type Language, normalizeLanguage } from '../core/edge/languages.ts';
 import type { Problem } from '../core/errors.ts';
 import { linkProblems, linkWatcher } from './content-links.ts';
 import { keyLines } from './parse/key-lines.js';
 import type { ParseTask } from './parse/parse-chunk.js';
+import { parseSource } from './parse/parse-source.js';
 import type { ParseCache } from './parse-cache.ts';
 import { type ParseFilesOptions, parseFiles } from './parse-files.ts';
 
@@ -44,6 +45,8 @@ export interface Loaded {
   warnings: Problem[];
   /** Links the build read through (inside the project), for the report. */
   links: FollowedLink[];
+  /** Hugo's list pages' files (`_index.md`): their cascade and publication reach the pages below them. */
+  branches: BranchFile[];
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -61,6 +64,8 @@ export interface Listing {
   /** What the listing was made from: the content folder, the layout, the folders left out. */
   key: string;
   tasks: (ParseTask & { location: Location })[];
+  /** The `_index` files, read at every build (few, and a change to one reaches many pages). */
+  branches: { path: string; absolute: string; dir: string; lang?: Language }[];
   problems: Problem[];
   warnings: Problem[];
   links: FollowedLink[];
@@ -168,7 +173,32 @@ export async function loadSources(options: LoadOptions): Promise<Loaded> {
       SOURCE_FILES.set(outcome, { path: task.path, type, name, lang, fold: foldKey, file });
     }
   }
-  return { files, problems, unreadable, warnings: listing.warnings, links: listing.links };
+  const branches = await readBranches(listing.branches, layout, options.maxFileBytes, problems);
+  return { files, problems, unreadable, warnings: listing.warnings, links: listing.links, branches };
+}
+
+/** The `_index` files' front matter (a file that does not parse is an error, as it stops Hugo). */
+async function readBranches(
+  listed: Listing['branches'],
+  layout: ContentLayout,
+  maxFileBytes: number,
+  problems: Problem[],
+): Promise<BranchFile[]> {
+  const branches: BranchFile[] = [];
+  for (const branch of listed) {
+    const text = await readFile(branch.absolute, 'utf8').catch(() => undefined);
+    if (text === undefined) continue; // deleted since it was listed
+    if (Buffer.byteLength(text) > maxFileBytes) continue; // its own page's problem, not the index's
+    const parsed = parseSource(branch.path, text);
+    if ('code' in parsed) {
+      problems.push(parsed);
+      continue;
+    }
+    const lang = branch.lang ?? languageFromField(parsed.data, layout.languageField, layout.defaultLanguage);
+    if (typeof lang !== 'string') continue;
+    branches.push({ path: branch.path, dir: branch.dir, lang, data: parsed.data });
+  }
+  return branches;
 }
 
 const SOURCE_FILES = new WeakMap<
@@ -196,7 +226,15 @@ async function listSources(options: LoadOptions): Promise<Listing> {
   // A folder that is not there (a submodule not checked out, a wrong --content) would publish an empty
   // index as if the site had no content: it is an error, as is a folder without one content file.
   const missing = await missingContent(contentDir, displayRoot);
-  if (missing) return { key: listingKey(options), tasks: [], problems: [missing], warnings: [], links: [] };
+  if (missing)
+    return {
+      key: listingKey(options),
+      tasks: [],
+      branches: [],
+      problems: [missing],
+      warnings: [],
+      links: [],
+    };
   const found = new Map<string, Found>();
   const links = linkWatcher(options.root, contentDir);
   for (const type of CONTENT_TYPES) {
@@ -244,6 +282,25 @@ async function listSources(options: LoadOptions): Promise<Listing> {
     sorted.filter((f) => INDEX_FILE.test(posix.basename(f.relPath))).map((f) => posix.dirname(f.relPath)),
   );
 
+  const branches: Listing['branches'] = [];
+  const branchFiles = await fg('**/_index{,.*}.{md,markdown,mdx}', {
+    cwd: contentDir,
+    onlyFiles: true,
+    followSymbolicLinks: false,
+    caseSensitiveMatch: false,
+    ignore,
+  });
+  for (const relPath of branchFiles.sort()) {
+    const location = locate(relPath, 'post', '', layout);
+    if ('skip' in location || 'problem' in location) continue;
+    branches.push({
+      path: shown(relPath),
+      absolute: join(contentDir, relPath),
+      dir: location.dir,
+      ...(location.lang !== undefined && { lang: location.lang }),
+    });
+  }
+
   const tasks: Listing['tasks'] = [];
   for (const { relPath, type, base } of sorted) {
     const fileName = posix.basename(relPath);
@@ -269,7 +326,14 @@ async function listSources(options: LoadOptions): Promise<Listing> {
     options.root,
   );
   problems.push(...linked.problems);
-  return { key: listingKey(options), tasks, problems, warnings: linked.warnings, links: linked.followed };
+  return {
+    key: listingKey(options),
+    tasks,
+    branches,
+    problems,
+    warnings: linked.warnings,
+    links: linked.followed,
+  };
 }
 
 /**

@@ -20,6 +20,8 @@ export interface SitePagesOptions {
   outDir: string;
   config: SiteConfig;
   configFile: string;
+  /** The configuration field of each of `config.sections` (`sections.2.url`), when some were left out. */
+  sectionFields?: readonly string[];
   model: ContentModel;
   /** Paths this build writes: never the generator's pages, whatever a record says. */
   ownPaths: ReadonlySet<string>;
@@ -54,6 +56,7 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
       .map((lang) => (config.llmsTxt[lang] ?? '').replace(/llms\.txt$/, ''))
       .filter((folder) => folder !== ''),
     configFile: options.configFile,
+    ...(options.sectionFields && { sectionFields: options.sectionFields }),
     isRedirect: (page) => isRedirectPage(nativePath(options.outDir, page)),
   });
   if (result.dead.length > 0) {

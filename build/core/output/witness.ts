@@ -21,6 +21,8 @@ export interface WitnessInput {
   sections: readonly ResolvedSection[];
   /** Each other language's folder on the site (`en/`), under which the sections are that language's. */
   languageFolders: readonly string[];
+  /** The configuration field of each section (default `sections.<i>.url`), named by a dead section address. */
+  sectionFields?: readonly string[];
   /** The configuration file, named by a dead section address. */
   configFile: string;
   /** Whether a page is a redirect the generator wrote (Hugo's `aliases`), not a page of its own. */
@@ -75,7 +77,7 @@ export function witness(input: WitnessInput): WitnessResult {
     }
   }
   input.sections.forEach((section, i) => {
-    check(section.url, input.configFile, `sections.${i}.url`);
+    check(section.url, input.configFile, input.sectionFields?.[i] ?? `sections.${i}.url`);
   });
 
   // The other way: the generator's pages under an indexed section that the index does not hold.
@@ -196,7 +198,7 @@ function likelyCause(
     : undefined;
   if (elsewhere !== undefined)
     return `the generator wrote ${elsewhere}: the route of this type and language in site.config.ts differs from the address the generator gives it (Hugo: permalinks); make them agree`;
-  return "the generator wrote no page for it: it publishes this file under a rule the index does not know (such as a cascade of _build from a section's _index.md), or the generator ran on other content; run it again before the build, or leave the file out (draft: true)";
+  return 'the generator wrote no page for it: it publishes this file under a rule the index does not know, or the generator ran on other content; run it again before the build, or leave the file out (draft: true)';
 }
 
 /** Case and Unicode form folded, to tell a near miss from a missing page. */
