@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { SiteConfig } from '../core/config/site-config.ts';
 import type { ContentModel } from '../core/content/model.ts';
+import { CONTENT_TYPES } from '../core/edge/languages.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import { type UnindexedPage, witness } from '../core/output/witness.ts';
 import { inspect } from './output/generations.ts';
@@ -13,7 +14,15 @@ import { nativePath, walkTree } from './output/tree.ts';
  */
 export type SitePagesCheck =
   | { ran: false; why: string }
-  | { ran: true; pages: number; checked: number; unindexed: UnindexedPage[]; deadWarnings: number };
+  | {
+      ran: true;
+      pages: number;
+      checked: number;
+      unindexed: UnindexedPage[];
+      deadWarnings: number;
+      /** Routes whose pages lie outside the section folders: the reverse check did not reach them. */
+      uncovered?: string[];
+    };
 
 export interface SitePagesOptions {
   root: string;
@@ -45,6 +54,18 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
     };
   }
   const { config } = options;
+  // The types the site has (a file of it, published or left out): another type's default route says nothing.
+  const present = new Set([
+    ...options.model.entries.map((entry) => entry.type),
+    ...options.model.leftOut.map((left) => left.item.split('/')[0]),
+  ]);
+  const typed = CONTENT_TYPES.filter((type) => present.has(type));
+  // Hugo's defaultContentLanguageInSubdir: every canonical route starts in the language's own folder.
+  const canonical = config.canonicalLanguage;
+  const keys = new Set([canonical, config.content.languageSuffixes?.[canonical] ?? canonical]);
+  const firsts = new Set(typed.map((type) => /^\/([^/{}]+)\//.exec(config.routes[type][canonical])?.[1]));
+  const [first] = firsts;
+  const canonicalFolder = firsts.size === 1 && first !== undefined && keys.has(first) ? `${first}/` : '';
   const result = witness({
     site: config.site,
     pages,
@@ -55,6 +76,10 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
       .filter((lang) => lang !== config.canonicalLanguage)
       .map((lang) => (config.llmsTxt[lang] ?? '').replace(/llms\.txt$/, ''))
       .filter((folder) => folder !== ''),
+    canonicalFolder,
+    routes: typed.flatMap((type) =>
+      config.languages.map((lang) => ({ type, lang, route: config.routes[type][lang] })),
+    ),
     configFile: options.configFile,
     ...(options.sectionFields && { sectionFields: options.sectionFields }),
     isRedirect: (page) => isRedirectPage(nativePath(options.outDir, page)),
@@ -69,6 +94,7 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
     checked: result.checked,
     unindexed: result.unindexed,
     deadWarnings: options.mode === 'warn' ? result.dead.length : 0,
+    ...(result.uncovered.length > 0 && { uncovered: result.uncovered }),
   };
 }
 

@@ -254,6 +254,34 @@ describe.skipIf(!hasHugo)(
       });
     });
 
+    it('the reverse check with defaultContentLanguageInSubdir: an English page the index lacks is under en/posts/, and reported', async () => {
+      const outcome = await publish(
+        {
+          'content/posts/regla.md': '---\ntitle: Regla\ndate: 2024-02-01\n---\n',
+          'content/posts/solo.en.md': '---\ntitle: Only\ndate: 2024-02-01\n---\n',
+        },
+        { config: withSwitch('defaultContentLanguageInSubdir = true'), page: 'es/posts/regla/index.html' },
+      );
+      expect(outcome.page && outcome.indexed).toBe(true);
+      const check = outcome.report.sitePages;
+      expect(check.ran && check.unindexed.map((u) => [u.page, u.file])).toEqual([
+        ['en/posts/solo/index.html', 'content/posts/solo.en.md'],
+      ]);
+    });
+
+    it('permalinks outside the section folder: the report says which pages the reverse check could not reach', async () => {
+      const outcome = await publish(file(''), {
+        config: `${CONFIG}[permalinks]\n  posts = '/:year/:month/:title/'\n`,
+        page: '2024/02/regla/index.html',
+      });
+      expect(outcome.page && outcome.indexed).toBe(true);
+      const check = outcome.report.sitePages;
+      expect(check.ran && check.uncovered).toEqual([
+        'post pages in es (route /{year}/{month}/{title}/)',
+        'post pages in en (route /en/{year}/{month}/{title}/)',
+      ]);
+    });
+
     it('a section whose only item is a draft: hugo writes no section page, the index leaves the section out and says so', async () => {
       const outcome = await publish(
         { 'content/tips/truco.md': '---\ntitle: Truco\ndate: 2024-01-01\ndraft: true\n---\n' },

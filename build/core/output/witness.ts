@@ -21,6 +21,16 @@ export interface WitnessInput {
   sections: readonly ResolvedSection[];
   /** Each other language's folder on the site (`en/`), under which the sections are that language's. */
   languageFolders: readonly string[];
+  /**
+   * The canonical language's own folder (`es/`, with Hugo's `defaultContentLanguageInSubdir`), in which
+   * the sections' addresses are: another language's sections are in its folder instead (`en/posts/`).
+   */
+  canonicalFolder?: string;
+  /**
+   * Each type's route per language: a route that puts pages outside the section folders (Hugo's
+   * `permalinks` such as `/:year/:month/:title/`) leaves them out of the reverse check, and the result says so.
+   */
+  routes?: readonly { type: string; lang: string; route: string }[];
   /** The configuration field of each section (default `sections.<i>.url`), named by a dead section address. */
   sectionFields?: readonly string[];
   /** The configuration file, named by a dead section address. */
@@ -44,6 +54,8 @@ export interface WitnessResult {
   checked: number;
   dead: Problem[];
   unindexed: UnindexedPage[];
+  /** The routes whose pages lie outside the section folders, which the reverse check could not reach. */
+  uncovered: string[];
 }
 
 export function witness(input: WitnessInput): WitnessResult {
@@ -81,7 +93,12 @@ export function witness(input: WitnessInput): WitnessResult {
   });
 
   // The other way: the generator's pages under an indexed section that the index does not hold.
-  const folders = sectionFolders(site, input.sections, input.languageFolders);
+  const { folders, bases } = sectionFolders(
+    site,
+    input.sections,
+    input.languageFolders,
+    input.canonicalFolder ?? '',
+  );
   const leftOutAt = new Map<string, LeftOut>();
   for (const left of input.leftOut) {
     for (const candidate of left.url ? (pagesOf(site, left.url) ?? []) : []) leftOutAt.set(candidate, left);
@@ -112,7 +129,28 @@ export function witness(input: WitnessInput): WitnessResult {
         'no content file of the index has this address: its file is not among content.types, or its route in site.config.ts differs from the address the generator gave it',
     });
   }
-  return { checked, dead, unindexed };
+  return { checked, dead, unindexed, uncovered: uncoveredRoutes(input, bases) };
+}
+
+/**
+ * The routes that put pages outside every section folder (`/{year}/{month}/{slug}/`): the reverse check
+ * looks in the section folders only, so it says which pages it could not reach rather than pass them over.
+ */
+function uncoveredRoutes(input: WitnessInput, bases: ReadonlySet<string>): string[] {
+  const prefixes = new Set([
+    ...input.languageFolders,
+    ...(input.canonicalFolder ? [input.canonicalFolder] : []),
+  ]);
+  const out = new Set<string>();
+  for (const { type, lang, route } of input.routes ?? []) {
+    const segments = route.replace(/^\/+/, '').split('/');
+    if (prefixes.has(`${segments[0]}/`)) segments.shift();
+    const [first = ''] = segments;
+    if (first === '{path}' || first === '{section}') continue;
+    if (!first.includes('{') && bases.has(`${first.toLowerCase()}/`)) continue;
+    out.add(`${type} pages in ${lang} (route ${route})`);
+  }
+  return [...out];
 }
 
 /** The reasons of LeftOut, as the witness says them beside a page the index does not hold. */
@@ -152,18 +190,29 @@ function sectionFolders(
   site: string,
   sections: readonly ResolvedSection[],
   languageFolders: readonly string[],
-): string[] {
+  canonicalFolder: string,
+): { folders: string[]; bases: Set<string> } {
   const folders = new Set<string>();
+  const bases = new Set<string>();
   for (const section of sections) {
     const [page] = pagesOf(site, section.url) ?? [];
     if (page === undefined) continue;
-    const folder = page.replace(/index\.html$/, '').replace(/[^/]*\.html?$/i, '');
-    if (folder === '') continue; // the whole site is no section
+    // `posts/index.html` is the folder's own page; with uglyURLs, `posts.html` sits beside its folder.
+    const folder = /(^|\/)index\.html?$/i.test(page)
+      ? page.replace(/index\.html?$/i, '')
+      : page.replace(/\.html?$/i, '/');
+    if (folder === '' || folder === '/') continue; // the whole site is no section
     folders.add(folder);
-    for (const language of languageFolders)
-      if (!folder.startsWith(language)) folders.add(`${language}${folder}`);
+    // In the canonical language's folder (`es/posts/`), another language's is in its own (`en/posts/`).
+    const base =
+      canonicalFolder !== '' && folder.startsWith(canonicalFolder)
+        ? folder.slice(canonicalFolder.length)
+        : folder;
+    if (base === '') continue;
+    bases.add(base.toLowerCase());
+    for (const language of languageFolders) if (!base.startsWith(language)) folders.add(`${language}${base}`);
   }
-  return [...folders];
+  return { folders: [...folders], bases };
 }
 
 /** A section's own list page and its pagination (`page/2/`): pages of the section, not of an item. */
