@@ -33,6 +33,7 @@ export function prepareMcp(model: ContentModel, ctx: McpDataContext): McpPrepare
       site: {
         site: config.site,
         ...(canonical !== 'es' && { canonicalLanguage: canonical }),
+        languages: [...config.languages],
         ...(config.name !== undefined && { name: config.name }),
         ...(config.description !== undefined && { description: config.description }),
         documentation: config.documentation,
