@@ -1,6 +1,6 @@
 import { type SiteConfig, siteDescription, siteName } from '../config/site-config.ts';
 import type { ContentModel } from '../content/model.ts';
-import { CONTENT_TYPES, type Language } from '../edge/languages.ts';
+import { CONTENT_TYPES, type ContentType, type Language } from '../edge/languages.ts';
 import { addressOf, DISCOVERY_PATHS, indexPath } from './addresses.ts';
 import { LLMS_STRINGS } from './llms-txt-strings.ts';
 import { headingText, linkDestination, markdownText } from './markdown-text.ts';
@@ -9,6 +9,15 @@ export interface LlmsTxtContext {
   config: SiteConfig;
   /** The current API version, whose versioned route the file points to. */
   version: string;
+}
+
+/**
+ * The kinds the site has (a blog of posts alone is not "posts, projects and tips"), in the order of
+ * CONTENT_TYPES; all three for an empty one. Every document that names kinds names these.
+ */
+export function siteKinds(model: ContentModel): ContentType[] {
+  const present = CONTENT_TYPES.filter((type) => model.entries.some((entry) => entry.type === type));
+  return present.length > 0 ? present : [...CONTENT_TYPES];
 }
 
 /**
@@ -21,9 +30,7 @@ export function llmsTxt(model: ContentModel, lang: Language, ctx: LlmsTxtContext
   const text = LLMS_STRINGS[lang];
   const at = (path: string) => addressOf(config.site, path);
   const name = siteName(config, lang);
-  // The kinds the site has (a blog of posts alone is not "posts, projects and tips"); all for an empty one.
-  const present = CONTENT_TYPES.filter((type) => model.entries.some((entry) => entry.type === type));
-  const kinds = present.length > 0 ? present : CONTENT_TYPES;
+  const kinds = siteKinds(model);
   const blocks: string[] = [
     `# ${headingText(name)}`,
     `> ${markdownText(siteDescription(config, lang) ?? text.summary(name, kinds))}`,

@@ -1,3 +1,4 @@
+import { aiPluginForKinds } from '../config/ai-plugin-config.ts';
 import type { SiteConfig } from '../config/site-config.ts';
 import type { ContentModel } from '../content/model.ts';
 import { TOOLS } from '../edge/mcp/tools.ts';
@@ -8,7 +9,7 @@ import { aiPluginManifest } from './ai-plugin.ts';
 import { type ApiVersion, currentVersion } from './api-versions.ts';
 import { docsPage } from './docs-page.ts';
 import { LANDING_PAGE_PATH, landingPage } from './landing-page.ts';
-import { llmsTxt } from './llms-txt.ts';
+import { llmsTxt, siteKinds } from './llms-txt.ts';
 import { openApiDocument } from './openapi.ts';
 
 export interface DiscoveryContext {
@@ -25,6 +26,7 @@ export interface DiscoveryContext {
 export function discoveryFiles(model: ContentModel, ctx: DiscoveryContext): OutputFile[] {
   const { config, versions } = ctx;
   const version = currentVersion(versions).name;
+  const kinds = siteKinds(model);
   const landing = config.landingPage
     ? [
         {
@@ -36,9 +38,9 @@ export function discoveryFiles(model: ContentModel, ctx: DiscoveryContext): Outp
   return [
     prettyJsonFile(
       DISCOVERY_PATHS.openapi,
-      openApiDocument({ config, versions, ...(ctx.schemaOf && { schemaOf: ctx.schemaOf }) }),
+      openApiDocument({ config, versions, kinds, ...(ctx.schemaOf && { schemaOf: ctx.schemaOf }) }),
     ),
-    prettyJsonFile(DISCOVERY_PATHS.aiPlugin, aiPluginManifest(config.aiPlugin, config.site)),
+    prettyJsonFile(DISCOVERY_PATHS.aiPlugin, aiPluginManifest(aiPluginForKinds(config, kinds), config.site)),
     ...config.languages.map((lang) => ({
       path: config.llmsTxt[lang] as string,
       content: llmsTxt(model, lang, { config, version }),
