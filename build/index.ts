@@ -383,6 +383,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         ...(sectionCheck && { sectionFields: sectionCheck.kept.map((k) => `sections.${k.index}.url`) }),
         configFile: configShown,
         model,
+        branches: loaded.branches,
         ownPaths: new Set(rendered.files.map((file) => file.path)),
         mode: options.sitePages,
         warn: (problems) => pageWarnings.push(...problems),

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { SiteConfig } from '../core/config/site-config.ts';
-import type { ContentModel } from '../core/content/model.ts';
+import type { BranchFile, ContentModel } from '../core/content/model.ts';
 import { CONTENT_TYPES } from '../core/edge/languages.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import { type UnindexedPage, witness } from '../core/output/witness.ts';
@@ -32,6 +32,8 @@ export interface SitePagesOptions {
   /** The configuration field of each of `config.sections` (`sections.2.url`), when some were left out. */
   sectionFields?: readonly string[];
   model: ContentModel;
+  /** Hugo's list pages' files (`_index.md`): the nested sections whose pages are lists, not items. */
+  branches?: readonly BranchFile[];
   /** Paths this build writes: never the generator's pages, whatever a record says. */
   ownPaths: ReadonlySet<string>;
   /** `error`: a dead address stops the build; `warn` (dev, where the generator's watch may lag): a warning. */
@@ -80,6 +82,7 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
     routes: typed.flatMap((type) =>
       config.languages.map((lang) => ({ type, lang, route: config.routes[type][lang] })),
     ),
+    listFolders: listFolders(options.branches ?? [], config),
     configFile: options.configFile,
     ...(options.sectionFields && { sectionFields: options.sectionFields }),
     isRedirect: (page) => isRedirectPage(nativePath(options.outDir, page)),
@@ -96,6 +99,28 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
     deadWarnings: options.mode === 'warn' ? result.dead.length : 0,
     ...(result.uncovered.length > 0 && { uncovered: result.uncovered }),
   };
+}
+
+/**
+ * Where the generator writes each `_index.md`'s list page: its folder, in its language's folder on the
+ * site (the canonical language's at the root, or in its own with defaultContentLanguageInSubdir).
+ */
+function listFolders(branches: readonly BranchFile[], config: SiteConfig): Set<string> {
+  const folders = new Set<string>();
+  for (const branch of branches) {
+    if (branch.dir === '') continue;
+    const dir = `${branch.dir.toLowerCase()}/`;
+    folders.add(dir);
+    const llms = config.llmsTxt[branch.lang] ?? '';
+    const language = branch.lang === config.canonicalLanguage ? '' : llms.replace(/llms\.txt$/, '');
+    for (const prefix of new Set([
+      language,
+      `${branch.lang}/`,
+      `${config.content.languageSuffixes?.[branch.lang] ?? branch.lang}/`,
+    ]))
+      folders.add(`${prefix}${dir}`);
+  }
+  return folders;
 }
 
 /** The output's HTML files that are not the build's, or undefined when there is no output folder to read. */

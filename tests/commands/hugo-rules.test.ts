@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -279,6 +279,35 @@ describe.skipIf(!hasHugo)(
       expect(check.ran && check.uncovered).toEqual([
         'post pages in es (route /{year}/{month}/{title}/)',
         'post pages in en (route /en/{year}/{month}/{title}/)',
+      ]);
+    });
+
+    it("a nested section's list page is no item; a page hugo left behind after a rename is named as such", async () => {
+      const outcome = await publish(
+        {
+          'content/posts/2024/_index.md': '---\ntitle: Año 2024\n---\n',
+          'content/posts/2024/regla.md': '---\ntitle: Regla\ndate: 2024-02-01\n---\n',
+        },
+        { page: 'posts/2024/regla/index.html' },
+      );
+      expect(outcome.page && outcome.indexed).toBe(true);
+      const check = outcome.report.sitePages;
+      // posts/2024/index.html is the nested section's list page: not reported as a page the index lacks.
+      expect(check.ran && check.unindexed).toEqual([]);
+      // Renamed: hugo writes the new page and leaves the old one in public/.
+      await rename(
+        join(root as string, 'content/posts/2024/regla.md'),
+        join(root as string, 'content/posts/2024/norma.md'),
+      );
+      await run('hugo', ['--quiet'], { cwd: root });
+      const again = await runCli(root as string, {}, ['build', '--json']);
+      expect(again.code, again.stderr).toBe(0);
+      const pages = JSON.parse(again.stdout).sitePages.unindexed;
+      expect(pages).toEqual([
+        expect.objectContaining({
+          page: 'posts/2024/regla/index.html',
+          reason: expect.stringContaining('an earlier run of the generator left it in the output'),
+        }),
       ]);
     });
 

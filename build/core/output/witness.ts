@@ -35,6 +35,11 @@ export interface WitnessInput {
   sectionFields?: readonly string[];
   /** The configuration file, named by a dead section address. */
   configFile: string;
+  /**
+   * The folders of the generator's list pages below the sections (Hugo's nested sections, from their
+   * `_index.md`: `posts/2024/`, `en/posts/2024/`), whose own page is a list, not an item.
+   */
+  listFolders?: ReadonlySet<string>;
   /** Whether a page is a redirect the generator wrote (Hugo's `aliases`), not a page of its own. */
   isRedirect?: (page: string) => boolean;
 }
@@ -108,6 +113,7 @@ export function witness(input: WitnessInput): WitnessResult {
     if (indexed.has(page)) continue;
     const folder = folders.find((f) => page.startsWith(f));
     if (folder === undefined || isListPage(page.slice(folder.length))) continue;
+    if (isNestedList(page, input.listFolders)) continue;
     const url = new URL(
       page
         .replace(/(^|\/)index\.html?$/i, '$1')
@@ -126,7 +132,7 @@ export function witness(input: WitnessInput): WitnessResult {
       page,
       url,
       reason:
-        'no content file of the index has this address: its file is not among content.types, or its route in site.config.ts differs from the address the generator gave it',
+        'no content file of the index has this address: its file is not among content.types, its route in site.config.ts differs from the address the generator gave it, or an earlier run of the generator left it in the output after its file was renamed or deleted (Hugo does not empty the output: hugo --cleanDestinationDir)',
     });
   }
   return { checked, dead, unindexed, uncovered: uncoveredRoutes(input, bases) };
@@ -213,6 +219,16 @@ function sectionFolders(
     for (const language of languageFolders) if (!base.startsWith(language)) folders.add(`${language}${base}`);
   }
   return { folders: [...folders], bases };
+}
+
+/** A nested section's list page (`posts/2024/index.html`, or `posts/2024.html` with uglyURLs), or its pagination. */
+function isNestedList(page: string, listFolders: ReadonlySet<string> | undefined): boolean {
+  if (!listFolders || listFolders.size === 0) return false;
+  const lower = page.toLowerCase();
+  const match = /^(.*\/)(?:index\.html?|page\/\d+\/index\.html?|page\/\d+\.html?)$/i.exec(lower);
+  if (match?.[1] && listFolders.has(match[1])) return true;
+  const ugly = /^(.*)\.html?$/i.exec(lower);
+  return ugly?.[1] !== undefined && listFolders.has(`${ugly[1]}/`);
 }
 
 /** A section's own list page and its pagination (`page/2/`): pages of the section, not of an item. */
