@@ -112,6 +112,9 @@ describe('the server speaks of the languages this site has (en canonical, es), n
     expect(described).not.toMatch(/pt-br|Portuguese/i);
     expect(described).toContain('only items available in one language (en, es)');
     expect(described).toContain('in English and Spanish at once');
+    // A blog of posts alone: the server speaks of posts.
+    expect(described).toContain('List the posts of the site');
+    expect(result.serverInfo.description).toMatch(/^Search and list the posts of /);
     const list = tools.find((tool) => tool.name === 'list_content');
     const defs = list?.inputSchema.$defs as Record<string, { pattern: string }>;
     expect(defs.LanguageArgument?.pattern).toBe('^([Ee][Nn]|[Ee][Ss])$');

@@ -10,7 +10,7 @@ export { SERVER_CARD_MEDIA_TYPE } from '../http-headers.ts';
 
 /** The tools exactly as `tools/list` lists them: built from the same definitions as the server. */
 function toolList(data: McpInfo) {
-  return siteTools(siteLanguages(data.site)).map((tool) => ({
+  return siteTools(siteLanguages(data.site, data.stats.counts)).map((tool) => ({
     name: tool.name,
     title: tool.title,
     description: tool.description,

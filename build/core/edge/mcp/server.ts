@@ -43,12 +43,13 @@ export interface ServerIdentity {
 export function serverIdentity(data: McpInfo): ServerIdentity {
   const host = new URL(data.site.site).hostname;
   const title = data.site.name ?? host;
+  const site = siteLanguages(data.site, data.stats.counts);
   return {
     name: `${host.split('.').reverse().join('.')}/content-index`,
     title,
     version: SERVER_VERSION,
     description: clamp(
-      `Search and list the posts, projects and tips of ${title} in ${listed(siteLanguages(data.site).languages)}.`,
+      `Search and list the ${listed(site.kinds)} of ${title} in ${listed(site.languages)}.`,
       100,
     ),
     websiteUrl: data.site.site,
@@ -98,7 +99,7 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
   const perRequest = options.budget === 'request';
   const validator = new CfWorkerJsonSchemaValidator();
   const identity = serverIdentity(mcp.info);
-  const languages = siteLanguages(mcp.info.site);
+  const languages = siteLanguages(mcp.info.site, mcp.info.stats.counts);
   const instructions = instructionsFor(languages);
   const tools = siteTools(languages).map((tool) => ({
     tool,

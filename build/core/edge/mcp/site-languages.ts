@@ -4,7 +4,7 @@ import type { JsonSchema } from './tool-schemas.ts';
 import { TOOLS, type ToolDefinition } from './tools.ts';
 
 /**
- * What the MCP server says about languages, in the site's own: its instructions, its identity's
+ * What the MCP server says about languages and kinds, in the site's own: its instructions, its identity's
  * description, its tools' descriptions and the `lang` argument they take name exactly the languages the
  * site publishes, canonical first, never the three content-index can publish.
  */
@@ -21,15 +21,24 @@ export interface SiteLanguages {
   /** Canonical first, then the others in the order of LANGUAGES. */
   languages: Language[];
   canonical: Language;
+  /** The kinds the site has (`posts`, `tips`), all three for an empty site or data without counts. */
+  kinds: string[];
 }
 
-/** The site's languages as its MCP data says them (data without the list: all three, as before it). */
-export function siteLanguages(site: Pick<McpSite, 'languages' | 'canonicalLanguage'>): SiteLanguages {
+const KINDS = ['posts', 'projects', 'tips'] as const;
+
+/** The site's languages as its MCP data says them (data without the list: all three, as before it), and its kinds. */
+export function siteLanguages(
+  site: Pick<McpSite, 'languages' | 'canonicalLanguage'>,
+  counts?: Partial<Record<(typeof KINDS)[number], number>>,
+): SiteLanguages {
   const canonical: Language = site.canonicalLanguage ?? 'es';
   const listed: readonly Language[] = site.languages ?? LANGUAGES;
+  const present = KINDS.filter((kind) => (counts?.[kind] ?? 0) > 0);
   return {
     canonical,
     languages: [canonical, ...LANGUAGES.filter((l) => l !== canonical && listed.includes(l))],
+    kinds: present.length > 0 ? present : [...KINDS],
   };
 }
 
@@ -56,6 +65,7 @@ export function siteTools(site: SiteLanguages): ToolDefinition[] {
   return TOOLS.map((tool) => ({
     ...tool,
     description: tool.description
+      .replace('the posts, projects and tips of the site', `the ${listed(site.kinds)} of the site`)
       .replace('(es, en, pt-br)', `(${site.languages.join(', ')})`)
       .replace(
         'in Spanish, English and Brazilian Portuguese at once',
