@@ -17,5 +17,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 90_000,
     pool: 'forks',
+    // Most files wait on wrangler, workerd, hugo or git rather than compute: two at a time keep a 2-core
+    // machine busy (Vitest's default there is one, and the suite then took over ten minutes).
+    maxWorkers: 2,
   },
 });

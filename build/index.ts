@@ -340,6 +340,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ...untilOf(now, items, setup, inputs.sources),
       summary,
       ...(rendered.pagesStamp !== undefined && { pages: rendered.pagesStamp }),
+      ...(items.branchesKey !== '' && { branches: items.branchesKey }),
       outputs: outputStamps(
         setup,
         rendered.files.map((f) => f.path),

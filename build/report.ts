@@ -299,6 +299,10 @@ export function sitePagesLines(check: SitePagesCheck, verbose: boolean): string[
     );
   if (shown.length < unindexed.length)
     lines.push(`                … and ${unindexed.length - shown.length} more (--verbose lists every page)`);
+  if (check.uncovered && check.uncovered.length > 0)
+    lines.push(
+      `                not compared: ${check.uncovered.map(printable).join('; ')}: their pages lie outside the section folders, so the pages the generator wrote there were not checked against the index`,
+    );
   return lines;
 }
 

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
@@ -63,6 +63,8 @@ const PAGES_WAIT_MS = 1000;
  * begin well after a second, and publishing the index first would list a page not written yet.
  */
 const CONTENT_PAGES_WAIT_MS = 8000;
+/** How long after a rebuild a changed _headers or _redirects is rewritten for wrangler (see nudgeRoutingFiles). */
+const ROUTING_NUDGE_MS = 300;
 /** The parse cache is written this long after the last rebuild. */
 const CACHE_SAVE_MS = 2000;
 /** A build that trusted the watcher is checked against the whole content folder this long after. */
@@ -186,6 +188,27 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     })();
   };
 
+  /** The served _headers and _redirects as the last rebuild left them. */
+  const routing = new Map<string, string>();
+  // wrangler re-reads these files on a change event of the file it watches; a generation switch gives it
+  // one, but when several land together (Hugo copying static/ while a rebuild switches) one can be lost,
+  // and wrangler would serve the old rules until the next switch. Rewriting a changed file in place a
+  // moment later (same bytes, so the generation's record holds) is a change it cannot miss.
+  const nudgeRoutingFiles = async (): Promise<void> => {
+    for (const name of ['_redirects', '_headers']) {
+      const file = join(outDir, name);
+      const text = await readFile(file, 'utf8').catch(() => undefined);
+      if (text === undefined || routing.get(name) === text) continue;
+      const first = !routing.has(name);
+      routing.set(name, text);
+      if (first) continue;
+      await new Promise((r) => setTimeout(r, ROUTING_NUDGE_MS));
+      if (stopping) return;
+      if ((await readFile(file, 'utf8').catch(() => undefined)) === text) {
+        await writeFile(file, text).catch(() => undefined);
+      }
+    }
+  };
   let toldMcp = false;
   const rebuild = async (reason: string, changedFiles?: ReadonlySet<string>): Promise<void> => {
     clearTimeout(verifyTimer);
@@ -203,6 +226,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       }
       if (changedFiles) verifyTimer = setTimeout(() => void verify(), VERIFY_MS).unref();
       importLocally(last);
+      void nudgeRoutingFiles();
     } catch (error) {
       if (isContentIndexError(error)) {
         context.printErr(withDocsPaths(formatProblems(error.problems)));

@@ -54,6 +54,8 @@ export interface LastBuild {
   summary: unknown;
   /** The site generator's pages it was checked against (stages/site-pages.ts sitePagesStamp), if any. */
   pages?: string;
+  /** Its list pages' files as read (items.ts branchesKey), when it had any. */
+  branches?: string;
   /** The outputs it wrote, as they were then, so that a change made to them is noticed. */
   outputs: [path: string, stamp: Stamp | null][];
 }
@@ -61,7 +63,7 @@ export interface LastBuild {
 /** Relative to the project root: the store's folder. */
 export const STORE_DIR = `${CACHE_DIR}/items`;
 /** Bumped when what the store's files hold changes form. */
-const STORE_FORMAT = 3;
+const STORE_FORMAT = 4;
 const INDEX_FILE = 'index.json';
 /** Item records are spread over this many files, so that an edit rewrites one. */
 const SHARDS = 32;
@@ -340,6 +342,7 @@ export class FragmentStore {
           problems: listing.problems,
           warnings: listing.warnings,
           links: listing.links,
+          branches: listing.branches,
           folders: listing.folders,
           at: listing.at,
           paths: tasks.map((t) => t.path),

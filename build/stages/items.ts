@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { relative, resolve, sep } from 'node:path';
 import type { SiteConfig } from '../core/config/site-config.ts';
 import {
   type AssembledItem,
@@ -9,7 +10,7 @@ import {
   itemOf,
   leftOutOrder,
 } from '../core/content/assemble.ts';
-import type { ContentModel, FollowedLink, LeftOut, SourceFile } from '../core/content/model.ts';
+import type { BranchFile, ContentModel, FollowedLink, LeftOut, SourceFile } from '../core/content/model.ts';
 import type { HugoPublication } from '../core/content/publication.ts';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
 import { type ItemFragments, renderItem } from '../core/output/item-fragments.ts';
@@ -17,6 +18,7 @@ import type { SerializerRegistry } from '../core/serializers/registry.ts';
 import { digest } from './fingerprint.ts';
 import type { FileRecord, FragmentStore, ItemRecord } from './fragment-store.ts';
 import {
+  branchesKey,
   fileHash,
   type Listing,
   type LoadOptions,
@@ -24,6 +26,7 @@ import {
   listingHolds,
   listSources,
   type Read,
+  readBranches,
   readSources,
 } from './load.ts';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
@@ -75,6 +78,17 @@ export interface Items {
   changesAt?: number;
   /** The content model, made when asked (most of its entries come from the store). */
   model(): ContentModel;
+  /** Hugo's list pages' files (`_index.md`), read at every build: their cascades reach the pages below. */
+  branches: BranchFile[];
+  /** One digest of the branches as read (branchesKey): every item depends on them. */
+  branchesKey: string;
+}
+
+/** The content folder as the assembly names it: relative to the project root, POSIX. */
+function contentDirOf(options: LoadOptions): string {
+  return relative(options.root, resolve(options.root, options.content ?? options.layout.dir))
+    .split(sep)
+    .join('/');
 }
 
 /** Past this many files to read, they are read through the parse cache with every other file. */
@@ -94,6 +108,11 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   if (listing.problems.length > 0) await fail(options, listing);
   const { tasks } = listing;
   const changed = hinted ? options.changed : undefined;
+  const branchProblems: Problem[] = [];
+  const branches = await readBranches(listing.branches, options.layout, options.maxFileBytes, branchProblems);
+  if (branchProblems.length > 0) await fail(options, listing);
+  const cascades = branchesKey(branches);
+  const contentDir = contentDirOf(options);
   const stat = options.stat ?? statStamp;
   const { racyMs } = store;
   const at = Date.now();
@@ -165,7 +184,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   };
   grouped();
   const sourcesKey = (indexes: readonly number[]) => {
-    let text = options.context;
+    let text = `${options.context}\u0000${cascades}`;
     for (const i of indexes) {
       const { path, location } = tasks[i] as Listing['tasks'][number];
       text += `\u0000${path}\u0000${location.type}\u0000${location.name}\u0000${location.dir}\u0000${location.lang ?? ''}\u0000${hashOf(i)}`;
@@ -203,6 +222,8 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
         drafts: options.drafts,
         future: options.future,
         ...(options.hugo && { hugo: options.hugo }),
+        branches,
+        contentDir,
       })
     : undefined;
   if (!assembled || assembled.problems.length > 0) await fail(options, listing);
@@ -299,6 +320,8 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     },
     redone,
     ...(changesAt !== undefined && { changesAt }),
+    branches,
+    branchesKey: cascades,
     model: modelOf(
       order.map((o) => o.record),
       leftOut,
@@ -342,16 +365,21 @@ async function fail(options: ItemsOptions, listing: Listing): Promise<never> {
     ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
     ...(cache && { cache }),
   });
+  const branchProblems: Problem[] = [];
+  const branches = await readBranches(listing.branches, options.layout, options.maxFileBytes, branchProblems);
   const assembled = assemble(read.files, options.config, {
     now: options.now,
     drafts: options.drafts,
     future: options.future,
     ...(options.hugo && { hugo: options.hugo }),
+    branches,
+    contentDir: contentDirOf(options),
     unreadable: read.unreadable,
   });
   throw new ContentIndexError([
     ...listing.problems,
     ...read.problems,
+    ...branchProblems,
     ...(assembled.ok ? [] : assembled.problems),
   ]);
 }

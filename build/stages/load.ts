@@ -1,14 +1,17 @@
-import { stat } from 'node:fs/promises';
+import { hash } from 'node:crypto';
+import { readdir as readdirCallback } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import type { ContentLayout } from '../core/config/site-config.ts';
 import { createKeyFolder } from '../core/content/front-matter.ts';
 import { globBase, type Location, locate, unknownLanguage } from '../core/content/layout.ts';
-import type { FollowedLink, SourceFile, UnreadableSource } from '../core/content/model.ts';
+import type { BranchFile, FollowedLink, SourceFile, UnreadableSource } from '../core/content/model.ts';
 import { CONTENT_TYPES, type ContentType, type Language, normalizeLanguage } from '../core/edge/languages.ts';
 import type { Problem } from '../core/errors.ts';
 import { linkProblems, linkWatcher } from './content-links.ts';
 import { keyLines } from './parse/key-lines.js';
 import type { ParseOutcome, ParseTask } from './parse/parse-chunk.js';
+import { parseSource } from './parse/parse-source.js';
 import { headHash, readHead, readWhole, sourceHash } from './parse/read-head.js';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import { type ParseFilesOptions, parseFilesHashed } from './parse-files.ts';
@@ -43,6 +46,8 @@ export interface Listing {
   /** What the listing was made from: the content folder, the layout, the folders left out. */
   key: string;
   tasks: (ParseTask & { location: Location })[];
+  /** The `_index` files, read at every build (few, and a change to one reaches many pages). */
+  branches: { path: string; absolute: string; dir: string; lang?: Language }[];
   problems: Problem[];
   /** Links among the content that lead nowhere a page could be: reported, never followed. */
   warnings: Problem[];
@@ -217,6 +222,38 @@ function sourceFilesOf(
   return { files, problems, unreadable, hashes };
 }
 
+/**
+ * The digest of the list pages' files as read: a cascade edited in an `_index.md` may change any item
+ * below it, so every item is made again when it changes ('' without list pages).
+ */
+export function branchesKey(branches: readonly BranchFile[]): string {
+  return branches.length === 0 ? '' : hash('sha256', JSON.stringify(branches), 'base64url');
+}
+
+/** The `_index` files' front matter (a file that does not parse is an error, as it stops Hugo). */
+export async function readBranches(
+  listed: Listing['branches'],
+  layout: ContentLayout,
+  maxFileBytes: number,
+  problems: Problem[],
+): Promise<BranchFile[]> {
+  const branches: BranchFile[] = [];
+  for (const branch of listed) {
+    const text = await readFile(branch.absolute, 'utf8').catch(() => undefined);
+    if (text === undefined) continue; // deleted since it was listed
+    if (Buffer.byteLength(text) > maxFileBytes) continue; // its own page's problem, not the index's
+    const parsed = parseSource(branch.path, text);
+    if ('code' in parsed) {
+      problems.push(parsed);
+      continue;
+    }
+    const lang = branch.lang ?? languageFromField(parsed.data, layout.languageField, layout.defaultLanguage);
+    if (typeof lang !== 'string') continue;
+    branches.push({ path: branch.path, dir: branch.dir, lang, data: parsed.data });
+  }
+  return branches;
+}
+
 const SOURCE_FILES = new WeakMap<
   object,
   { path: string; type: ContentType; name: string; lang: string; fold: string; file: SourceFile }
@@ -252,6 +289,7 @@ export async function listSources(options: LoadOptions): Promise<Listing> {
     return {
       key: listingKey(options),
       tasks: [],
+      branches: [],
       problems: [missing],
       warnings: [],
       links: [],
@@ -317,6 +355,31 @@ export async function listSources(options: LoadOptions): Promise<Listing> {
     sorted.filter((f) => INDEX_FILE.test(posix.basename(f.relPath))).map((f) => posix.dirname(f.relPath)),
   );
 
+  const branches: Listing['branches'] = [];
+  // Every folder holds a possible list page: each is looked at, so an _index.md added anywhere is seen.
+  const branchReaddir = ((path: string, ...rest: unknown[]) => {
+    look(resolve(contentDir, path));
+    return (readdirCallback as (...args: unknown[]) => void)(path, ...rest);
+  }) as unknown as typeof readdirCallback;
+  const branchFiles = await fg('**/_index{,.*}.{md,markdown,mdx}', {
+    cwd: contentDir,
+    onlyFiles: true,
+    fs: { readdir: branchReaddir },
+    followSymbolicLinks: false,
+    caseSensitiveMatch: false,
+    ignore,
+  });
+  for (const relPath of branchFiles.sort()) {
+    const location = locate(relPath, 'post', '', layout);
+    if ('skip' in location || 'problem' in location) continue;
+    branches.push({
+      path: shown(relPath),
+      absolute: join(contentDir, relPath),
+      dir: location.dir,
+      ...(location.lang !== undefined && { lang: location.lang }),
+    });
+  }
+
   const tasks: Listing['tasks'] = [];
   for (const { relPath, type, base } of sorted) {
     const fileName = posix.basename(relPath);
@@ -345,6 +408,7 @@ export async function listSources(options: LoadOptions): Promise<Listing> {
   return {
     key: listingKey(options),
     tasks,
+    branches,
     problems,
     warnings: linked.warnings,
     links: linked.followed,

@@ -1,4 +1,6 @@
-import { relative, resolve } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
+import { publishedSections } from '../core/content/section-items.ts';
+import { CONTENT_TYPES, type ContentType } from '../core/edge/languages.ts';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
 
 import { type Rendered, render } from '../core/output/render.ts';
@@ -25,14 +27,40 @@ export async function renderOutput(
     allowRemovals?: boolean;
     /** Check the index against the site generator's pages (BuildOptions.sitePages). */
     sitePages?: 'error' | 'warn';
+    /** A Hugo site (BuildOptions.hugo): a section with no published item has no page of its own. */
+    hugo?: unknown;
   },
 ): Promise<RenderedOutput> {
   const { root, config, serializers, lifecycle } = setup;
   const { now } = options;
+  const contentDir = relative(root, setup.contentDir).split(sep).join('/') || '.';
+  // A Hugo section with no published item has no page: left out of the published sections, said.
+  const sections = options.hugo
+    ? publishedSections(config.sections, items.model(), {
+        site: config.site,
+        layout: config.content,
+        contentDir,
+        configFile: setup.configPath,
+      })
+    : undefined;
+  const published = sections
+    ? { ...setup.plugin.config, sections: sections.kept.map((k) => k.section) }
+    : setup.plugin.config;
+  const notes: Problem[] = [...(sections?.warnings ?? [])];
+  // Every file left out (all drafts, say): an empty index is published only with a word about it.
+  if (items.items.length === 0 && items.leftOut.length > 0) {
+    const count = items.leftOut.length;
+    notes.push({
+      code: 'content_missing',
+      file: contentDir,
+      message: `publishes no item: each of its ${count} content file${count === 1 ? ' is' : 's are'} left out (${[...new Set(items.leftOut.map((l) => l.reason))].join(', ')}), so the index is empty`,
+      hint: 'the report lists each file and why; publish one (draft: false, a date that has come) to fill the index',
+    });
+  }
   const rendered = render(
     { items: items.items, leftOut: items.leftOut, model: items.model },
     {
-      config: setup.plugin.config,
+      config: published,
       now,
       sources: await setup.sourceDates,
       lifecycle,
@@ -93,10 +121,13 @@ export async function renderOutput(
     );
   }
   if (invalid.length > 0) throw new ContentIndexError(invalid);
+  const sectionFields = sections?.kept.map((k) => `sections.${k.index}.url`);
+  const pages = await witnessed(setup, items, rendered, { ...options, config: published, sectionFields });
   return {
     ...rendered,
     ...(removals && { removals }),
-    ...(await witnessed(setup, items, rendered, options)),
+    ...pages,
+    warnings: [...notes, ...pages.warnings],
   };
 }
 
@@ -115,7 +146,12 @@ async function witnessed(
   setup: Setup,
   items: Items,
   rendered: Rendered,
-  options: { sitePages?: 'error' | 'warn' },
+  options: {
+    sitePages?: 'error' | 'warn';
+    /** The configuration as published (a Hugo section with no item left out). */
+    config: Setup['config'];
+    sectionFields: readonly string[] | undefined;
+  },
 ): Promise<Pick<RenderedOutput, 'sitePages' | 'pagesStamp' | 'warnings'>> {
   const warnings: Problem[] = [];
   if (!options.sitePages) {
@@ -130,8 +166,16 @@ async function witnessed(
   const { stamp, ...sitePages } = await checkSitePages({
     root: setup.root,
     outDir: setup.outDir,
-    config: setup.config,
+    config: options.config,
     configFile: setup.configPath,
+    ...(options.sectionFields && { sectionFields: options.sectionFields }),
+    branches: items.branches,
+    // The types the site has (a file of it, published or left out): another type's default route says nothing.
+    present: CONTENT_TYPES.filter(
+      (type: ContentType) =>
+        items.items.some(({ facts }) => facts.type === type) ||
+        items.leftOut.some((left) => left.item.split('/')[0] === type),
+    ),
     translations: items.items.flatMap(({ facts }) =>
       facts.urls.map((url, i) => ({ url, file: facts.files[i] ?? facts.file })),
     ),

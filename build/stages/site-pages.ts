@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { SiteConfig } from '../core/config/site-config.ts';
-import type { LeftOut } from '../core/content/model.ts';
+import type { BranchFile, LeftOut } from '../core/content/model.ts';
+import { CONTENT_TYPES, type ContentType } from '../core/edge/languages.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import { type UnindexedPage, witness } from '../core/output/witness.ts';
 import { inspect } from './output/generations.ts';
@@ -14,7 +15,15 @@ import { type Entry, nativePath, walkTree } from './output/tree.ts';
  */
 export type SitePagesCheck =
   | { ran: false; why: string }
-  | { ran: true; pages: number; checked: number; unindexed: UnindexedPage[]; deadWarnings: number };
+  | {
+      ran: true;
+      pages: number;
+      checked: number;
+      unindexed: UnindexedPage[];
+      deadWarnings: number;
+      /** Routes whose pages lie outside the section folders: the reverse check did not reach them. */
+      uncovered?: string[];
+    };
 
 /** What the check found, and the generator's pages as they were then (see {@link sitePagesStamp}). */
 export type SitePagesResult = SitePagesCheck & { stamp: string };
@@ -27,6 +36,12 @@ export interface SitePagesOptions {
   /** Every published translation's address and file. */
   translations: readonly { url: string; file: string }[];
   leftOut: readonly LeftOut[];
+  /** The kinds of content the site has (a file of it, published or left out). */
+  present: readonly ContentType[];
+  /** The configuration field of each of `config.sections` (`sections.2.url`), when some were left out. */
+  sectionFields?: readonly string[];
+  /** Hugo's list pages' files (`_index.md`): the nested sections whose pages are lists, not items. */
+  branches?: readonly BranchFile[];
   /** Paths this build writes: never the generator's pages, whatever a record says. */
   ownPaths: ReadonlySet<string>;
   /** `error`: a dead address stops the build; `warn` (dev, where the generator's watch may lag): a warning. */
@@ -52,6 +67,15 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
     };
   }
   const { config } = options;
+  // The types the site has (a file of it, published or left out): another type's default route says nothing.
+  const present = new Set(options.present);
+  const typed = CONTENT_TYPES.filter((type) => present.has(type));
+  // Hugo's defaultContentLanguageInSubdir: every canonical route starts in the language's own folder.
+  const canonical = config.canonicalLanguage;
+  const keys = new Set([canonical, config.content.languageSuffixes?.[canonical] ?? canonical]);
+  const firsts = new Set(typed.map((type) => /^\/([^/{}]+)\//.exec(config.routes[type][canonical])?.[1]));
+  const [first] = firsts;
+  const canonicalFolder = firsts.size === 1 && first !== undefined && keys.has(first) ? `${first}/` : '';
   const result = witness({
     site: config.site,
     pages,
@@ -62,7 +86,13 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
       .filter((lang) => lang !== config.canonicalLanguage)
       .map((lang) => (config.llmsTxt[lang] ?? '').replace(/llms\.txt$/, ''))
       .filter((folder) => folder !== ''),
+    canonicalFolder,
+    routes: typed.flatMap((type) =>
+      config.languages.map((lang) => ({ type, lang, route: config.routes[type][lang] })),
+    ),
+    listFolders: listFolders(options.branches ?? [], config),
     configFile: options.configFile,
+    ...(options.sectionFields && { sectionFields: options.sectionFields }),
     isRedirect: (page) => isRedirectPage(nativePath(options.outDir, page)),
   });
   if (result.dead.length > 0) {
@@ -76,6 +106,7 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
     checked: result.checked,
     unindexed: result.unindexed,
     deadWarnings: options.mode === 'warn' ? result.dead.length : 0,
+    ...(result.uncovered.length > 0 && { uncovered: result.uncovered }),
   };
 }
 
@@ -97,6 +128,28 @@ function stampOf(pages: ReadonlyMap<string, Entry> | undefined): string {
   for (const [path, entry] of [...(pages ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
     hash.update(`${path}\u0000${entry.size}\u0000${entry.mtimeMs}\n`);
   return hash.digest('base64url');
+}
+
+/**
+ * Where the generator writes each `_index.md`'s list page: its folder, in its language's folder on the
+ * site (the canonical language's at the root, or in its own with defaultContentLanguageInSubdir).
+ */
+function listFolders(branches: readonly BranchFile[], config: SiteConfig): Set<string> {
+  const folders = new Set<string>();
+  for (const branch of branches) {
+    if (branch.dir === '') continue;
+    const dir = `${branch.dir.toLowerCase()}/`;
+    folders.add(dir);
+    const llms = config.llmsTxt[branch.lang] ?? '';
+    const language = branch.lang === config.canonicalLanguage ? '' : llms.replace(/llms\.txt$/, '');
+    for (const prefix of new Set([
+      language,
+      `${branch.lang}/`,
+      `${config.content.languageSuffixes?.[branch.lang] ?? branch.lang}/`,
+    ]))
+      folders.add(`${prefix}${dir}`);
+  }
+  return folders;
 }
 
 /** The output's HTML files that are not the build's, or undefined when there is no output folder to read. */

@@ -2,10 +2,18 @@ import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { SourceDates } from '../core/content/generated.ts';
 import type { Lifecycle } from '../core/edge/lifecycle.ts';
+import type { Problem } from '../core/errors.ts';
 import { recordPublished, renderPublishedRecord } from '../core/versions/published-record.ts';
 import { digest } from './fingerprint.ts';
 import type { FragmentStore, LastBuild } from './fragment-store.ts';
-import { type Listing, type LoadOptions, listingCurrent, listSources } from './load.ts';
+import {
+  branchesKey,
+  type Listing,
+  type LoadOptions,
+  listingCurrent,
+  listSources,
+  readBranches,
+} from './load.ts';
 import { type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import type { Setup } from './setup.ts';
 import { sitePagesStamp } from './site-pages.ts';
@@ -90,6 +98,13 @@ export async function unchangedSince(
     if (!listing || !sameListing(again, listing)) return undefined;
     store.listing = again;
     store.touch();
+  }
+  // The list pages' files (_index.md) are few and read whole: an edited cascade is a change.
+  const listed = store.listingHead?.branches ?? [];
+  if (listed.length > 0 || last.branches !== undefined) {
+    const problems: Problem[] = [];
+    const branches = await readBranches(listed, load.layout, load.maxFileBytes, problems);
+    if (problems.length > 0 || branchesKey(branches) !== (last.branches ?? '')) return undefined;
   }
   return store.filesAsKept(load.maxFileBytes, load.bodies ?? false) ? last : undefined;
 }

@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,7 +47,11 @@ interface Outcome {
   /** Whether the index holds the item. */
   indexed: boolean;
   report: BuildReport;
-  index: { languages: string[]; content: { title: string; url: string; url_en?: string }[] };
+  index: {
+    languages: string[];
+    sections: { name: string; url: string }[];
+    content: { title: string; url: string; url_en?: string }[];
+  };
 }
 
 /** init, hugo, build (--json); `afterInit` edits the Hugo configuration as an author would later. */
@@ -183,6 +187,177 @@ describe.skipIf(!hasHugo)(
       // Hugo before 0.123 reads only `_build` and writes the page; from 0.123 on it does not.
       const unindexed = check.ran ? check.unindexed.map((u) => u.page) : [];
       expect(unindexed).toEqual(outcome.page ? ['posts/regla/index.html'] : []);
+    });
+
+    it("cascade from a section's _index.md, as hugo applies it: to the pages below that do not set the key, and a list page hugo does not publish takes its pages with it", async () => {
+      const page = (title: string, extra = '') => `---\ntitle: ${title}\ndate: 2024-02-01\n${extra}---\n`;
+      const list = (frontMatter: string) => `---\ntitle: Lista\n${frontMatter}---\n`;
+      const outcome = await publish({
+        'content/posts/secreto/_index.md': list('cascade:\n  _build:\n    render: never\n'),
+        'content/posts/secreto/uno.md': page('Uno'),
+        'content/posts/secreto/hondo/dos.md': page('Dos'),
+        'content/posts/secreto/propio.md': page('Propio', '_build:\n  render: always\n'),
+        'content/posts/borradores/_index.md': list('draft: false\ncascade:\n  draft: true\n'),
+        'content/posts/borradores/b-uno.md': page('B uno'),
+        'content/posts/borradores/b-dos.md': page('B dos', 'draft: false\n'),
+        'content/posts/capitulo/_index.md': list('draft: true\n'),
+        'content/posts/capitulo/c-uno.md': page('C uno', 'draft: false\n'),
+        'content/posts/viejo/_index.md': list('expiryDate: 2020-01-01\n'),
+        'content/posts/viejo/v-uno.md': page('V uno', 'expiryDate: 2099-01-01\n'),
+        'content/posts/dirigido/_index.md': list(
+          "cascade:\n  - _build:\n      render: never\n    _target:\n      path: '/posts/dirigido/sub/**'\n",
+        ),
+        'content/posts/dirigido/d-uno.md': page('D uno'),
+        'content/posts/dirigido/sub/d-dos.md': page('D dos'),
+        'content/posts/sin-cabeza/_index.md': list('cascade:\n  headless: true\n'),
+        'content/posts/sin-cabeza/paquete/index.md': page('Paquete'),
+      });
+      const pages = {
+        Uno: 'posts/secreto/uno/index.html',
+        Dos: 'posts/secreto/hondo/dos/index.html',
+        Propio: 'posts/secreto/propio/index.html',
+        'B uno': 'posts/borradores/b-uno/index.html',
+        'B dos': 'posts/borradores/b-dos/index.html',
+        'C uno': 'posts/capitulo/c-uno/index.html',
+        'V uno': 'posts/viejo/v-uno/index.html',
+        'D uno': 'posts/dirigido/d-uno/index.html',
+        'D dos': 'posts/dirigido/sub/d-dos/index.html',
+        Paquete: 'posts/sin-cabeza/paquete/index.html',
+      };
+      const written: string[] = [];
+      for (const [title, path] of Object.entries(pages)) {
+        if (
+          await access(join(root as string, 'public', path)).then(
+            () => true,
+            () => false,
+          )
+        )
+          written.push(title);
+      }
+      // The index holds exactly the pages hugo wrote (and the build, whose witness checks it, passed).
+      expect(written.sort()).toEqual(['B dos', 'D uno', 'Propio']);
+      expect(outcome.index.content.map((i) => i.title).sort()).toEqual([
+        'B dos',
+        'D uno',
+        'Propio',
+        'Siempre',
+      ]);
+      const reasons = Object.fromEntries(outcome.report.leftOut.map((l) => [l.file, l.reason]));
+      expect(reasons).toEqual({
+        'content/posts/secreto/uno.md': 'unrendered',
+        'content/posts/secreto/hondo/dos.md': 'unrendered',
+        'content/posts/borradores/b-uno.md': 'draft',
+        'content/posts/capitulo/c-uno.md': 'draft',
+        'content/posts/viejo/v-uno.md': 'expired',
+        'content/posts/dirigido/sub/d-dos.md': 'unrendered',
+        'content/posts/sin-cabeza/paquete/index.md': 'headless',
+      });
+    });
+
+    it('the reverse check with defaultContentLanguageInSubdir: an English page the index lacks is under en/posts/, and reported', async () => {
+      const outcome = await publish(
+        {
+          'content/posts/regla.md': '---\ntitle: Regla\ndate: 2024-02-01\n---\n',
+          'content/posts/solo.en.md': '---\ntitle: Only\ndate: 2024-02-01\n---\n',
+        },
+        { config: withSwitch('defaultContentLanguageInSubdir = true'), page: 'es/posts/regla/index.html' },
+      );
+      expect(outcome.page && outcome.indexed).toBe(true);
+      const check = outcome.report.sitePages;
+      expect(check.ran && check.unindexed.map((u) => [u.page, u.file])).toEqual([
+        ['en/posts/solo/index.html', 'content/posts/solo.en.md'],
+      ]);
+    });
+
+    it('permalinks outside the section folder: the report says which pages the reverse check could not reach', async () => {
+      const outcome = await publish(file(''), {
+        config: `${CONFIG}[permalinks]\n  posts = '/:year/:month/:title/'\n`,
+        page: '2024/02/regla/index.html',
+      });
+      expect(outcome.page && outcome.indexed).toBe(true);
+      const check = outcome.report.sitePages;
+      expect(check.ran && check.uncovered).toEqual([
+        'post pages in es (route /{year}/{month}/{title}/)',
+        'post pages in en (route /en/{year}/{month}/{title}/)',
+      ]);
+    });
+
+    it("a nested section's list page is no item; a page hugo left behind after a rename is named as such", async () => {
+      const outcome = await publish(
+        {
+          'content/posts/2024/_index.md': '---\ntitle: Año 2024\n---\n',
+          'content/posts/2024/regla.md': '---\ntitle: Regla\ndate: 2024-02-01\n---\n',
+        },
+        { page: 'posts/2024/regla/index.html' },
+      );
+      expect(outcome.page && outcome.indexed).toBe(true);
+      const check = outcome.report.sitePages;
+      // posts/2024/index.html is the nested section's list page: not reported as a page the index lacks.
+      expect(check.ran && check.unindexed).toEqual([]);
+      // Renamed: hugo writes the new page and leaves the old one in public/.
+      await rename(
+        join(root as string, 'content/posts/2024/regla.md'),
+        join(root as string, 'content/posts/2024/norma.md'),
+      );
+      await run('hugo', ['--quiet'], { cwd: root });
+      const again = await runCli(root as string, {}, ['build', '--json']);
+      expect(again.code, again.stderr).toBe(0);
+      const pages = JSON.parse(again.stdout).sitePages.unindexed;
+      expect(pages).toEqual([
+        expect.objectContaining({
+          page: 'posts/2024/regla/index.html',
+          reason: expect.stringContaining('an earlier run of the generator left it in the output'),
+        }),
+      ]);
+    });
+
+    it('a section whose only item is a draft: hugo writes no section page, the index leaves the section out and says so', async () => {
+      const outcome = await publish(
+        { 'content/tips/truco.md': '---\ntitle: Truco\ndate: 2024-01-01\ndraft: true\n---\n' },
+        { page: 'tips/index.html' },
+      );
+      // init wrote the section; hugo wrote no page for it; the build passes without it.
+      expect(await readFile(join(root as string, 'site.config.ts'), 'utf8')).toContain("url: 'tips/'");
+      expect(outcome.page).toBe(false);
+      expect(outcome.index.sections.map((s) => s.name)).toEqual(['Posts']);
+      expect(outcome.report.warnings).toContainEqual(
+        expect.objectContaining({
+          code: 'address_dead',
+          field: 'sections.1.url',
+          message: expect.stringContaining(
+            'Tips holds no published item (its files are left out: content/tips/truco.md (a draft))',
+          ),
+        }),
+      );
+      // Once the tip is published, the section is listed again.
+      await writeFile(
+        join(root as string, 'content/tips/truco.md'),
+        '---\ntitle: Truco\ndate: 2024-01-01\n---\n',
+      );
+      await run('hugo', ['--quiet'], { cwd: root });
+      const again = await runCli(root as string, {}, ['build', '--json']);
+      expect(again.code, again.stderr).toBe(0);
+      const index = JSON.parse(await readFile(join(root as string, 'public/api/v1/content.json'), 'utf8'));
+      expect(index.sections.map((s: { name: string }) => s.name)).toEqual(['Posts', 'Tips']);
+      expect(JSON.parse(again.stdout).warnings).not.toContainEqual(
+        expect.objectContaining({ field: 'sections.1.url' }),
+      );
+    });
+
+    it('a content folder whose every file is a draft: an empty index, with a warning naming the folder', async () => {
+      const outcome = await publish({
+        'content/posts/siempre.md': '---\ntitle: Siempre\ndate: 2024-01-01\ndraft: true\n---\n',
+      });
+      expect(outcome.index.content).toEqual([]);
+      expect(outcome.report.warnings).toContainEqual(
+        expect.objectContaining({
+          code: 'content_missing',
+          file: 'content',
+          message: expect.stringContaining(
+            'publishes no item: each of its 1 content file is left out (draft)',
+          ),
+        }),
+      );
     });
 
     it('disableLanguages set in the Hugo configuration after init: nothing is published in that language', async () => {

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HUGO, type HugoSite, hugoSite } from '../helpers/hugo-site.ts';
@@ -192,6 +192,22 @@ describe.skipIf(!HUGO)(`Hugo sites adopt content-index with no hand edit (hugo $
       expect(config).toContain("skipLanguages: ['en us']");
       expect(config).not.toContain('zh.hant');
       expect(init).toContain('language zh.hant: a file name cannot carry this key');
+      // The reverse check reaches the .html pages under posts/: a draft hugo -D wrote is reported.
+      await writeFile(
+        join(site.root, 'content/posts/extra.md'),
+        '---\ntitle: Extra\ndate: 2024-01-01\ndraft: true\n---\n',
+      );
+      expect((await site.sh('hugo', ['--quiet', '-D'])).code).toBe(0);
+      const built = await site.sh(process.execPath, ['node_modules/.bin/content-index', 'build', '--json']);
+      expect(built.code, built.stderr).toBe(0);
+      const check = JSON.parse(built.stdout).sitePages;
+      expect(check.unindexed).toEqual([
+        expect.objectContaining({
+          page: 'posts/extra.html',
+          reason: 'left out: a draft',
+          file: 'content/posts/extra.md',
+        }),
+      ]);
     } finally {
       await site.dispose();
     }

@@ -133,6 +133,16 @@ describe.skipIf(!hasHugo)(
       expect(manifest).not.toMatch(/Portuguese/);
       const openapi = await readFile(join(site.root, 'public/openapi.json'), 'utf8');
       expect(openapi).not.toMatch(/pt-br\/llms\.txt|Brazilian Portuguese \(pt-br\), /);
+      // No params.description: the words are written for the kinds the site has, posts and projects.
+      const words = JSON.parse(manifest);
+      expect(words.description_for_human).toBe(
+        'Posts and projects from Blog de prueba, in Spanish and English.',
+      );
+      expect(words.description_for_model).toContain('to get every post and project in one JSON document');
+      expect(JSON.parse(openapi).info.description).toMatch(
+        /^Read-only index of every post and project published on/,
+      );
+      expect(`${manifest}${JSON.parse(openapi).info.description}`).not.toMatch(/\btips?\b/);
 
       expect(site.index.content.map((item) => item.title).sort()).toEqual([
         'Adelantado',

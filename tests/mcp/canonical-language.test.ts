@@ -3,9 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadedMcp } from '../../build/core/edge/mcp/backend.ts';
+import { serverIdentity } from '../../build/core/edge/mcp/server.ts';
+import { instructionsFor, siteLanguages } from '../../build/core/edge/mcp/site-languages.ts';
 import { listContent, searchContent } from '../../build/core/edge/mcp/tools.ts';
 import { build } from '../../build/index.ts';
-import { type Connection, connectV2Http, loadProjectMcp } from '../helpers/mcp.ts';
+import {
+  type Connection,
+  connectV2Http,
+  INITIALIZE,
+  JSON_RPC_HEADERS,
+  loadProjectMcp,
+  raw,
+} from '../helpers/mcp.ts';
 import { type PagesDev, startProjectPagesDev } from '../helpers/pages-dev.ts';
 import { D1_WRANGLER, d1Import } from '../helpers/project.ts';
 import { FIXTURE_CONFIG, md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
@@ -82,5 +91,38 @@ describe.each([
   it('finds the Spanish page by its Spanish words, with its address', async () => {
     const found = await search({ query: 'saludo', lang: 'es' });
     expect(found.items.map((i) => (i as { translation?: unknown }).translation)).toEqual([SPANISH]);
+  });
+});
+
+describe('the server speaks of the languages this site has (en canonical, es), never of pt-br', () => {
+  it('instructions, identity, tool descriptions and the lang argument, over HTTP (D1) and from the embedded data', async () => {
+    const response = await raw(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: JSON_RPC_HEADERS,
+      body: INITIALIZE,
+    });
+    const text = response.body;
+    const result = JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}')).result;
+    expect(result.instructions).toContain('content index of a bilingual site (en canonical, es).');
+    expect(result.serverInfo.description).toMatch(/ in en and es\.$/);
+    const tools = await client.listTools();
+    const described = tools
+      .map((tool) => `${tool.description} ${JSON.stringify(tool.inputSchema)}`)
+      .join('\n');
+    expect(described).not.toMatch(/pt-br|Portuguese/i);
+    expect(described).toContain('only items available in one language (en, es)');
+    expect(described).toContain('in English and Spanish at once');
+    // A blog of posts alone: the server speaks of posts.
+    expect(described).toContain('List the posts of the site');
+    expect(result.serverInfo.description).toMatch(/^Search and list the posts of /);
+    const list = tools.find((tool) => tool.name === 'list_content');
+    const defs = list?.inputSchema.$defs as Record<string, { pattern: string }>;
+    expect(defs.LanguageArgument?.pattern).toBe('^([Ee][Nn]|[Ee][Ss])$');
+    // A language the site does not have is refused by the schema, naming the site's.
+    const refused = await client.callTool('list_content', { lang: 'pt-br' });
+    expect(refused.isError).toBe(true);
+    // The embedded backend's data says the same.
+    expect(serverIdentity(mcp.info).description).toMatch(/ in en and es\.$/);
+    expect(instructionsFor(siteLanguages(mcp.info.site))).toContain('(en canonical, es)');
   });
 });

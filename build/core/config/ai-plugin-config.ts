@@ -1,11 +1,18 @@
 import aiPluginSchema from '../../schemas/ai-plugin.schema.json' with { type: 'json' };
 import { addressOf, DISCOVERY_PATHS, INDEX_ALIAS_PATH } from '../discovery/addresses.ts';
 import { aiPluginManifest } from '../discovery/ai-plugin.ts';
-import { LANGUAGES, type Language, URL_FIELD } from '../edge/languages.ts';
+import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, URL_FIELD } from '../edge/languages.ts';
 import { ContentIndexError, type Problem } from '../errors.ts';
 import { ajvProblems } from '../validation/_ajv.ts';
 import { builtInValidator } from '../validation/validators.ts';
-import { type AiPluginConfig, type AiPluginInput, siteUrl } from './site-config.ts';
+import {
+  type AiPluginConfig,
+  type AiPluginInput,
+  type SiteConfig,
+  siteDescription,
+  siteName,
+  siteUrl,
+} from './site-config.ts';
 
 export interface AiPluginSiteValues {
   /** Ends with `/`. */
@@ -16,6 +23,49 @@ export interface AiPluginSiteValues {
   description?: string;
   /** The site's languages, the canonical one first. Default: es, en, pt-br. */
   languages?: readonly Language[];
+  /** The kinds of content the site has (discovery/llms-txt.ts siteKinds). Default: post, project, tip. */
+  kinds?: readonly ContentType[];
+}
+
+const KIND_PLURAL: Record<ContentType, string> = { post: 'posts', project: 'projects', tip: 'tips' };
+
+/** `posts, projects and tips`, `posts and tips`: the site's kinds (`singular`: post, project and tip). */
+export function kindList(kinds: readonly ContentType[] = CONTENT_TYPES, singular = false): string {
+  return andList(kinds.map((kind) => (singular ? kind : KIND_PLURAL[kind])));
+}
+
+/**
+ * The manifest with its defaulted descriptions written for the kinds the site has: the configuration is
+ * resolved before the content is read, so its defaults name all three until the build knows better.
+ */
+export function aiPluginForKinds(config: SiteConfig, kinds: readonly ContentType[]): AiPluginConfig {
+  const human = config.aiPluginDefaulted.includes('descriptionForHuman');
+  const model = config.aiPluginDefaulted.includes('descriptionForModel');
+  if (!human && !model) return config.aiPlugin;
+  const description = siteDescription(config, config.canonicalLanguage);
+  const values: AiPluginSiteValues = {
+    site: config.site,
+    reference: config.apiReference.url,
+    name: siteName(config),
+    ...(description !== undefined && { description }),
+    languages: config.languages,
+    kinds,
+  };
+  return {
+    ...config.aiPlugin,
+    ...(human && { descriptionForHuman: defaultHumanDescription(values) }),
+    ...(model && { descriptionForModel: descriptionForModel(values.name as string, values) }),
+  };
+}
+
+function defaultHumanDescription(values: AiPluginSiteValues): string {
+  const name = values.name ?? new URL(values.site).host;
+  const kinds = kindList(values.kinds);
+  return shorten(
+    values.description ??
+      `${kinds.charAt(0).toUpperCase()}${kinds.slice(1)} from ${name}, in ${languageList(values.languages ?? LANGUAGES)}.`,
+    HUMAN_DESCRIPTION_LIMIT,
+  );
 }
 
 /** Languages as the English of the manifest names them. */
@@ -90,12 +140,7 @@ export function resolveAiPlugin(
   const resolved: AiPluginConfig = {
     nameForHuman: given.nameForHuman ?? name,
     nameForModel: given.nameForModel ?? modelName(name),
-    descriptionForHuman:
-      given.descriptionForHuman ??
-      shorten(
-        values.description ?? `Posts, projects and tips from ${name}, in ${languageList(languages)}.`,
-        HUMAN_DESCRIPTION_LIMIT,
-      ),
+    descriptionForHuman: given.descriptionForHuman ?? defaultHumanDescription({ ...values, name, languages }),
     descriptionForModel: given.descriptionForModel ?? descriptionForModel(name, values),
     logoUrl: address('logoUrl', '/logo.png'),
     contactEmail: given.contactEmail ?? `webmaster@${host.hostname}`,
@@ -164,10 +209,10 @@ function descriptionForModel(name: string, values: AiPluginSiteValues): string {
   return [
     `${name} (${values.site}) publishes a read-only Content Index API that needs no authentication.`,
     ...(values.description ? [`About the site: ${values.description}`] : []),
-    `Call getContentIndex (GET ${index}) to get every post, project and tip in one JSON document;`,
-    'each item has type (post, project or tip), title, description,',
+    `Call getContentIndex (GET ${index}) to get every ${kindList(values.kinds, true)} in one JSON document;`,
+    `each item has type (${andList(values.kinds ?? CONTENT_TYPES).replace(/ and ([^,]*)$/, ' or $1')}), title, description,`,
     ...addresses,
-    'image and, for projects, technologies. There is no paging or filtering: fetch the index once and filter it yourself, and link',
+    `${(values.kinds ?? CONTENT_TYPES).includes('project') ? 'image and, for projects, technologies' : 'and image'}. There is no paging or filtering: fetch the index once and filter it yourself, and link`,
     'readers to the page in their language. To search or filter without downloading the index, use the',
     `Model Context Protocol server at ${mcp} (tools list_content, search_content and content_stats).`,
   ].join(' ');

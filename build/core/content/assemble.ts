@@ -4,8 +4,10 @@ import { isoSeconds } from '../edge/dates.ts';
 import { LANGUAGES, type Language } from '../edge/languages.ts';
 import type { Problem } from '../errors.ts';
 import { printable } from '../printable.ts';
+import { cascader } from './cascade.ts';
 import { type FrontMatter, validateFrontMatter } from './front-matter.ts';
 import type {
+  BranchFile,
   ContentEntry,
   ContentModel,
   LeftOut,
@@ -13,7 +15,13 @@ import type {
   Translation,
   UnreadableSource,
 } from './model.ts';
-import { type HugoPageFacts, hugoPageFacts, leftOutBecause, type PublicationRules } from './publication.ts';
+import {
+  type HugoPageFacts,
+  hugoPageFacts,
+  leftOutBecause,
+  type PublicationRules,
+  type UnpublishedBranch,
+} from './publication.ts';
 import { slugProblem } from './slug.ts';
 
 export interface AssembleOptions {
@@ -24,6 +32,10 @@ export interface AssembleOptions {
   /** Hugo's page rules and switches (publication.ts), for a Hugo site. */
   hugo?: PublicationRules['hugo'];
   now: Date;
+  /** A Hugo site's list pages' files (`_index.md`): their `cascade` and publication (cascade.ts). */
+  branches?: readonly BranchFile[];
+  /** The content folder read, relative to the project root (POSIX), which `_target.path` is matched from. */
+  contentDir?: string;
   /** Files found but not read: a translation group one of them may belong to is not reported as orphaned. */
   unreadable?: readonly UnreadableSource[];
 }
@@ -91,7 +103,7 @@ export function itemOf(file: SourceFile): string {
  * order are {@link assemble}'s.
  */
 export function assembleItems(
-  files: readonly SourceFile[],
+  sources: readonly SourceFile[],
   config: SiteConfig,
   options: AssembleOptions,
 ): { items: AssembledItem[]; problems: Problem[] } {
@@ -107,6 +119,23 @@ export function assembleItems(
     ...(options.hugo && { hugo: options.hugo }),
   };
   const { canonicalLanguage: canonicalLang, languages } = config;
+  // A Hugo site's cascades (its _index.md files) reach the pages below them, as Hugo applies them.
+  const above = new Map<SourceFile, UnpublishedBranch>();
+  let files = sources;
+  if (options.hugo && options.branches && options.branches.length > 0) {
+    const cascade = cascader({
+      branches: options.branches,
+      rules,
+      now: isoSeconds(options.now),
+      contentDir: options.contentDir ?? config.content.dir,
+      layout: config.content,
+    });
+    files = sources.map((source) => {
+      const cascaded = cascade(source);
+      if (cascaded.branch) above.set(cascaded.file, cascaded.branch);
+      return cascaded.file;
+    });
+  }
   for (const file of files) {
     if (!languages.includes(file.lang) && !options.hugo?.disabledLanguages.includes(file.lang)) {
       problems.push({
@@ -131,7 +160,8 @@ export function assembleItems(
         problems.push(...known.problems);
         continue;
       }
-      facts.set(file, known);
+      const branch = above.get(file);
+      facts.set(file, branch ? { ...known, above: branch } : known);
     }
     // A file without a slug of its own publishes under its name, which follows the same rule.
     const why =

@@ -20,6 +20,19 @@ export interface SourceFile {
   lines: Readonly<Record<string, number>>;
 }
 
+/**
+ * A Hugo list page's file (`_index.md`, `_index.en.md`): not an item, but its front matter's `cascade`
+ * reaches the pages below it, and a list page Hugo does not publish takes them with it.
+ */
+export interface BranchFile {
+  /** Relative to the project root, POSIX separators. */
+  path: string;
+  /** Its folder from the content folder (`posts/2024`; `''` for the home page), a language folder left out. */
+  dir: string;
+  lang: Language;
+  data: unknown;
+}
+
 /** A file that was found but whose front matter could not be read (or whose language field could not be). */
 export interface UnreadableSource {
   type: ContentType;

@@ -51,7 +51,17 @@ export interface HugoPageFacts {
   unlisted: boolean;
   /** A page bundle marked `headless: true` (no page written). */
   headless: boolean;
+  /** A list page above it that Hugo does not publish (cascade.ts), which takes the page with it. */
+  above?: UnpublishedBranch;
   problems: Problem[];
+}
+
+/** A list page (`_index.md`) Hugo does not publish: every page below it goes with it. */
+export interface UnpublishedBranch {
+  reason: Extract<LeftOutReason, 'draft' | 'future' | 'expired'>;
+  date?: string;
+  /** The list page's file. */
+  file: string;
 }
 
 /** What Hugo reads about one page's publication, beyond `draft` and `date`; its dates checked as written. */
@@ -109,6 +119,8 @@ export function leftOutBecause(
     return undefined;
   }
   if (rules.hugo.disabledLanguages.includes(lang)) return { reason: 'language-disabled' };
+  if (hugo.above)
+    return { reason: hugo.above.reason, ...(hugo.above.date !== undefined && { date: hugo.above.date }) };
   if (hugo.headless) return { reason: 'headless' };
   if (hugo.unrendered) return { reason: 'unrendered' };
   if (hugo.publishDate && !rules.future && hugo.publishDate > now)

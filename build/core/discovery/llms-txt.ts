@@ -1,5 +1,5 @@
 import { type SiteConfig, siteDescription, siteName } from '../config/site-config.ts';
-import type { Translation } from '../content/model.ts';
+import type { ContentModel, Translation } from '../content/model.ts';
 import { CONTENT_TYPES, type ContentType, type Language } from '../edge/languages.ts';
 import { addressOf, DISCOVERY_PATHS, indexPath } from './addresses.ts';
 import { LLMS_STRINGS } from './llms-txt-strings.ts';
@@ -16,6 +16,15 @@ export interface LlmsTxtContext {
 /** One item's line in a language's llms.txt: that translation's title, address and description. */
 export function llmsLine(translation: Translation): string {
   return linkLine(translation.title, translation.url, translation.description);
+}
+
+/**
+ * The kinds the site has (a blog of posts alone is not "posts, projects and tips"), in the order of
+ * CONTENT_TYPES; all three for an empty one. Every document that names kinds names these.
+ */
+export function siteKinds(model: ContentModel): ContentType[] {
+  const present = CONTENT_TYPES.filter((type) => model.entries.some((entry) => entry.type === type));
+  return present.length > 0 ? present : [...CONTENT_TYPES];
 }
 
 /**

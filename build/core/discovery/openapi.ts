@@ -9,9 +9,10 @@ import openApiDocumentSchema from '../../schemas/discovery/openapi-document.sche
 };
 import problemSchema from '../../schemas/problem.schema.json' with { type: 'json' };
 import versionsSchema from '../../schemas/versions.schema.json' with { type: 'json' };
+import { kindList } from '../config/ai-plugin-config.ts';
 import { type SiteConfig, siteName } from '../config/site-config.ts';
 import { SERVER_CARD_MEDIA_TYPE } from '../edge/http-headers.ts';
-import { LANGUAGES, type Language } from '../edge/languages.ts';
+import { type ContentType, LANGUAGES, type Language } from '../edge/languages.ts';
 import { PROBLEM_NAMES, PROBLEM_TYPES, problemTypeUri } from '../edge/problem-types.ts';
 import { MANIFEST_PATH } from '../edge/version-manifest.ts';
 import { indexSchema } from '../serializers/registry.ts';
@@ -28,6 +29,8 @@ export interface OpenApiInput {
   versions: readonly ApiVersion[];
   /** The JSON Schema of a version's index body. Default: the schemas the build validates with. */
   schemaOf?: (version: string) => object | undefined;
+  /** The kinds of content the site has (llms-txt.ts siteKinds), which the texts name. Default: all three. */
+  kinds?: readonly ContentType[];
 }
 
 const LANGUAGE_NAMES: Record<Language, string> = {
@@ -60,6 +63,7 @@ export function openApiDocument(input: OpenApiInput): object {
   const latest = currentVersion(versions);
   const at = (path: string) => addressOf(site, path);
   const reference = config.apiReference.url;
+  const kinds = kindList(input.kinds, true);
 
   // The current version's schemas get the plain names; an older version whose schema differs gets
   // its own, suffixed set (ContentIndexV1…), so both can be described side by side.
@@ -148,7 +152,7 @@ export function openApiDocument(input: OpenApiInput): object {
             : `Guide for language models (${LANGUAGE_NAMES[lang]})`,
         description:
           lang === canonical
-            ? `Markdown in the llms.txt format: the site, how to use this API and the MCP server, and one line per post, project and tip with its ${LANGUAGE_NAMES[lang]} (canonical) title, address and description.`
+            ? `Markdown in the llms.txt format: the site, how to use this API and the MCP server, and one line per ${kinds} with its ${LANGUAGE_NAMES[lang]} (canonical) title, address and description.`
             : `The same guide for the pages that exist in ${LANGUAGE_NAMES[lang]}, with their ${LANGUAGE_NAMES[lang]} titles, addresses and descriptions.`,
         responses: {
           '200': {
@@ -192,7 +196,7 @@ export function openApiDocument(input: OpenApiInput): object {
 
   const withdrawn = versions.filter((v) => v.state === 'withdrawn');
   const infoDescription = [
-    `Read-only index of every post, project and tip published on [${name}](${site}), with the address of each page in ${wordList(config.languages.map((lang) => `${LANGUAGE_NAMES[lang]} (${lang}${lang === canonical ? ', canonical' : ''})`))}. Every endpoint answers GET, needs no authentication and takes no parameters; one request to an index endpoint returns the whole index.`,
+    `Read-only index of every ${kinds} published on [${name}](${site}), with the address of each page in ${wordList(config.languages.map((lang) => `${LANGUAGE_NAMES[lang]} (${lang}${lang === canonical ? ', canonical' : ''})`))}. Every endpoint answers GET, needs no authentication and takes no parameters; one request to an index endpoint returns the whole index.`,
     '',
     `- **Integrations** read \`/${indexPath(latest.name)}\` (stable within ${latest.name}); \`/${INDEX_ALIAS_PATH}\` follows the latest version.`,
     `- **Language models** read [llms.txt](${at('llms.txt')})${llmsOthers(config, at)}.`,
@@ -233,7 +237,7 @@ export function openApiDocument(input: OpenApiInput): object {
     openapi: '3.1.0',
     info: {
       title: `${name} Content Index API`,
-      summary: `Every post, project and tip of the site, in ${wordList(config.languages)}, in one GET.`,
+      summary: `Every ${kinds} of the site, in ${wordList(config.languages)}, in one GET.`,
       description: infoDescription,
       version: OPENAPI_INFO_VERSION,
       contact: { name, url: site, email: config.aiPlugin.contactEmail },
@@ -325,7 +329,7 @@ function schemaOperation(version: ApiVersion): object {
 
 function indexResponse(ref: string, headers?: Record<string, object>): object {
   return {
-    description: 'The whole index: every post, project and tip.',
+    description: 'The whole index: every item the site publishes.',
     ...(headers && { headers }),
     content: { 'application/json': { schema: { $ref: ref } } },
   };

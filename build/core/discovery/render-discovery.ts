@@ -1,3 +1,4 @@
+import { aiPluginForKinds } from '../config/ai-plugin-config.ts';
 import type { SiteConfig } from '../config/site-config.ts';
 import { CONTENT_TYPES, type ContentType, type Language } from '../edge/languages.ts';
 import { TOOLS } from '../edge/mcp/tools.ts';
@@ -32,6 +33,11 @@ export interface DiscoveryContent {
 export function discoveryFiles(content: DiscoveryContent, ctx: DiscoveryContext): OutputFile[] {
   const { config, versions } = ctx;
   const version = currentVersion(versions).name;
+  // The kinds the site has: every item has a line in the languages it has (all three for an empty site).
+  const present = CONTENT_TYPES.filter((type) =>
+    config.languages.some((l) => (content.llms[l][type]?.length ?? 0) > 0),
+  );
+  const kinds = present.length > 0 ? present : [...CONTENT_TYPES];
   const landing = config.landingPage
     ? [
         {
@@ -43,18 +49,16 @@ export function discoveryFiles(content: DiscoveryContent, ctx: DiscoveryContext)
   return [
     prettyJsonFile(
       DISCOVERY_PATHS.openapi,
-      openApiDocument({ config, versions, ...(ctx.schemaOf && { schemaOf: ctx.schemaOf }) }),
+      openApiDocument({ config, versions, kinds, ...(ctx.schemaOf && { schemaOf: ctx.schemaOf }) }),
     ),
-    prettyJsonFile(DISCOVERY_PATHS.aiPlugin, aiPluginManifest(config.aiPlugin, config.site)),
+    prettyJsonFile(DISCOVERY_PATHS.aiPlugin, aiPluginManifest(aiPluginForKinds(config, kinds), config.site)),
     ...config.languages.map((lang) => ({
       path: config.llmsTxt[lang] as string,
       content: llmsTxt(content.llms[lang], lang, {
         config,
         version,
         // The kinds the site has: every item has a line in the languages it has.
-        present: CONTENT_TYPES.filter((type) =>
-          config.languages.some((l) => (content.llms[l][type]?.length ?? 0) > 0),
-        ),
+        present,
       }),
     })),
     { path: `${config.apiReference.path}index.html`, content: docsPage(config, version) },

@@ -104,6 +104,7 @@ export function mcpInfo(items: readonly StatsItem[], ctx: Omit<McpDataContext, '
     site: {
       site: config.site,
       ...(canonical !== 'es' && { canonicalLanguage: canonical }),
+      languages: [...config.languages],
       ...(config.name !== undefined && { name: config.name }),
       ...(config.description !== undefined && { description: config.description }),
       documentation: config.documentation,

@@ -22,8 +22,25 @@ export interface WitnessInput {
   sections: readonly ResolvedSection[];
   /** Each other language's folder on the site (`en/`), under which the sections are that language's. */
   languageFolders: readonly string[];
+  /**
+   * The canonical language's own folder (`es/`, with Hugo's `defaultContentLanguageInSubdir`), in which
+   * the sections' addresses are: another language's sections are in its folder instead (`en/posts/`).
+   */
+  canonicalFolder?: string;
+  /**
+   * Each type's route per language: a route that puts pages outside the section folders (Hugo's
+   * `permalinks` such as `/:year/:month/:title/`) leaves them out of the reverse check, and the result says so.
+   */
+  routes?: readonly { type: string; lang: string; route: string }[];
+  /** The configuration field of each section (default `sections.<i>.url`), named by a dead section address. */
+  sectionFields?: readonly string[];
   /** The configuration file, named by a dead section address. */
   configFile: string;
+  /**
+   * The folders of the generator's list pages below the sections (Hugo's nested sections, from their
+   * `_index.md`: `posts/2024/`, `en/posts/2024/`), whose own page is a list, not an item.
+   */
+  listFolders?: ReadonlySet<string>;
   /** Whether a page is a redirect the generator wrote (Hugo's `aliases`), not a page of its own. */
   isRedirect?: (page: string) => boolean;
 }
@@ -43,6 +60,8 @@ export interface WitnessResult {
   checked: number;
   dead: Problem[];
   unindexed: UnindexedPage[];
+  /** The routes whose pages lie outside the section folders, which the reverse check could not reach. */
+  uncovered: string[];
 }
 
 export function witness(input: WitnessInput): WitnessResult {
@@ -72,11 +91,16 @@ export function witness(input: WitnessInput): WitnessResult {
   };
   for (const translation of input.translations) check(translation.url, translation.file, 'url');
   input.sections.forEach((section, i) => {
-    check(section.url, input.configFile, `sections.${i}.url`);
+    check(section.url, input.configFile, input.sectionFields?.[i] ?? `sections.${i}.url`);
   });
 
   // The other way: the generator's pages under an indexed section that the index does not hold.
-  const folders = sectionFolders(site, input.sections, input.languageFolders);
+  const { folders, bases } = sectionFolders(
+    site,
+    input.sections,
+    input.languageFolders,
+    input.canonicalFolder ?? '',
+  );
   const leftOutAt = new Map<string, LeftOut>();
   for (const left of input.leftOut) {
     for (const candidate of left.url ? (pagesOf(site, left.url) ?? []) : []) leftOutAt.set(candidate, left);
@@ -86,6 +110,7 @@ export function witness(input: WitnessInput): WitnessResult {
     if (indexed.has(page)) continue;
     const folder = folders.find((f) => page.startsWith(f));
     if (folder === undefined || isListPage(page.slice(folder.length))) continue;
+    if (isNestedList(page, input.listFolders)) continue;
     const url = new URL(
       page
         .replace(/(^|\/)index\.html?$/i, '$1')
@@ -104,10 +129,31 @@ export function witness(input: WitnessInput): WitnessResult {
       page,
       url,
       reason:
-        'no content file of the index has this address: its file is not among content.types, or its route in site.config.ts differs from the address the generator gave it',
+        'no content file of the index has this address: its file is not among content.types, its route in site.config.ts differs from the address the generator gave it, or an earlier run of the generator left it in the output after its file was renamed or deleted (Hugo does not empty the output: hugo --cleanDestinationDir)',
     });
   }
-  return { checked, dead, unindexed };
+  return { checked, dead, unindexed, uncovered: uncoveredRoutes(input, bases) };
+}
+
+/**
+ * The routes that put pages outside every section folder (`/{year}/{month}/{slug}/`): the reverse check
+ * looks in the section folders only, so it says which pages it could not reach rather than pass them over.
+ */
+function uncoveredRoutes(input: WitnessInput, bases: ReadonlySet<string>): string[] {
+  const prefixes = new Set([
+    ...input.languageFolders,
+    ...(input.canonicalFolder ? [input.canonicalFolder] : []),
+  ]);
+  const out = new Set<string>();
+  for (const { type, lang, route } of input.routes ?? []) {
+    const segments = route.replace(/^\/+/, '').split('/');
+    if (prefixes.has(`${segments[0]}/`)) segments.shift();
+    const [first = ''] = segments;
+    if (first === '{path}' || first === '{section}') continue;
+    if (!first.includes('{') && bases.has(`${first.toLowerCase()}/`)) continue;
+    out.add(`${type} pages in ${lang} (route ${route})`);
+  }
+  return [...out];
 }
 
 /** The reasons of LeftOut, as the witness says them beside a page the index does not hold. */
@@ -147,18 +193,39 @@ function sectionFolders(
   site: string,
   sections: readonly ResolvedSection[],
   languageFolders: readonly string[],
-): string[] {
+  canonicalFolder: string,
+): { folders: string[]; bases: Set<string> } {
   const folders = new Set<string>();
+  const bases = new Set<string>();
   for (const section of sections) {
     const [page] = pagesOf(site, section.url) ?? [];
     if (page === undefined) continue;
-    const folder = page.replace(/index\.html$/, '').replace(/[^/]*\.html?$/i, '');
-    if (folder === '') continue; // the whole site is no section
+    // `posts/index.html` is the folder's own page; with uglyURLs, `posts.html` sits beside its folder.
+    const folder = /(^|\/)index\.html?$/i.test(page)
+      ? page.replace(/index\.html?$/i, '')
+      : page.replace(/\.html?$/i, '/');
+    if (folder === '' || folder === '/') continue; // the whole site is no section
     folders.add(folder);
-    for (const language of languageFolders)
-      if (!folder.startsWith(language)) folders.add(`${language}${folder}`);
+    // In the canonical language's folder (`es/posts/`), another language's is in its own (`en/posts/`).
+    const base =
+      canonicalFolder !== '' && folder.startsWith(canonicalFolder)
+        ? folder.slice(canonicalFolder.length)
+        : folder;
+    if (base === '') continue;
+    bases.add(base.toLowerCase());
+    for (const language of languageFolders) if (!base.startsWith(language)) folders.add(`${language}${base}`);
   }
-  return [...folders];
+  return { folders: [...folders], bases };
+}
+
+/** A nested section's list page (`posts/2024/index.html`, or `posts/2024.html` with uglyURLs), or its pagination. */
+function isNestedList(page: string, listFolders: ReadonlySet<string> | undefined): boolean {
+  if (!listFolders || listFolders.size === 0) return false;
+  const lower = page.toLowerCase();
+  const match = /^(.*\/)(?:index\.html?|page\/\d+\/index\.html?|page\/\d+\.html?)$/i.exec(lower);
+  if (match?.[1] && listFolders.has(match[1])) return true;
+  const ugly = /^(.*)\.html?$/i.exec(lower);
+  return ugly?.[1] !== undefined && listFolders.has(`${ugly[1]}/`);
 }
 
 /** A section's own list page and its pagination (`page/2/`): pages of the section, not of an item. */
@@ -193,7 +260,7 @@ function likelyCause(
     : undefined;
   if (elsewhere !== undefined)
     return `the generator wrote ${elsewhere}: the route of this type and language in site.config.ts differs from the address the generator gives it (Hugo: permalinks); make them agree`;
-  return "the generator wrote no page for it: it publishes this file under a rule the index does not know (such as a cascade of _build from a section's _index.md), or the generator ran on other content; run it again before the build, or leave the file out (draft: true)";
+  return 'the generator wrote no page for it: it publishes this file under a rule the index does not know, or the generator ran on other content; run it again before the build, or leave the file out (draft: true)';
 }
 
 /** Case and Unicode form folded, to tell a near miss from a missing page. */

@@ -1,5 +1,6 @@
 import type { McpInfo } from './mcp-data.ts';
 import { PROTOCOL_VERSIONS, serverIdentity } from './server.ts';
+import { siteLanguages, siteTools } from './site-languages.ts';
 import { TOOL_ANNOTATIONS, TOOLS } from './tools.ts';
 
 /** The experimental server-card extension's schema (SEP-2127, modelcontextprotocol/experimental-ext-server-card). */
@@ -8,8 +9,8 @@ export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schema
 export { SERVER_CARD_MEDIA_TYPE } from '../http-headers.ts';
 
 /** The tools exactly as `tools/list` lists them: built from the same definitions as the server. */
-function toolList() {
-  return TOOLS.map((tool) => ({
+function toolList(data: McpInfo) {
+  return siteTools(siteLanguages(data.site, data.stats.counts)).map((tool) => ({
     name: tool.name,
     title: tool.title,
     description: tool.description,
@@ -44,7 +45,7 @@ export function describeServer(data: McpInfo, endpoint: string) {
       note: 'Stateless: send JSON-RPC with POST. There is no SSE stream, so GET with Accept: text/event-stream answers 405.',
     },
     protocol_versions: [...PROTOCOL_VERSIONS],
-    tools: toolList(),
+    tools: toolList(data),
     server_card: `${endpoint}/server-card`,
     // The alias follows the latest version, so this never points at a withdrawn (410) route.
     content_index: new URL('api/content.json', data.site.site).href,

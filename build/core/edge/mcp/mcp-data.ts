@@ -104,6 +104,8 @@ export interface McpSite {
   site: string;
   /** The canonical language when it is not Spanish: every entry's `lang`. */
   canonicalLanguage?: Exclude<Language, 'es'>;
+  /** The languages the site publishes (its `languages`); absent in data of builds before it: all three. */
+  languages?: Language[];
   name?: string;
   description?: string;
   documentation: string;

@@ -11,9 +11,10 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/valida
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { REQUEST_LIMITS, RequestBudget, type RequestLimits } from './budget.ts';
 import type { McpInfo } from './mcp-data.ts';
+import { instructionsFor, listed, siteLanguages, siteTools } from './site-languages.ts';
 import { publishedSchema, standardSchema } from './standard-schema.ts';
 import { tokenize } from './text.ts';
-import { type LoadedMcp, TOOL_ANNOTATIONS, TOOLS } from './tools.ts';
+import { type LoadedMcp, TOOL_ANNOTATIONS } from './tools.ts';
 
 /**
  * The current revision first, then every earlier revision the SDK implements (its
@@ -42,17 +43,18 @@ export interface ServerIdentity {
 export function serverIdentity(data: McpInfo): ServerIdentity {
   const host = new URL(data.site.site).hostname;
   const title = data.site.name ?? host;
+  const site = siteLanguages(data.site, data.stats.counts);
   return {
     name: `${host.split('.').reverse().join('.')}/content-index`,
     title,
     version: SERVER_VERSION,
-    description: clamp(`Search and list the posts, projects and tips of ${title} in es, en and pt-br.`, 100),
+    description: clamp(
+      `Search and list the ${listed(site.kinds)} of ${title} in ${listed(site.languages)}.`,
+      100,
+    ),
     websiteUrl: data.site.site,
   };
 }
-
-const INSTRUCTIONS =
-  'Read-only access to the content index of a trilingual site (es canonical, en, pt-br). Use search_content to find items by topic, list_content to browse or filter them, content_stats for an overview.';
 
 const LIST_CACHE = { ttlMs: 300_000, cacheScope: 'public' } as const;
 
@@ -97,7 +99,9 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
   const perRequest = options.budget === 'request';
   const validator = new CfWorkerJsonSchemaValidator();
   const identity = serverIdentity(mcp.info);
-  const tools = TOOLS.map((tool) => ({
+  const languages = siteLanguages(mcp.info.site, mcp.info.stats.counts);
+  const instructions = instructionsFor(languages);
+  const tools = siteTools(languages).map((tool) => ({
     tool,
     input: standardSchema<Record<string, unknown>>(tool.inputSchema),
     // Answers are published with their schema but not checked per call (standard-schema.ts).
@@ -109,7 +113,7 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
       // The tool list changes only with a redeploy, and a stateless server has no stream to say so on:
       // left unset, the SDK would advertise listChanged: true.
       capabilities: { tools: { listChanged: false } },
-      instructions: INSTRUCTIONS,
+      instructions,
       supportedProtocolVersions: [...PROTOCOL_VERSIONS],
       jsonSchemaValidator: validator,
       // The tool list and the server identity change only with a redeploy, and are the same for everyone.

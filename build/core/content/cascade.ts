@@ -1,0 +1,256 @@
+import picomatch from 'picomatch';
+import type { ContentLayout } from '../config/site-config.ts';
+import { readDate } from '../edge/dates.ts';
+import type { Language } from '../edge/languages.ts';
+import type { FrontMatter } from './front-matter.ts';
+import type { BranchFile, SourceFile } from './model.ts';
+import {
+  hugoPageFacts,
+  leftOutBecause,
+  type PublicationRules,
+  type UnpublishedBranch,
+} from './publication.ts';
+
+/**
+ * Hugo's `cascade`, as Hugo 0.111 applies it to what decides publication. A list page's file
+ * (`_index.md`, per language) may carry `cascade:`, a map (or a list of maps, each with an optional
+ * `_target` of `path`, `kind`, `lang`, `environment`) of front-matter values for itself and every page
+ * below it that does not set the key itself; a nearer list page's value wins. And a list page Hugo does
+ * not publish (a draft, dated ahead, expired: by its own front matter or a cascade) takes every page
+ * below it with it, whatever those pages say. Only the keys that decide publication are cascaded here.
+ */
+
+/** The front-matter keys whose cascaded values the index applies (lowercase, as Hugo reads keys). */
+const PUBLICATION_KEYS = new Set([
+  'draft',
+  'date',
+  'publishdate',
+  'pubdate',
+  'published',
+  'expirydate',
+  'unpublishdate',
+  '_build',
+  'build',
+  'headless',
+]);
+
+export interface Cascaded {
+  /** The file as Hugo reads it: its own front matter, and the cascaded keys it does not set. */
+  file: SourceFile;
+  branch?: UnpublishedBranch;
+}
+
+export interface CascadeOptions {
+  branches: readonly BranchFile[];
+  rules: PublicationRules;
+  /** The build's instant, in the published form. */
+  now: string;
+  /** The content folder, relative to the project root (POSIX; `''` for the root itself). */
+  contentDir: string;
+  layout: ContentLayout;
+}
+
+type Block = { target?: Target; values: [string, unknown][] };
+interface Target {
+  path?: picomatch.Matcher;
+  kind?: picomatch.Matcher;
+  lang?: picomatch.Matcher;
+  environment?: picomatch.Matcher;
+}
+
+/** Applies the branches' cascades to pages; the same page object back when nothing reaches it. */
+export function cascader(options: CascadeOptions): (file: SourceFile) => Cascaded {
+  if (options.branches.length === 0) return (file) => ({ file });
+  const byPlace = new Map<string, BranchFile>();
+  for (const branch of options.branches) byPlace.set(place(branch.lang, branch.dir), branch);
+  const blocks = new Map<BranchFile, Block[]>();
+  const blocksOf = (branch: BranchFile) => {
+    const known = blocks.get(branch);
+    if (known) return known;
+    const made = cascadeBlocks(branch.data);
+    blocks.set(branch, made);
+    return made;
+  };
+  const keyOf = (lang: Language) => options.layout.languageSuffixes?.[lang] ?? lang;
+  const pathOf = (file: string) =>
+    `/${withinContent(file, options.contentDir, options.layout)}`.toLowerCase();
+
+  /** The branches above a place, the home page's first, the place's own (a list page's) last. */
+  const chain = (lang: Language, dir: string): BranchFile[] => {
+    const segments = dir === '' ? [] : dir.split('/');
+    const out: BranchFile[] = [];
+    for (let i = 0; i <= segments.length; i++) {
+      const found = byPlace.get(place(lang, segments.slice(0, i).join('/')));
+      if (found) out.push(found);
+    }
+    return out;
+  };
+  /** The cascaded values that reach a page or list page, nearest last. */
+  const cascadedTo = (
+    branches: readonly BranchFile[],
+    page: { path: string; kind: string; lang: Language },
+  ) => {
+    const values = new Map<string, unknown>();
+    for (const branch of branches) {
+      for (const block of blocksOf(branch)) {
+        if (block.target && !matches(block.target, page, keyOf(page.lang))) continue;
+        for (const [key, value] of block.values) values.set(key, value);
+      }
+    }
+    return values;
+  };
+  const unpublished = new Map<BranchFile, UnpublishedBranch | null>();
+  /** Whether Hugo publishes a list page: by its own front matter and what cascades to it. */
+  const branchState = (branch: BranchFile): UnpublishedBranch | undefined => {
+    const known = unpublished.get(branch);
+    if (known !== undefined) return known ?? undefined;
+    const above = chain(branch.lang, branch.dir);
+    const values = cascadedTo(above, {
+      path: pathOf(branch.path),
+      kind: branch.dir === '' ? 'home' : 'section',
+      lang: branch.lang,
+    });
+    const data = withValues(branch.data, values) as Record<string, unknown>;
+    const raw = lowercased(data);
+    const date = raw.get('date');
+    const written = typeof date === 'string' ? readDate(date) : undefined;
+    const front = {
+      draft: raw.get('draft') === true,
+      ...(written?.ok && { date: written.published }),
+    } as FrontMatter;
+    const pseudo = { path: branch.path, data, lines: {}, lang: branch.lang } as unknown as SourceFile;
+    const facts = hugoPageFacts(pseudo, front);
+    const because =
+      facts.problems.length > 0
+        ? undefined
+        : leftOutBecause(
+            front,
+            { ...facts, unrendered: false, unlisted: false, headless: false },
+            branch.lang,
+            options.rules,
+            options.now,
+          );
+    let state: UnpublishedBranch | undefined;
+    if (
+      because &&
+      (because.reason === 'draft' || because.reason === 'future' || because.reason === 'expired')
+    )
+      state = {
+        reason: because.reason,
+        ...(because.date !== undefined && { date: because.date }),
+        file: branch.path,
+      };
+    // A list page Hugo does not publish takes its own list pages with it too.
+    for (const parent of above) {
+      if (parent === branch || state) continue;
+      state = branchState(parent);
+    }
+    unpublished.set(branch, state ?? null);
+    return state;
+  };
+
+  return (file) => {
+    const branches = chain(file.lang, file.dir);
+    if (branches.length === 0) return { file };
+    let branch: UnpublishedBranch | undefined;
+    for (const above of branches) branch ??= branchState(above);
+    const values = cascadedTo(branches, { path: pathOf(file.path), kind: 'page', lang: file.lang });
+    const own = new Set(ownKeys(file.data));
+    for (const key of [...values.keys()]) if (own.has(key)) values.delete(key);
+    const cascaded: Cascaded = { file: values.size === 0 ? file : withCascade(file, values) };
+    if (branch) cascaded.branch = branch;
+    return cascaded;
+  };
+}
+
+const CASCADED = new WeakMap<SourceFile, { key: string; file: SourceFile }>();
+
+/** The page with the cascaded values added, kept per page while they stay the same (dev's saves). */
+function withCascade(file: SourceFile, values: ReadonlyMap<string, unknown>): SourceFile {
+  const key = JSON.stringify([...values]);
+  const known = CASCADED.get(file);
+  if (known?.key === key) return known.file;
+  const made: SourceFile = {
+    path: file.path,
+    type: file.type,
+    name: file.name,
+    dir: file.dir,
+    lang: file.lang,
+    ...(file.bundle && { bundle: true }),
+    data: withValues(file.data, values),
+    ...(file.body !== undefined && { body: file.body }),
+    get lines() {
+      return file.lines;
+    },
+  };
+  CASCADED.set(file, { key, file: made });
+  return made;
+}
+
+function withValues(data: unknown, values: ReadonlyMap<string, unknown>): unknown {
+  const own = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
+  const keys = new Set(ownKeys(own));
+  const added = Object.fromEntries([...values].filter(([key]) => !keys.has(key)));
+  return { ...added, ...own };
+}
+
+/** A list page's cascade blocks: the publication keys of each, with its target. */
+function cascadeBlocks(data: unknown): Block[] {
+  const cascade = lowercased(data).get('cascade');
+  const list = Array.isArray(cascade) ? cascade : cascade === undefined ? [] : [cascade];
+  const out: Block[] = [];
+  for (const item of list) {
+    const entries = lowercased(item);
+    const values = [...entries].filter(([key]) => PUBLICATION_KEYS.has(key));
+    if (values.length === 0) continue;
+    const target = lowercased(entries.get('_target'));
+    const glob = (key: string) => {
+      const value = target.get(key);
+      return typeof value === 'string' && value !== ''
+        ? picomatch(value.toLowerCase(), { dot: true })
+        : undefined;
+    };
+    const made: Target = {};
+    for (const key of ['path', 'kind', 'lang', 'environment'] as const) {
+      const matcher = glob(key);
+      if (matcher) made[key] = matcher;
+    }
+    out.push({ ...(Object.keys(made).length > 0 && { target: made }), values });
+  }
+  return out;
+}
+
+/** Hugo's `_target`: each key given is a glob the page must match (`hugo` builds for production). */
+function matches(target: Target, page: { path: string; kind: string }, langKey: string): boolean {
+  if (target.path && !target.path(page.path)) return false;
+  if (target.kind && !target.kind(page.kind)) return false;
+  if (target.lang && !target.lang(langKey.toLowerCase())) return false;
+  if (target.environment && !target.environment('production')) return false;
+  return true;
+}
+
+/** A file's path from its language's content folder, as `_target.path` matches it (`posts/a.en.md`). */
+function withinContent(file: string, contentDir: string, layout: ContentLayout): string {
+  const within =
+    contentDir !== '' && file.startsWith(`${contentDir}/`) ? file.slice(contentDir.length + 1) : file;
+  if (layout.language !== 'folder') return within;
+  const [first, ...rest] = within.split('/');
+  return Object.values(layout.languageFolders).includes(first ?? '') ? rest.join('/') : within;
+}
+
+function place(lang: Language, dir: string): string {
+  return `${lang}\u0000${dir.toLowerCase()}`;
+}
+
+function ownKeys(data: unknown): string[] {
+  return typeof data === 'object' && data !== null ? Object.keys(data).map((k) => k.toLowerCase()) : [];
+}
+
+/** A mapping's values by lowercased key (the first spelling wins), as Hugo reads keys. */
+function lowercased(value: unknown): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return out;
+  for (const [key, inner] of Object.entries(value))
+    if (!out.has(key.toLowerCase())) out.set(key.toLowerCase(), inner);
+  return out;
+}
