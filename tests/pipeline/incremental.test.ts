@@ -13,7 +13,7 @@ import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite 
 // Acceptance 2 of the incremental engine (issue 23): between incremental builds (the project's kept
 // items and fragments, `.content-index/cache/`), files are edited (front matter and body), renamed and
 // deleted, the configuration (routes, the canonical language, whether bodies are searched), the schema
-// and the lifecycle change, and the clock passes a future item's date, a Hugo page's expiryDate and a
+// and the lifecycle change, a Hugo cascade (an _index.md) is added, edited and removed, and the clock passes a future item's date, a Hugo page's expiryDate and a
 // version's sunset; each time, every byte the build publishes (the output folder and the /mcp data,
 // embedded or the D1 import, bodies included) is what a build from nothing gives.
 
@@ -190,6 +190,21 @@ describe('an incremental build gives the bytes of a build from nothing', () => {
       await s.write('content/posts/uno.en.md', `${FILES['content/posts/uno.en.md']}More text.\n`);
       result = await sameAsCold(s, options());
       expect(result?.incremental).toMatchObject({ unchanged: false, redone: 1, redoneItems: ['post/uno'] });
+
+      // A cascade in the section's list page (Hugo's _index.md) reaches every post below it, with no
+      // post's file changed: an expiryDate passed, then edited in place to one ahead, then taken away.
+      const cascade = (expiryDate: string) =>
+        s.write('content/posts/_index.md', md({ title: 'Entradas', cascade: { expiryDate } }));
+      await cascade('2026-05-01');
+      result = await sameAsCold(s, options());
+      expect(await titles(s)).toEqual(['Caduca', 'Motor', 'Atajo']);
+      await cascade('2027-05-01');
+      result = await sameAsCold(s, options());
+      expect(result?.incremental.unchanged).toBe(false);
+      expect(await titles(s)).toEqual(['Dos editado', 'Uno', 'Caduca', 'Motor', 'Atajo']);
+      await rm(path('content/posts/_index.md'));
+      result = await sameAsCold(s, options());
+      expect(await titles(s)).toEqual(['Dos editado', 'Uno', 'Caduca', 'Motor', 'Atajo']);
 
       // Renamed (a new item), a translation deleted, a file added, two items paired by translationKey.
       await rename(path('content/tips/atajo.es.md'), path('content/tips/atajo-nuevo.es.md'));
