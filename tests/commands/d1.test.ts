@@ -68,7 +68,7 @@ it('imports each build as a new generation, switches to it, keeps the previous o
     states: { [b]: 'previous', [c]: 'live' },
     withTables: [b, c].sort(),
   });
-}, 180_000);
+}, 360_000);
 
 it('never switches to an import that was cut short, and starts it again from nothing next time', async () => {
   const before = await generations(site.root, state);
@@ -93,7 +93,7 @@ it('never switches to an import that was cut short, and starts it again from not
   // The whole file again: its first statements drop what the cut import left, then it completes.
   await writeFile(sqlFile, sql);
   expect((await importD1()).stdout).toContain(`✓ D1 content-index (local): ${d} is live`);
-}, 180_000);
+}, 360_000);
 
 it('says there is nothing to import for a site on the embedded backend', async () => {
   const embedded = await tempSite({ 'content/posts/hola.es.md': md({ title: 'Hola' }) });
@@ -146,4 +146,4 @@ it('imports hostile text exactly: quotes, SQL comments and separators, newlines,
     await hostile.dispose();
     await rm(hostileState, { recursive: true, force: true });
   }
-}, 180_000);
+}, 360_000);
