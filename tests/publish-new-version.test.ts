@@ -77,9 +77,10 @@ it('publishes v2 as docs/versions.md says: the snapshot committed in build/, v1 
   const registry = await read('build/core/serializers/registry.ts');
   const registered = registry
     .replace(
-      "import { type DeprecationV1, type SerializeContext, serializeV1 } from './v1.ts';",
-      "import contentIndexV2Schema from '../../schemas/v2/content-index.schema.json' with { type: 'json' };\nimport { type DeprecationV1, type SerializeContext, serializeV1 } from './v1.ts';\nimport { serializeV2 } from './v2.ts';",
+      "import contentIndexV1Schema from '../../schemas/v1/content-index.schema.json' with { type: 'json' };",
+      "import contentIndexV1Schema from '../../schemas/v1/content-index.schema.json' with { type: 'json' };\nimport contentIndexV2Schema from '../../schemas/v2/content-index.schema.json' with { type: 'json' };",
     )
+    .replace("} from './v1.ts';\n", "} from './v1.ts';\nimport { serializeV2 } from './v2.ts';\n")
     .replace(
       "    snapshotFile: schemaUrl('snapshots/v1.schema.json'),\n  },\n",
       "    snapshotFile: schemaUrl('snapshots/v1.schema.json'),\n  },\n  v2: {\n    serialize: serializeV2,\n    schema: contentIndexV2Schema,\n    schemaFile: schemaUrl('v2/content-index.schema.json'),\n    snapshotFile: schemaUrl('snapshots/v2.schema.json'),\n  },\n",
