@@ -14,8 +14,10 @@ export default defineConfig({
     // The CLI, the Pages Functions and the packed tarball run dist/: rebuilt first when a source changed.
     globalSetup: ['tests/helpers/dist.ts'],
     // Server tests start workerd; give them room on a 2-core CI machine.
-    testTimeout: 60_000,
-    hookTimeout: 90_000,
+    // A timeout bounds a hang and times nothing: tests that run wrangler several times (a D1 import
+    // starts it four times) took over a minute on a runner loaded to 6-9.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     pool: 'forks',
     // Most files wait on wrangler, workerd, hugo or git rather than compute: two at a time keep a 2-core
     // machine busy (Vitest's default there is one, and the suite then took over ten minutes).
