@@ -5,7 +5,7 @@ import type { LiveSite } from '../core/versions/live-check.ts';
 import { formatBytes } from './parse/format-bytes.js';
 
 export interface FetchLiveOptions {
-  /** How long one answer may take, redirects and body included, in milliseconds. Default: 15 s. */
+  /** How long one answer may take, redirects and body included, in milliseconds. Default: 30 s. */
   timeoutMs?: number;
   /** The most one answer's body may hold. Default: the largest file Cloudflare Pages serves (25 MiB). */
   maxBytes?: number;
@@ -15,7 +15,7 @@ export interface FetchLiveOptions {
 
 /** Redirects followed within the site's origin; one to another origin is never followed. */
 const MAX_REDIRECTS = 5;
-const TIMEOUT_MS = 15_000;
+const TIMEOUT_MS = 30_000;
 /** No file the live site serves can be larger: Pages refuses bigger assets. */
 const MAX_BYTES = PLAN_LIMITS.paid.assetBytes;
 
