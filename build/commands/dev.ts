@@ -69,6 +69,8 @@ const ROUTING_NUDGE_MS = 300;
 const CACHE_SAVE_MS = 2000;
 /** A build that trusted the watcher is checked against the whole content folder this long after. */
 const VERIFY_MS = 1000;
+/** While the content folder is missing, this often dev looks for it to come back. */
+const RETURN_POLL_MS = 250;
 
 export function registerDevCommand(program: Command, context: CliContext): void {
   withBuildFlags(
@@ -229,6 +231,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       void nudgeRoutingFiles();
     } catch (error) {
       if (isContentIndexError(error)) {
+        awaitContentFolder();
         context.printErr(withDocsPaths(formatProblems(error.problems)));
         context.printErr(
           `✗ ${reason}: ${count(error.problems.length, 'problem')}; still serving the last good build`,
@@ -242,6 +245,34 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     } finally {
       saveWhenIdle();
     }
+  };
+
+  /**
+   * A content folder moved away and back quickly (a checkout, a sync tool) may give the watcher no event
+   * for its return: while it is missing, dev looks for it, and its return is a change.
+   */
+  let returnPoll: ReturnType<typeof setInterval> | undefined;
+  const awaitContentFolder = (): void => {
+    if (returnPoll || stopping) return;
+    const dir = plan.contentDir;
+    void stat(dir).then(
+      () => undefined,
+      () => {
+        if (returnPoll || stopping) return;
+        returnPoll = setInterval(() => {
+          void stat(dir).then(
+            (found) => {
+              if (!found.isDirectory() || returnPoll === undefined) return;
+              clearInterval(returnPoll);
+              returnPoll = undefined;
+              if (!stopping && dir === plan.contentDir) watcher.returned(dir);
+            },
+            () => undefined,
+          );
+        }, RETURN_POLL_MS);
+        returnPoll.unref();
+      },
+    );
   };
 
   const schedule = () => {
@@ -393,6 +424,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     clearTimeout(timer);
     clearTimeout(saveTimer);
     clearTimeout(verifyTimer);
+    clearInterval(returnPoll);
     await saveCache();
     await watcher.close().catch(() => undefined);
     await Promise.all([wrangler?.stop(), pages?.stop()]);

@@ -25,6 +25,8 @@ export interface SourceWatcher {
   /** Resolves when the first scan is done: from then on no change is missed. */
   ready: Promise<void>;
   update(plan: WatchPlan): void;
+  /** A content or static folder seen back by other means: watched (again) and reported as a change. */
+  returned(path: string): void;
   close(): Promise<void>;
 }
 
@@ -104,11 +106,12 @@ export function watchSources(
   // A content or static folder created after dev started (or moved away and back) is watched from then
   // on, and is itself a change: its files may be the very ones a build already read (moved back as they
   // were), whose own events tell nothing new, yet the last build ran without the folder.
-  fileWatcher.on('addDir', (path: string) => {
+  const returned = (path: string) => {
     if (!trees(plan).includes(path)) return;
     treeWatcher.add(path);
     options.onChange(path, 'add');
-  });
+  };
+  fileWatcher.on('addDir', returned);
   const ready = Promise.all(
     [treeWatcher, fileWatcher].map((w) => new Promise<void>((resolve) => w.once('ready', () => resolve()))),
   ).then(() => undefined);
@@ -127,6 +130,7 @@ export function watchSources(
       swap(treeWatcher, trees(previous), trees(plan));
       swap(fileWatcher, folders(previous), folders(plan));
     },
+    returned,
     close: async () => {
       await Promise.all([treeWatcher.close(), fileWatcher.close()]);
     },
