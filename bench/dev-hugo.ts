@@ -19,6 +19,8 @@ export interface DevHugoFigures {
 }
 
 const TARGET_MS = 1000;
+/** Between saves, in turn. */
+const PAUSES_MS = [300, 1500, 2500, 4000];
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -80,8 +82,10 @@ export async function devHugoBench(count = 20): Promise<DevHugoFigures | undefin
         return path && path !== gone && (await served(path, title)) ? true : undefined;
       });
       saves.push(performance.now() - started);
-      // The next save comes after this one settled, as an author's next save would.
-      await new Promise((r) => setTimeout(r, 300));
+      // The next save comes after this one settled, as an author's next save would, after pauses of
+      // several lengths: one that lasts past dev's idle time (1 s) lands while wrangler reloads the
+      // Function for the /mcp data written then, and waits for it.
+      await new Promise((r) => setTimeout(r, PAUSES_MS[n % PAUSES_MS.length]));
     }
     return { hugo: HUGO, saves };
   } finally {

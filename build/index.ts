@@ -92,6 +92,13 @@ export interface BuildOptions {
    * Hugo or Astro project.
    */
   sitePages?: 'error' | 'warn';
+  /**
+   * dev --hugo: resolves once the site generator has written the pages of the save being built. The
+   * build reads and renders meanwhile, and waits for it only before it looks at the output folder (the
+   * site-pages check, the write): a page and its index entry are published together, and the build's
+   * own time is no longer added to the generator's.
+   */
+  pagesReady?: () => Promise<void>;
   /** Validate and render, but write nothing. */
   dryRun?: boolean;
   /**
@@ -148,6 +155,12 @@ export interface BuildOptions {
    * thrown, but the output has been replaced: never for an output that is deployed.
    */
   publishFirst?: boolean;
+  /**
+   * dev: the /mcp data of a build served first (`publishFirst`) is handed over instead of written, for
+   * dev to write once saves pause: wrangler rebuilds and reloads the Function when it changes, and holds
+   * every request meanwhile (about a second), which would delay the save after it.
+   */
+  deferMcpData?: (write: () => Promise<void>) => void;
   /** Work out each file's compressed size for the report (on the thread pool, while the build writes). */
   sizes?: boolean;
   /** Called with every output file as soon as they are rendered and valid. */
@@ -318,6 +331,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   ];
   const published = await run.stage('write', async () => {
     if (options.dryRun) return undefined;
+    await options.pagesReady?.();
     const mcp = planned?.mcpData.written ? planned.mcp : undefined;
     return publishOutput(setup, rendered.files, { ...options, ...(mcp && { mcp }) });
   });
@@ -326,7 +340,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   warnings.push(...(planned?.warnings ?? []));
   const recorded = await run.stage('write', async () => {
     if (!options.dryRun) {
-      await publishPrivate(setup, published?.staged ?? (planned?.mcpData.written ? planned.mcp : undefined));
+      const privateFiles = published?.staged ?? (planned?.mcpData.written ? planned.mcp : undefined);
+      if (options.deferMcpData && privateFiles && !('commit' in privateFiles))
+        options.deferMcpData(() => publishPrivate(setup, privateFiles));
+      else await publishPrivate(setup, privateFiles);
     }
     return recordVersions(setup, !options.dryRun);
   });

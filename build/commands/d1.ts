@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli-context.ts';
-import { importGeneration, readD1Manifest, switchGeneration } from '../runtime/d1-import.ts';
+import { importGeneration, importLocally, readD1Manifest } from '../runtime/d1-import.ts';
 import { reportFailure } from './_shared.ts';
 
 interface D1Flags {
@@ -48,14 +48,16 @@ async function runImport(flags: D1Flags, context: CliContext): Promise<number> {
     ...(flags.persistTo && { persistTo: resolve(flags.persistTo) }),
   };
   const label = `${manifest.database}${where.remote ? '' : ' (local)'}`;
-  const result = await importGeneration(manifest, where);
+  const result = where.remote
+    ? await importGeneration(manifest, where)
+    : await importLocally(manifest, where);
   context.print(
     result.imported
       ? `✓ D1 ${label}: imported ${manifest.generation} (${manifest.items} items) in ${(result.ms / 1000).toFixed(1)} s`
       : `✓ D1 ${label}: ${manifest.generation} is imported already`,
   );
-  if (where.remote) return 0;
-  const dropped = await switchGeneration(manifest, where, result.state);
+  if (!('dropped' in result)) return 0;
+  const { dropped } = result;
   context.print(
     `✓ D1 ${label}: ${manifest.generation} is live${dropped.length ? `; dropped ${dropped.join(', ')}` : ''}`,
   );

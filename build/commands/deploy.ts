@@ -173,10 +173,11 @@ async function buildAndUpload(
   // the site switches to them only by being deployed (the Function names its generation).
   const manifest = result.mcp?.backend === 'd1' ? await readD1Manifest(root) : undefined;
   const where: D1Location = { remote: true, root, env };
+  let imported: Awaited<ReturnType<typeof importGeneration>> | undefined;
   if (manifest) {
     await checkDatabaseId(root, manifest.binding);
     context.print(`… D1 import: ${manifest.generation} (${manifest.items} items) into ${manifest.database}`);
-    const imported = await importGeneration(manifest, where);
+    imported = await importGeneration(manifest, where);
     context.print(
       imported.imported
         ? `✓ D1 import: ${manifest.generation} imported in ${(imported.ms / 1000).toFixed(1)} s`
@@ -215,7 +216,8 @@ async function buildAndUpload(
     context.print(`✓ D1: ${manifest.generation} serves the preview ${flags.branch}; production is unchanged`);
     return 0;
   }
-  const dropped = await switchGeneration(manifest, where);
+  // The state read after the import: the switch holds whatever went live since (see switchGeneration).
+  const dropped = await switchGeneration(manifest, where, imported?.state);
   context.print(
     `✓ D1: ${manifest.generation} is live${dropped.length ? `; dropped the tables of ${dropped.join(', ')}` : ''}`,
   );

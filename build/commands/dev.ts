@@ -9,7 +9,7 @@ import { ContentIndexError, formatProblems, isContentIndexError } from '../core/
 import { printable } from '../core/printable.ts';
 import { type BuildOptions, type BuildResult, build } from '../index.ts';
 import { count, incrementalLine } from '../report.ts';
-import { importGeneration, readD1Manifest, switchGeneration } from '../runtime/d1-import.ts';
+import { importLocally as importIntoLocalD1, readD1Manifest } from '../runtime/d1-import.ts';
 import { withDocsPaths } from '../runtime/docs-path.ts';
 import { type HugoWatch, startHugoWatch } from '../runtime/hugo-watch.ts';
 // chokidar loads only when dev runs: every other command starts without it.
@@ -69,6 +69,12 @@ const ROUTING_NUDGE_MS = 300;
 const CACHE_SAVE_MS = 2000;
 /** A build that trusted the watcher is checked against the whole content folder this long after. */
 const VERIFY_MS = 1000;
+/**
+ * The /mcp data is written once dev has built nothing for this long: wrangler rebuilds and reloads the
+ * Function when it changes, holding every request for about a second, which a save in a series of saves
+ * would otherwise wait for (BuildOptions.deferMcpData).
+ */
+const MCP_DATA_IDLE_MS = 1000;
 /** While the content folder is missing, this often dev looks for it to come back. */
 const RETURN_POLL_MS = 250;
 
@@ -146,6 +152,11 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   let firstChange: number | undefined;
   /** dev --hugo: Hugo's watch mode, started before the first build. */
   let pages: HugoWatch | undefined;
+  /**
+   * While a rebuild waits for Hugo's pages: whether a Hugo build ended meanwhile, and whether the rebuild
+   * looked at the output after waiting (then it carries that build's pages).
+   */
+  let carrying: { pages: boolean; ended?: boolean } | undefined;
   /** Stands for "Hugo wrote the pages" among the changes: a rebuild carries them and re-merges static/'s files. */
   const PAGES = join(outDir, '.');
   /** Files only content-index reads: a change to them is built at once, Hugo or not. */
@@ -163,8 +174,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     const manifest = await readD1Manifest(root);
     if (!manifest) return;
     const where = { remote: false, root, env: { ...process.env, ...context.env } };
-    const imported = await importGeneration(manifest, where);
-    await switchGeneration(manifest, where, imported.state);
+    const imported = await importIntoLocalD1(manifest, where);
     if (imported.imported) {
       context.print(
         `✓ D1 (local): ${manifest.generation} imported in ${(imported.ms / 1000).toFixed(1)} s and live`,
@@ -212,10 +222,53 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     }
   };
   let toldMcp = false;
-  const rebuild = async (reason: string, changedFiles?: ReadonlySet<string>): Promise<void> => {
+  /** The /mcp data of the last build, not written yet (see MCP_DATA_IDLE_MS), and that build. */
+  let pendingMcp: { write: () => Promise<void>; result: BuildResult } | undefined;
+  let mcpTimer: NodeJS.Timeout | undefined;
+  const writeMcpDataWhenIdle = (): void => {
+    clearTimeout(mcpTimer);
+    mcpTimer = setTimeout(() => void writeMcpData(), MCP_DATA_IDLE_MS);
+    mcpTimer.unref();
+  };
+  const writeMcpData = async (): Promise<void> => {
+    if (running) return writeMcpDataWhenIdle();
+    clearTimeout(mcpTimer);
+    const pending = pendingMcp;
+    pendingMcp = undefined;
+    if (!pending) return;
+    try {
+      await pending.write();
+      importLocally(pending.result);
+    } catch (error) {
+      const message = isContentIndexError(error)
+        ? formatProblems(error.problems)
+        : error instanceof Error
+          ? error.message
+          : String(error);
+      context.printErr(`✗ the /mcp data could not be written: ${message}; /mcp serves the build before`);
+    }
+  };
+  /** Whether the build published (false: it failed, and the last good build is still served). */
+  const rebuild = async (
+    reason: string,
+    changedFiles?: ReadonlySet<string>,
+    pagesReady?: () => Promise<void>,
+  ): Promise<boolean> => {
     clearTimeout(verifyTimer);
     try {
-      last = await build(changedFiles ? { ...options, changed: changedFiles } : options);
+      let deferred: (() => Promise<void>) | undefined;
+      last = await build({
+        ...options,
+        ...(changedFiles && { changed: changedFiles }),
+        ...(pagesReady && { pagesReady }),
+        deferMcpData: (write) => {
+          deferred = write;
+        },
+      });
+      if (deferred) {
+        pendingMcp = { write: deferred, result: last };
+        writeMcpDataWhenIdle();
+      }
       printWarnings(last.warnings, context);
       context.print(
         `✓ ${reason}: ${count(last.summary.items.total, 'item')} in ${Math.round(last.durationMs)} ms (${incrementalLine(last.incremental)})`,
@@ -227,8 +280,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         );
       }
       if (changedFiles) verifyTimer = setTimeout(() => void verify(), VERIFY_MS).unref();
-      importLocally(last);
       void nudgeRoutingFiles();
+      return true;
     } catch (error) {
       if (isContentIndexError(error)) {
         awaitContentFolder();
@@ -242,6 +295,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         context.printErr(`✗ ${reason}: internal error: ${message}; still serving the last good build`);
         if (flags.debug && error instanceof Error && error.stack) context.printErr(error.stack);
       }
+      return false;
     } finally {
       saveWhenIdle();
     }
@@ -282,19 +336,24 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const flush = async (): Promise<void> => {
     if (running || stopping || changed.size === 0) return;
     running = true;
-    // With Hugo beside it, a save Hugo builds too is published once Hugo has written its pages: a new
-    // page and its index entry are served together, and this build carries Hugo's fresh pages.
-    if (pages && firstChange !== undefined && [...changed.keys()].some((path) => !ownFiles.has(path))) {
-      const content = [...changed.keys()].some((path) => isInside(plan.contentDir, path));
-      await pages.settled(firstChange, content ? CONTENT_PAGES_WAIT_MS : PAGES_WAIT_MS);
-      if (stopping) {
-        running = false;
-        return;
-      }
-    }
+    const since = firstChange;
     const batch = new Map(changed);
     changed.clear();
     firstChange = undefined;
+    // With Hugo beside it, a save Hugo builds too is published once Hugo has written its pages: a new
+    // page and its index entry are served together, and this build carries Hugo's fresh pages. The build
+    // runs meanwhile and waits only before it looks at the output (BuildOptions.pagesReady).
+    let pagesReady: (() => Promise<void>) | undefined;
+    if (pages && since !== undefined && [...batch.keys()].some((p) => p !== PAGES && !ownFiles.has(p))) {
+      const content = [...batch.keys()].some((path) => isInside(plan.contentDir, path));
+      const settled = pages.settled(since, content ? CONTENT_PAGES_WAIT_MS : PAGES_WAIT_MS);
+      carrying = { pages: false };
+      const carried = carrying;
+      pagesReady = async () => {
+        await settled;
+        carried.pages = true;
+      };
+    }
     const files = [...batch.keys()].filter((path) => path !== PAGES);
     try {
       for (const [path, identity] of await identities(files)) seen.set(path, identity);
@@ -302,17 +361,24 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       const edits = [...batch].every(
         ([path, event]) => path === PAGES || (event === 'change' && isInside(plan.contentDir, path)),
       );
-      await rebuild(
+      const built = await rebuild(
         batch.size === 1 && batch.has(PAGES)
           ? 'rebuilt after hugo wrote the pages'
           : `rebuilt after ${reasonFor(root, new Map([...batch].filter(([path]) => path !== PAGES)))}`,
         edits ? new Set(files) : undefined,
+        pagesReady,
       );
+      // A Hugo build that ended meanwhile is in this one, unless it published without looking (recalled).
+      if (carrying?.ended && built && !carrying.pages) {
+        changed.set(PAGES, 'change');
+        firstChange ??= Date.now();
+      }
       if (batch.has(configFile)) {
         plan = planFrom(last?.config ?? (await configOf(root, configFile, context)));
         watcher.update(plan);
       }
     } finally {
+      carrying = undefined;
       running = false;
     }
     setTimeout(() => void recheck(files), RECHECK_MS).unref();
@@ -397,9 +463,13 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     }
     context.print('✓ hugo: pages built; hugo --watch keeps them current');
     pages.onBuilt(() => {
-      // A build dev waits for is carried by the rebuild that follows (this joins its batch); any other
+      // A build a rebuild waits for is carried by that rebuild (it looks at the output after); any other
       // (a layout, static/, Hugo's configuration) gets one of its own, which also merges static/'s
       // _headers and _redirects over Hugo's copies.
+      if (carrying && !carrying.pages) {
+        carrying.ended = true;
+        return;
+      }
       changed.set(PAGES, 'change');
       firstChange ??= Date.now();
       schedule();
@@ -413,6 +483,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   running = true;
   await rebuild('built');
   running = false;
+  // wrangler bundles the data at its start: the first build's goes in at once.
+  await writeMcpData();
 
   let finish: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {
@@ -425,6 +497,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     clearTimeout(saveTimer);
     clearTimeout(verifyTimer);
     clearInterval(returnPoll);
+    // What the next start bundles: the last build's data, not an older one.
+    await writeMcpData();
     await saveCache();
     await watcher.close().catch(() => undefined);
     await Promise.all([wrangler?.stop(), pages?.stop()]);

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { d1Tables, GENERATION_PATTERN, GENERATIONS_TABLE } from '../core/edge/mcp/d1-sql.ts';
 import { ContentIndexError } from '../core/errors.ts';
@@ -63,16 +63,7 @@ export async function importGeneration(
   await execute(manifest, where, ['--file', join(where.root, manifest.sql)]);
   const ms = performance.now() - started;
   const after = await d1State(manifest, where);
-  if (!after.generations.some((g) => g.id === manifest.generation)) {
-    throw new ContentIndexError([
-      {
-        code: 'output_failed',
-        file: `D1 database ${manifest.database}`,
-        message: `the import of ${manifest.generation} did not finish (its completion row is missing); nothing was switched`,
-        hint: 'run the deploy again: an unfinished generation is imported again from the start',
-      },
-    ]);
-  }
+  if (!after.generations.some((g) => g.id === manifest.generation)) throw unfinished(manifest);
   return { imported: true, ms, state: after };
 }
 
@@ -80,31 +71,97 @@ export async function importGeneration(
  * After a successful deploy (or a local import): this generation becomes `live`, the one live before it
  * `previous` (kept: isolates of the deployment being replaced may still be answering, and it allows a
  * one-step rollback), and every other generation's tables are dropped, including those of preview
- * deployments and of imports that never finished. Returns the generations dropped.
+ * deployments and of imports that never finished. Returns the generations dropped. `state` may be one
+ * read before a publish: the switch names no generation but this one, so it holds whatever went live
+ * since, and what `state` did not know of is dropped next time.
  */
 export async function switchGeneration(
   manifest: D1Manifest,
   where: D1Location,
   state?: D1State,
 ): Promise<string[]> {
-  const { generations: known, tables } = state ?? (await d1State(manifest, where));
-  const current = manifest.generation;
-  const live = known.find((g) => g.state === 'live' && g.id !== current)?.id;
-  const ids = new Set([
-    ...known.map((g) => g.id),
-    ...tables.flatMap((name) => /^ci_(g[0-9a-f]{12})_/.exec(name)?.[1] ?? []),
+  const drop = droppable(state ?? (await d1State(manifest, where)), manifest.generation);
+  await execute(manifest, where, [
+    '--command',
+    `${[...dropStatements(drop), ...liveStatements(manifest.generation)].join('; ')};`,
   ]);
-  const drop = [...ids].filter((id) => id !== current && id !== live && GENERATION_PATTERN.test(id)).sort();
-  const statements = [
-    ...drop.flatMap((id) => [
-      ...Object.values(d1Tables(id)).map((table) => `DROP TABLE IF EXISTS ${table}`),
-      `DELETE FROM ${GENERATIONS_TABLE} WHERE id = '${id}'`,
-    ]),
-    ...(live ? [`UPDATE ${GENERATIONS_TABLE} SET state = 'previous' WHERE id = '${live}'`] : []),
+  return drop;
+}
+
+/**
+ * A local import (dev, `d1 import`) in as few wrangler runs as it can (each costs seconds of start-up):
+ * the state, then the import with its switch in one file, then the drops. The switch is conditional on
+ * the completion row, the import's last statement: an import cut short switches nothing, and the
+ * state read in the same run says so.
+ */
+export async function importLocally(
+  manifest: D1Manifest,
+  where: D1Location,
+): Promise<ImportResult & { dropped: string[] }> {
+  const started = performance.now();
+  const current = manifest.generation;
+  const before = await d1State(manifest, where);
+  let state = before;
+  let imported = false;
+  if (!state.generations.some((g) => g.id === current)) {
+    const file = join(where.root, dirname(manifest.sql), 'import-and-switch.sql');
+    const sql = await readFile(join(where.root, manifest.sql), 'utf8');
+    await writeFile(file, `${sql.trimEnd()}\n${liveStatements(current).join(';\n')};\n${STATE_QUERY};\n`);
+    try {
+      state = stateFrom(await execute(manifest, where, ['--file', file, '--json']));
+    } finally {
+      await rm(file, { force: true });
+    }
+    if (!state.generations.some((g) => g.id === current)) throw unfinished(manifest);
+    imported = true;
+  }
+  const ms = performance.now() - started;
+  // From the state before the switch: the generation live then is the one kept as `previous`.
+  const drop = droppable(before, current);
+  const live = state.generations.some((g) => g.id === current && g.state === 'live');
+  if (drop.length > 0 || !live) {
+    await execute(manifest, where, [
+      '--command',
+      `${[...dropStatements(drop), ...(live ? [] : liveStatements(current))].join('; ')};`,
+    ]);
+  }
+  return { imported, ms, dropped: drop };
+}
+
+/** Every generation but this one and the one live (tables of unfinished imports included). */
+function droppable(state: D1State, current: string): string[] {
+  const live = state.generations.find((g) => g.state === 'live' && g.id !== current)?.id;
+  const ids = new Set([
+    ...state.generations.map((g) => g.id),
+    ...state.tables.flatMap((name) => /^ci_(g[0-9a-f]{12})_/.exec(name)?.[1] ?? []),
+  ]);
+  return [...ids].filter((id) => id !== current && id !== live && GENERATION_PATTERN.test(id)).sort();
+}
+
+function dropStatements(ids: readonly string[]): string[] {
+  return ids.flatMap((id) => [
+    ...Object.values(d1Tables(id)).map((table) => `DROP TABLE IF EXISTS ${table}`),
+    `DELETE FROM ${GENERATIONS_TABLE} WHERE id = '${id}'`,
+  ]);
+}
+
+/** `current` live and the one live before it `previous`, only once `current`'s completion row exists. */
+function liveStatements(current: string): string[] {
+  return [
+    `UPDATE ${GENERATIONS_TABLE} SET state = 'previous' WHERE state = 'live' AND id <> '${current}' AND EXISTS (SELECT 1 FROM ${GENERATIONS_TABLE} WHERE id = '${current}')`,
     `UPDATE ${GENERATIONS_TABLE} SET state = 'live' WHERE id = '${current}'`,
   ];
-  await execute(manifest, where, ['--command', `${statements.join('; ')};`]);
-  return drop;
+}
+
+function unfinished(manifest: D1Manifest): ContentIndexError {
+  return new ContentIndexError([
+    {
+      code: 'output_failed',
+      file: `D1 database ${manifest.database}`,
+      message: `the import of ${manifest.generation} did not finish (its completion row is missing); nothing was switched`,
+      hint: 'run the deploy again: an unfinished generation is imported again from the start',
+    },
+  ]);
 }
 
 /** A preview deployment's generation is imported but never made live: production keeps its tables. */
@@ -121,13 +178,15 @@ export interface D1State {
   tables: string[];
 }
 
-/** One wrangler run (each costs seconds of start-up): the generations and the tables together. */
+/** The generations and the tables, in one query (each wrangler run costs seconds of start-up). */
+const STATE_QUERY = `CREATE TABLE IF NOT EXISTS ${GENERATIONS_TABLE} (id TEXT PRIMARY KEY, items INTEGER NOT NULL, state TEXT NOT NULL); SELECT id, state FROM ${GENERATIONS_TABLE}; SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ci\\_g%' ESCAPE '\\'`;
+
 async function d1State(manifest: D1Manifest, where: D1Location): Promise<D1State> {
-  const output = await execute(manifest, where, [
-    '--command',
-    `CREATE TABLE IF NOT EXISTS ${GENERATIONS_TABLE} (id TEXT PRIMARY KEY, items INTEGER NOT NULL, state TEXT NOT NULL); SELECT id, state FROM ${GENERATIONS_TABLE}; SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ci\\_g%' ESCAPE '\\'`,
-    '--json',
-  ]);
+  return stateFrom(await execute(manifest, where, ['--command', STATE_QUERY, '--json']));
+}
+
+/** The state from `--json` output whose last two results are STATE_QUERY's selects. */
+function stateFrom(output: string): D1State {
   const results = (JSON.parse(output.slice(output.indexOf('['))) as { results?: unknown[] }[]).map(
     (r) => r.results ?? [],
   );

@@ -27,6 +27,8 @@ export async function renderOutput(
     allowRemovals?: boolean;
     /** Check the index against the site generator's pages (BuildOptions.sitePages). */
     sitePages?: 'error' | 'warn';
+    /** Awaited before the site-pages check (BuildOptions.pagesReady). */
+    pagesReady?: () => Promise<void>;
     /** A Hugo site (BuildOptions.hugo): a section with no published item has no page of its own. */
     hugo?: unknown;
   },
@@ -148,6 +150,7 @@ async function witnessed(
   rendered: Rendered,
   options: {
     sitePages?: 'error' | 'warn';
+    pagesReady?: () => Promise<void>;
     /** The configuration as published (a Hugo section with no item left out). */
     config: Setup['config'];
     sectionFields: readonly string[] | undefined;
@@ -163,6 +166,7 @@ async function witnessed(
       warnings,
     };
   }
+  await options.pagesReady?.();
   const { stamp, ...sitePages } = await checkSitePages({
     root: setup.root,
     outDir: setup.outDir,

@@ -22,12 +22,26 @@ afterAll(async () => {
   await rm(state, { recursive: true, force: true });
 });
 
+/** wrangler's runs during the last import, one line each (the stand-in forwards local calls to it). */
+async function wranglerRuns(): Promise<string[]> {
+  return (await readFile(join(state, 'wrangler.log'), 'utf8')).trim().split('\n').filter(Boolean);
+}
+
 async function importD1(): Promise<{ code: number; stdout: string; stderr: string }> {
+  await writeFile(join(state, 'wrangler.log'), '');
   try {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
       [join(PROJECT_ROOT, 'bin/content-index.js'), 'd1', 'import', '--persist-to', state],
-      { cwd: site.root, env: WRANGLER_ENV, timeout: 180_000 },
+      {
+        cwd: site.root,
+        env: {
+          ...WRANGLER_ENV,
+          CONTENT_INDEX_WRANGLER: join(PROJECT_ROOT, 'tests/fixtures/wrangler/fake-wrangler.mjs'),
+          FAKE_WRANGLER_LOG: join(state, 'wrangler.log'),
+        },
+        timeout: 180_000,
+      },
     );
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -49,8 +63,14 @@ it('imports each build as a new generation, switches to it, keeps the previous o
       `^✓ D1 content-index \\(local\\): imported ${a} \\(2 items\\) in [\\d.]+ s\\n✓ D1 content-index \\(local\\): ${a} is live\\n$`,
     ),
   );
+  // Each wrangler run costs seconds: the state, then the import with its switch in one file.
+  expect((await wranglerRuns()).map((line) => (line.includes('--file') ? 'file' : 'command'))).toEqual([
+    'command',
+    'file',
+  ]);
   // The same content is the same generation: nothing to write.
   expect((await importD1()).stdout).toContain(`✓ D1 content-index (local): ${a} is imported already`);
+  expect(await wranglerRuns()).toHaveLength(1);
 
   await site.write('content/posts/tercera.es.md', md({ title: 'Tercera entrada', date: '2026-01-03' }));
   const b = await buildGeneration();
@@ -64,6 +84,8 @@ it('imports each build as a new generation, switches to it, keeps the previous o
   await site.write('content/posts/cuarta.es.md', md({ title: 'Cuarta entrada', date: '2026-01-04' }));
   const c = await buildGeneration();
   expect((await importD1()).stdout).toContain(`✓ D1 content-index (local): ${c} is live; dropped ${a}`);
+  // The older generation's tables go in a third run, once the new one is live.
+  expect(await wranglerRuns()).toHaveLength(3);
   expect(await generations(site.root, state)).toEqual({
     states: { [b]: 'previous', [c]: 'live' },
     withTables: [b, c].sort(),

@@ -62,7 +62,7 @@ describe('deploy with the D1 backend', () => {
       'd1 import file',
       'd1 state',
       'pages deploy',
-      'd1 state',
+      // The state read after the import serves the switch: it names no other generation than this one.
       'd1 switch',
     ]);
     expect((await generations(site.root, state)).states).toEqual({ [generation]: 'live' });

@@ -117,6 +117,28 @@ it('serves the build, picks up an edit, keeps the last good build through a brok
   );
 });
 
+it('writes the /mcp data once saves pause, not with each save (wrangler reloads the Function for it)', async () => {
+  const module = join(site.root, '.content-index/worker/mcp-data.mjs');
+  const data = () => readFile(module, 'utf8');
+  for (const title of ['Pausa uno', 'Pausa dos', 'Pausa tres']) {
+    const printed = stdout.length;
+    await site.write('content/posts/pausa.es.md', md({ title }));
+    await until(`the rebuild for ${title}`, async () =>
+      stdout.slice(printed).includes('✓ rebuilt after') ? true : undefined,
+    );
+    expect(await titles()).toContain(title);
+    // Served, and the Function's data not rewritten yet: a save right after is not held by a reload.
+    expect(await data()).not.toContain(title);
+  }
+  await until('the data of the last save, once dev is idle', async () =>
+    (await data()).includes('Pausa tres') ? true : undefined,
+  );
+  expect(await data()).not.toContain('Pausa dos');
+  // (tests/commands/dev-d1.test.ts searches /mcp after a save, through the MCP client.)
+  await site.remove('content/posts/pausa.es.md');
+  await until('the deletion', async () => ((await titles()).includes('Pausa tres') ? undefined : true));
+});
+
 it('serves every one of ten saves by rename and ten in place within a second, naming the file', async () => {
   const file = join(site.root, 'content/posts/primero.es.md');
   const times: number[] = [];
