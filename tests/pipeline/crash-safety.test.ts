@@ -6,13 +6,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { build } from '../../build/index.ts';
 import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
-const HELPER = join(PROJECT_ROOT, 'tests', 'helpers', 'build-until.ts');
+const HELPER = join(PROJECT_ROOT, 'tests', 'helpers', 'build-until.mjs');
 const clock = () => new Date('2026-06-01T00:00:00Z');
 
 /** Builds the site at `root` in a child process that SIGKILLs itself after step `stopAt` (0: never). */
 function buildUntil(root: string, stopAt: number): Promise<{ steps: string[]; signal: string | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', HELPER, root, String(stopAt)], {
+    const child = spawn(process.execPath, [HELPER, root, String(stopAt)], {
       cwd: PROJECT_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
