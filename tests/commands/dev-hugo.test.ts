@@ -98,7 +98,7 @@ describe.skipIf(!HUGO)(`dev --hugo (hugo ${HUGO ?? ''})`, () => {
       return path && (await served(path, 'Hola mundo')) ? true : undefined;
     });
     started = child.pid ? await descendants(child.pid) : [];
-  }, 120_000);
+  });
   afterAll(async () => {
     if (child && child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
@@ -150,7 +150,7 @@ describe.skipIf(!HUGO)(`dev --hugo (hugo ${HUGO ?? ''})`, () => {
     // How fast is a figure of the bench (a timed test fails on a loaded machine); this test holds the order.
     console.info(`dev --hugo: each save's page and index entry served after ${times.join(', ')} ms`);
     expect(stderr).not.toMatch(/internal error|✗|changed since|was not written by content-index/);
-  }, 120_000);
+  });
 
   it('serves the merged static/_redirects while hugo copies it again on every change of static/', async () => {
     await writeFile(
