@@ -160,7 +160,7 @@ export interface BuildOptions {
    * dev to write once saves pause: wrangler rebuilds and reloads the Function when it changes, and holds
    * every request meanwhile (about a second), which would delay the save after it.
    */
-  deferMcpData?: (write: () => Promise<void>) => void;
+  deferMcpData?: (write: () => Promise<void>, mcp: McpOutput) => void;
   /** Work out each file's compressed size for the report (on the thread pool, while the build writes). */
   sizes?: boolean;
   /** Called with every output file as soon as they are rendered and valid. */
@@ -342,7 +342,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     if (!options.dryRun) {
       const privateFiles = published?.staged ?? (planned?.mcpData.written ? planned.mcp : undefined);
       if (options.deferMcpData && privateFiles && !('commit' in privateFiles))
-        options.deferMcpData(() => publishPrivate(setup, privateFiles));
+        options.deferMcpData(() => publishPrivate(setup, privateFiles), privateFiles);
       else await publishPrivate(setup, privateFiles);
     }
     return recordVersions(setup, !options.dryRun);

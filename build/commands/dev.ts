@@ -12,6 +12,7 @@ import { count, incrementalLine } from '../report.ts';
 import { importLocally as importIntoLocalD1, readD1Manifest } from '../runtime/d1-import.ts';
 import { withDocsPaths } from '../runtime/docs-path.ts';
 import { type HugoWatch, startHugoWatch } from '../runtime/hugo-watch.ts';
+import { startMcpDataServer } from '../runtime/mcp-data-server.ts';
 // chokidar loads only when dev runs: every other command starts without it.
 import type { SourceEvent, WatchPlan } from '../runtime/watch-sources.ts';
 import {
@@ -24,6 +25,7 @@ import { FragmentStore } from '../stages/fragment-store.ts';
 import { sourcesUnchanged } from '../stages/items.ts';
 import { DEFAULT_MAX_FILE_BYTES } from '../stages/load.ts';
 import { importConfigModule } from '../stages/load-config.ts';
+import type { McpOutput } from '../stages/mcp-output.ts';
 import { existingFolderProblem, refusedOutput } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
 import { ParseCache } from '../stages/parse-cache.ts';
@@ -222,6 +224,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     }
   };
   let toldMcp = false;
+  const mcpServer = await startMcpDataServer(root);
   /** The /mcp data of the last build, not written yet (see MCP_DATA_IDLE_MS), and that build. */
   let pendingMcp: { write: () => Promise<void>; result: BuildResult } | undefined;
   let mcpTimer: NodeJS.Timeout | undefined;
@@ -230,9 +233,11 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     mcpTimer = setTimeout(() => void writeMcpData(), MCP_DATA_IDLE_MS);
     mcpTimer.unref();
   };
-  const writeMcpData = async (): Promise<void> => {
-    if (running) return writeMcpDataWhenIdle();
+  const writeMcpData = async (atStop = false): Promise<void> => {
+    if (running && !atStop) return writeMcpDataWhenIdle();
     clearTimeout(mcpTimer);
+    // While dev serves the data itself, the module stays the pointer to it until dev stops.
+    if (mcpServer.serving && !atStop) return;
     const pending = pendingMcp;
     pendingMcp = undefined;
     if (!pending) return;
@@ -256,18 +261,21 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   ): Promise<boolean> => {
     clearTimeout(verifyTimer);
     try {
-      let deferred: (() => Promise<void>) | undefined;
+      let deferred: { write: () => Promise<void>; mcp: McpOutput } | undefined;
       last = await build({
         ...options,
         ...(changedFiles && { changed: changedFiles }),
         ...(pagesReady && { pagesReady }),
-        deferMcpData: (write) => {
-          deferred = write;
+        deferMcpData: (write, mcp) => {
+          deferred = { write, mcp };
         },
       });
       if (deferred) {
-        pendingMcp = { write: deferred, result: last };
-        writeMcpDataWhenIdle();
+        pendingMcp = { write: deferred.write, result: last };
+        // Embedded: the Function asks dev for the data, so its module (and wrangler's bundle) never
+        // changes; the module gets the data itself when dev stops.
+        if (deferred.mcp.data) await mcpServer.serve(deferred.mcp.data);
+        else writeMcpDataWhenIdle();
       }
       printWarnings(last.warnings, context);
       context.print(
@@ -497,8 +505,9 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     clearTimeout(saveTimer);
     clearTimeout(verifyTimer);
     clearInterval(returnPoll);
-    // What the next start bundles: the last build's data, not an older one.
-    await writeMcpData();
+    // What the next start (or a wrangler pages dev of its own) bundles: the last build's data itself.
+    await writeMcpData(true);
+    await mcpServer.close();
     await saveCache();
     await watcher.close().catch(() => undefined);
     await Promise.all([wrangler?.stop(), pages?.stop()]);

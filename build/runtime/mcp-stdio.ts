@@ -104,9 +104,11 @@ async function fromLastBuild(options: McpStdioOptions): Promise<{ mcp: LoadedMcp
       { code: 'source_unreadable', file: shown, message: (error as Error).message },
     ]);
   }
-  if (data.backend === 'd1') {
+  if (data.backend === 'd1' || data.backend === 'dev') {
     options.logger.info(
-      'content-index mcp: the last build serves /mcp from D1, which is not reachable from here; building the content in memory',
+      data.backend === 'd1'
+        ? 'content-index mcp: the last build serves /mcp from D1, which is not reachable from here; building the content in memory'
+        : 'content-index mcp: content-index dev is serving this project (its data is not in the module); building the content in memory',
     );
     return fromSources(options, {});
   }

@@ -4,7 +4,7 @@ import { gzip as gzipCallback } from 'node:zlib';
 import type { SiteConfig } from '../core/config/site-config.ts';
 import { type D1Target, d1DataOf } from '../core/edge/mcp/d1-backend.ts';
 import { GENERATION_PLACEHOLDER, joinD1Rows } from '../core/edge/mcp/d1-sql.ts';
-import { embeddedSizeBound, joinEmbedded } from '../core/edge/mcp/embedded.ts';
+import { type EmbeddedData, embeddedSizeBound, joinEmbedded } from '../core/edge/mcp/embedded.ts';
 import {
   MCP_MODULE_PATH,
   MCP_MODULE_TYPES,
@@ -44,6 +44,8 @@ export interface McpOutput {
   backend: 'embedded' | 'd1';
   reason: string;
   files: PrivateFile[];
+  /** The embedded backend's data, as the module exports it (dev serves it to the Function itself). */
+  data?: EmbeddedData;
   /** The Function's data module, uncompressed and compressed. */
   module: { bytes: number; gzipBytes: number };
   /** The Functions' Worker as Cloudflare will measure it (estimate: the tool's code plus the module). */
@@ -68,7 +70,7 @@ interface McpOutputOptions {
 export async function mcpOutput(material: McpMaterial, options: McpOutputOptions): Promise<McpOutput> {
   const { config, configFile, limits } = options;
   const items = material.items.length;
-  let embedded: { module: string; size: EmbeddedSize } | undefined;
+  let embedded: { module: string; data?: EmbeddedData; size: EmbeddedSize } | undefined;
   if (config.mcp.backend !== 'd1') {
     // A site past the ceiling is told so without building a search index it cannot use (at 10,000
     // items that was a third of the build).
@@ -76,9 +78,10 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
     if (atLeast > limits.embeddedModuleBytes) {
       embedded = { module: '', size: { moduleBytes: atLeast, atLeast: true } };
     } else {
-      const module = renderMcpModule(joinEmbedded(material.info, material.items.map(embeddedOf)));
+      const data = joinEmbedded(material.info, material.items.map(embeddedOf));
+      const module = renderMcpModule(data);
       const moduleBytes = Buffer.byteLength(module);
-      embedded = { module, size: { moduleBytes, moduleGzipBytes: (await gzip(module)).length } };
+      embedded = { module, data, size: { moduleBytes, moduleGzipBytes: (await gzip(module)).length } };
     }
   }
   const choice = chooseBackend(config.mcp.backend, embedded?.size, {
@@ -95,6 +98,7 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
       backend: 'embedded',
       reason: choice.reason,
       files: moduleFiles(embedded.module),
+      ...(embedded.data && { data: embedded.data }),
       module: { bytes: embedded.size.moduleBytes, gzipBytes },
       workerGzipBytes: FUNCTIONS_CODE_GZIP_BYTES + gzipBytes,
       problems,

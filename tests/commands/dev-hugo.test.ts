@@ -4,6 +4,7 @@ import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HUGO, type HugoSite, hugoSite, userEnv } from '../helpers/hugo-site.ts';
+import { connectV2Http } from '../helpers/mcp.ts';
 import { freePort } from '../helpers/pages-dev.ts';
 import { md } from '../helpers/site.ts';
 
@@ -110,6 +111,7 @@ describe.skipIf(!HUGO)(`dev --hugo (hugo ${HUGO ?? ''})`, () => {
 
   it('serves each of ten saves (new posts, edits, renames) as its page and index entry together', async () => {
     expect(stdout).toContain('✓ hugo: pages built; hugo --watch keeps them current');
+    const module = await site.read('.content-index/worker/mcp-data.mjs');
     const file = (name: string) => join(site.root, 'content/posts', `${name}.md`);
     const saves: { title: string; save: () => Promise<void>; gone?: string }[] = [];
     for (let i = 0; i < 4; i++)
@@ -150,6 +152,20 @@ describe.skipIf(!HUGO)(`dev --hugo (hugo ${HUGO ?? ''})`, () => {
     // How fast is a figure of the bench (a timed test fails on a loaded machine); this test holds the order.
     console.info(`dev --hugo: each save's page and index entry served after ${times.join(', ')} ms`);
     expect(stderr).not.toMatch(/internal error|✗|changed since|was not written by content-index/);
+    // /mcp, through the Function wrangler bundled at the start and the official client, finds the last
+    // saves: the Function reads dev's data, and its module stayed the same bytes (no reload).
+    expect(await site.read('.content-index/worker/mcp-data.mjs')).toBe(module);
+    const found = await until('the last save in /mcp', async () => {
+      const client = await connectV2Http(`${url}/mcp`);
+      try {
+        const result = await client.callTool('search_content', { query: 'Editado 3' });
+        const items = (result.structuredContent as { items: { title: string }[] }).items;
+        return items.some((item) => item.title === 'Editado 3') ? items : undefined;
+      } finally {
+        await client.close();
+      }
+    });
+    expect(found.map((item) => item.title)).toContain('Editado 3');
   });
 
   it('serves the merged static/_redirects while hugo copies it again on every change of static/', async () => {

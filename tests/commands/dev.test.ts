@@ -117,9 +117,13 @@ it('serves the build, picks up an edit, keeps the last good build through a brok
   );
 });
 
-it('writes the /mcp data once saves pause, not with each save (wrangler reloads the Function for it)', async () => {
+it("serves each save's /mcp data from dev itself: the Function's module never changes, so wrangler never reloads it", async () => {
   const module = join(site.root, '.content-index/worker/mcp-data.mjs');
-  const data = () => readFile(module, 'utf8');
+  const pointer = await readFile(module, 'utf8');
+  const url = /"url": "(http:\/\/127\.0\.0\.1:\d+\/mcp-data)"/.exec(pointer)?.[1];
+  expect(pointer).toContain('"backend": "dev"');
+  expect(url).toBeDefined();
+  const data = async () => (await fetch(url as string)).text();
   for (const title of ['Pausa uno', 'Pausa dos', 'Pausa tres']) {
     const printed = stdout.length;
     await site.write('content/posts/pausa.es.md', md({ title }));
@@ -127,16 +131,55 @@ it('writes the /mcp data once saves pause, not with each save (wrangler reloads 
       stdout.slice(printed).includes('✓ rebuilt after') ? true : undefined,
     );
     expect(await titles()).toContain(title);
-    // Served, and the Function's data not rewritten yet: a save right after is not held by a reload.
-    expect(await data()).not.toContain(title);
+    // The module is the same bytes (wrangler rebuilds and reloads the Function when it changes, holding
+    // every request for about a second); the data it points to is this save's.
+    expect(await readFile(module, 'utf8')).toBe(pointer);
+    expect(await data()).toContain(title);
   }
-  await until('the data of the last save, once dev is idle', async () =>
-    (await data()).includes('Pausa tres') ? true : undefined,
-  );
   expect(await data()).not.toContain('Pausa dos');
-  // (tests/commands/dev-d1.test.ts searches /mcp after a save, through the MCP client.)
+  // The Function asks again on every request: unchanged data is a 304.
+  const first = await fetch(url as string);
+  await first.arrayBuffer();
+  const again = await fetch(url as string, { headers: { 'If-None-Match': first.headers.get('etag') ?? '' } });
+  expect(again.status).toBe(304);
+  // (tests/commands/dev-hugo.test.ts searches /mcp through the Function and the official client.)
   await site.remove('content/posts/pausa.es.md');
   await until('the deletion', async () => ((await titles()).includes('Pausa tres') ? undefined : true));
+});
+
+it("leaves the last build's /mcp data in the module when it stops", async () => {
+  const other = await tempSite({ 'content/posts/uno.es.md': md({ title: 'Uno' }) });
+  try {
+    const port = await freePort();
+    let printed = '';
+    const dev = spawn(
+      process.execPath,
+      [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port)],
+      {
+        cwd: other.root,
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    dev.stdout?.on('data', (c) => (printed += c));
+    dev.stderr?.on('data', (c) => (printed += c));
+    await until(
+      'the second dev server',
+      async () => (printed.includes('✓ serving') ? true : undefined),
+      60_000,
+    );
+    const module = join(other.root, '.content-index/worker/mcp-data.mjs');
+    expect(await readFile(module, 'utf8')).toContain('"backend": "dev"');
+    await other.write('content/posts/dos.es.md', md({ title: 'Dos, al parar' }));
+    await until('the rebuild', async () => (printed.includes('✓ rebuilt after') ? true : undefined));
+    dev.kill('SIGTERM');
+    await new Promise((r) => dev.once('exit', r));
+    const left = await readFile(module, 'utf8');
+    expect(left).toContain('"backend": "embedded"');
+    expect(left).toContain('Dos, al parar');
+  } finally {
+    await other.dispose();
+  }
 });
 
 it('serves every one of ten saves by rename and ten in place within a second, naming the file', async () => {

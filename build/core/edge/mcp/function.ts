@@ -4,7 +4,7 @@ import { GENERATIONS_TABLE } from './d1-sql.ts';
 import { createEmbeddedBackend, sampleBody } from './embedded.ts';
 import { createMcpFetch, McpUnavailable, unavailable } from './http.ts';
 import { warmUpSnippets } from './snippet.ts';
-import { type McpModule, parseMcpModule } from './worker-module.ts';
+import { type DevPointer, type McpModule, parseMcpModule } from './worker-module.ts';
 
 export interface McpFunctionContext {
   request: Request;
@@ -29,7 +29,7 @@ export function createMcpFunction(
   options: McpFunctionOptions = {},
 ): (context: McpFunctionContext) => Promise<Response> {
   const log = options.log ?? (() => undefined);
-  let data: McpModule;
+  let data: McpModule | DevPointer;
   try {
     data = parseMcpModule(module);
   } catch (error) {
@@ -40,6 +40,7 @@ export function createMcpFunction(
       return unavailable(message);
     };
   }
+  if (data.backend === 'dev') return devFunction(data.url, options);
   if (data.backend === 'embedded') {
     const mcp: LoadedMcp = { info: data.info, backend: createEmbeddedBackend(data) };
     const body = sampleBody(data);
@@ -49,6 +50,36 @@ export function createMcpFunction(
     return ({ request, env }) => serve(request, env);
   }
   return d1Function(data, log);
+}
+
+/**
+ * Under `content-index dev`: the data of dev's last build, asked for on each request (a loopback call
+ * answered 304 while nothing changed), and the server set up again when it changed.
+ */
+function devFunction(
+  url: string,
+  options: McpFunctionOptions,
+): (context: McpFunctionContext) => Promise<Response> {
+  let current: { etag: string; serve: (context: McpFunctionContext) => Promise<Response> } | undefined;
+  return async (context) => {
+    let response: Response;
+    try {
+      response = await fetch(url, { headers: current ? { 'If-None-Match': current.etag } : {} });
+    } catch {
+      return unavailable(
+        'content-index dev is not running: its last build served /mcp here; run content-index dev, or content-index build for a module of its own',
+      );
+    }
+    if (response.status === 200) {
+      current = {
+        etag: response.headers.get('etag') ?? '',
+        serve: createMcpFunction(await response.json(), options),
+      };
+    } else if (response.status !== 304 || !current) {
+      return unavailable(`content-index dev answered ${response.status} for the /mcp data`);
+    }
+    return current.serve(context);
+  };
 }
 
 /**

@@ -9,6 +9,18 @@ import { MCP_DATA_FORMAT } from './mcp-data.ts';
  */
 export type McpModule = EmbeddedData | D1Data;
 
+/**
+ * `content-index dev`'s module: where the current data is, not the data. dev writes it once and serves
+ * each build's data from a loopback server, because wrangler rebuilds and reloads the Function whenever
+ * the module changes and holds every request meanwhile (about a second per save).
+ */
+export interface DevPointer {
+  format: typeof MCP_DATA_FORMAT;
+  backend: 'dev';
+  /** http://127.0.0.1:<port>/… on dev's machine. */
+  url: string;
+}
+
 /** Relative to the project root; the Function imports it by this fixed relative path. */
 export const MCP_MODULE_PATH = '.content-index/worker/mcp-data.mjs';
 /** Beside it, so TypeScript reads a one-line declaration instead of parsing megabytes of data. */
@@ -22,7 +34,7 @@ const HEADER =
  * JSON.stringify writes as valid JavaScript; the small structured parts are parsed from JSON, so no key
  * (not even `__proto__`) means anything but itself.
  */
-export function renderMcpModule(data: McpModule): string {
+export function renderMcpModule(data: McpModule | DevPointer): string {
   const parts = Object.entries(data).map(([key, value]) => {
     const literal =
       typeof value === 'string' || typeof value === 'number'
@@ -39,14 +51,19 @@ export const MCP_MODULE_TYPES = `${HEADER}declare const data: unknown;\nexport d
  * Checks an imported module just enough to fail with a clear message instead of a TypeError: a module
  * written by another release of content-index has another format.
  */
-export function parseMcpModule(value: unknown): McpModule {
-  const data = value as Partial<McpModule> | null;
+export function parseMcpModule(value: unknown): McpModule | DevPointer {
+  const data = value as Partial<McpModule> | Partial<DevPointer> | null;
   if (typeof data !== 'object' || data === null || data.format !== MCP_DATA_FORMAT) {
     throw new Error(
       `${MCP_MODULE_PATH} has another format (expected ${MCP_DATA_FORMAT}): it was written by another version of content-index; rebuild the site with content-index build`,
     );
   }
-  if (typeof data.info !== 'object' || (data.backend !== 'embedded' && data.backend !== 'd1')) {
+  if (data.backend === 'dev' && 'url' in data && typeof data.url === 'string') return data as DevPointer;
+  if (
+    !('info' in data) ||
+    typeof data.info !== 'object' ||
+    (data.backend !== 'embedded' && data.backend !== 'd1')
+  ) {
     throw new Error(`${MCP_MODULE_PATH} is incomplete; rebuild the site with content-index build`);
   }
   return data as McpModule;
