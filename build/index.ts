@@ -99,6 +99,11 @@ export interface BuildOptions {
    * own time is no longer added to the generator's.
    */
   pagesReady?: () => Promise<void>;
+  /**
+   * dev --hugo: how long the site-pages check looks again while it finds dead addresses (a page Hugo is
+   * about to write, for a file the build read before its event arrived), before it warns.
+   */
+  pagesPatienceMs?: number;
   /** Validate and render, but write nothing. */
   dryRun?: boolean;
   /**

@@ -65,6 +65,8 @@ const PAGES_WAIT_MS = 1000;
  * begin well after a second, and publishing the index first would list a page not written yet.
  */
 const CONTENT_PAGES_WAIT_MS = 8000;
+/** With --hugo, how long a rebuild looks again for pages Hugo is about to write (BuildOptions.pagesPatienceMs). */
+const PAGES_PATIENCE_MS = 2000;
 /** How long after a rebuild a changed _headers or _redirects is rewritten for wrangler (see nudgeRoutingFiles). */
 const ROUTING_NUDGE_MS = 300;
 /** The parse cache is written this long after the last rebuild. */
@@ -152,6 +154,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const seen = new Map<string, string>();
   /** When the oldest change waiting was seen (what Hugo's next build must start after, with --hugo). */
   let firstChange: number | undefined;
+  /** When the newest change waiting was seen. */
+  let lastChange: number | undefined;
   /** dev --hugo: Hugo's watch mode, started before the first build. */
   let pages: HugoWatch | undefined;
   /**
@@ -266,6 +270,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         ...options,
         ...(changedFiles && { changed: changedFiles }),
         ...(pagesReady && { pagesReady }),
+        ...(pages && { pagesPatienceMs: PAGES_PATIENCE_MS }),
         deferMcpData: (write, mcp) => {
           deferred = { write, mcp };
         },
@@ -344,10 +349,13 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const flush = async (): Promise<void> => {
     if (running || stopping || changed.size === 0) return;
     running = true;
-    const since = firstChange;
+    // The last change's time: Hugo can split one save (a rename's two events) over two of its builds,
+    // and only a build that began after the last event has read all of them.
+    const since = lastChange ?? firstChange;
     const batch = new Map(changed);
     changed.clear();
     firstChange = undefined;
+    lastChange = undefined;
     // With Hugo beside it, a save Hugo builds too is published once Hugo has written its pages: a new
     // page and its index entry are served together, and this build carries Hugo's fresh pages. The build
     // runs meanwhile and waits only before it looks at the output (BuildOptions.pagesReady).
@@ -355,8 +363,14 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     if (pages && since !== undefined && [...batch.keys()].some((p) => p !== PAGES && !ownFiles.has(p))) {
       const content = [...batch.keys()].some((path) => isInside(plan.contentDir, path));
       const settled = pages.settled(since, content ? CONTENT_PAGES_WAIT_MS : PAGES_WAIT_MS);
-      carrying = { pages: false };
-      const carried = carrying;
+      // Content saves only: Hugo has written their pages when its build ends. A static/ change is synced
+      // by Hugo with no such end (dev guesses it from a quiet moment), so the rebuild that follows every
+      // Hugo build stays, and merges whatever copy Hugo wrote late.
+      const contentOnly = [...batch.keys()].every(
+        (path) => path === PAGES || isInside(plan.contentDir, path),
+      );
+      const carried = { pages: false };
+      if (contentOnly) carrying = carried;
       pagesReady = async () => {
         await settled;
         carried.pages = true;
@@ -447,6 +461,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         // Named for what the file is now: events of one save can arrive late and out of order.
         changed.set(path, identity === GONE ? 'unlink' : event === 'unlink' ? 'change' : event);
         firstChange ??= at;
+        lastChange = at;
         schedule();
       });
     },

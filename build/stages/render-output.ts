@@ -29,6 +29,8 @@ export async function renderOutput(
     sitePages?: 'error' | 'warn';
     /** Awaited before the site-pages check (BuildOptions.pagesReady). */
     pagesReady?: () => Promise<void>;
+    /** BuildOptions.pagesPatienceMs. */
+    pagesPatienceMs?: number;
     /** A Hugo site (BuildOptions.hugo): a section with no published item has no page of its own. */
     hugo?: unknown;
   },
@@ -151,6 +153,7 @@ async function witnessed(
   options: {
     sitePages?: 'error' | 'warn';
     pagesReady?: () => Promise<void>;
+    pagesPatienceMs?: number;
     /** The configuration as published (a Hugo section with no item left out). */
     config: Setup['config'];
     sectionFields: readonly string[] | undefined;
@@ -167,26 +170,38 @@ async function witnessed(
     };
   }
   await options.pagesReady?.();
-  const { stamp, ...sitePages } = await checkSitePages({
-    root: setup.root,
-    outDir: setup.outDir,
-    config: options.config,
-    configFile: setup.configPath,
-    ...(options.sectionFields && { sectionFields: options.sectionFields }),
-    branches: items.branches,
-    // The types the site has (a file of it, published or left out): another type's default route says nothing.
-    present: CONTENT_TYPES.filter(
-      (type: ContentType) =>
-        items.items.some(({ facts }) => facts.type === type) ||
-        items.leftOut.some((left) => left.item.split('/')[0] === type),
-    ),
-    translations: items.items.flatMap(({ facts }) =>
-      facts.urls.map((url, i) => ({ url, file: facts.files[i] ?? facts.file })),
-    ),
-    leftOut: items.leftOut,
-    ownPaths: new Set(rendered.files.map((file) => file.path)),
-    mode: options.sitePages,
-    warn: (problems) => warnings.push(...problems),
-  });
+  const mode = options.sitePages;
+  const check = () =>
+    checkSitePages({
+      root: setup.root,
+      outDir: setup.outDir,
+      config: options.config,
+      configFile: setup.configPath,
+      ...(options.sectionFields && { sectionFields: options.sectionFields }),
+      branches: items.branches,
+      // The types the site has (a file of it, published or left out): another type's default route says nothing.
+      present: CONTENT_TYPES.filter(
+        (type: ContentType) =>
+          items.items.some(({ facts }) => facts.type === type) ||
+          items.leftOut.some((left) => left.item.split('/')[0] === type),
+      ),
+      translations: items.items.flatMap(({ facts }) =>
+        facts.urls.map((url, i) => ({ url, file: facts.files[i] ?? facts.file })),
+      ),
+      leftOut: items.leftOut,
+      ownPaths: new Set(rendered.files.map((file) => file.path)),
+      mode,
+      warn: (problems) => warnings.push(...problems),
+    });
+  let result = await check();
+  // dev --hugo: a file the watcher has not reported yet can be read here before Hugo has built its page
+  // (a rename's second event); its address is dead only until Hugo's next build, so look again a while.
+  const patience = Date.now() + (options.pagesPatienceMs ?? 0);
+  while (result.ran && result.deadWarnings > 0 && Date.now() < patience) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    warnings.length = 0;
+    result = await check();
+  }
+  const { stamp, ...sitePages } = result;
   return { sitePages, pagesStamp: stamp, warnings };
 }
