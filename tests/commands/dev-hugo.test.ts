@@ -146,7 +146,10 @@ describe.skipIf(!HUGO)(`dev --hugo (hugo ${HUGO ?? ''})`, () => {
         30_000,
       );
       times.push(Date.now() - saved);
-      expect(await served(path, title), `save ${n}: ${path} when the index listed it\n${stdout}\n${stderr}`).toBe(true);
+      expect(
+        await served(path, title),
+        `save ${n}: ${path} when the index listed it\n${stdout}\n${stderr}`,
+      ).toBe(true);
       if (gone) expect(path).toBe(`/posts/renombrado-${n - 8}/`);
     }
     // How fast is a figure of the bench (a timed test fails on a loaded machine); this test holds the order.
