@@ -112,8 +112,12 @@ it('serves the build, picks up an edit, keeps the last good build through a brok
   expect(await titles()).toEqual(['Primero', 'Segundo, arreglado']);
   await site.remove('content/posts/segundo.es.md');
   await until('the deletion', async () => ((await titles()).length === 1 ? true : undefined));
+  // Named by the watcher's event; on a loaded machine the look at the whole folder dev takes once idle
+  // (a second after a build that trusted the watcher) can find the deletion first, and names the folder.
   await until('the deletion named', async () =>
-    stdout.includes('rebuilt after content/posts/segundo.es.md was deleted') ? true : undefined,
+    /rebuilt after (content\/posts\/segundo\.es\.md was deleted|a change to content:)/.test(stdout)
+      ? true
+      : undefined,
   );
 });
 
@@ -207,7 +211,7 @@ it('serves every one of ten saves by rename and ten in place within a second, na
   expect(stdout).not.toMatch(/sed[X0-9]{6}/); // never the temporary file
   for (const line of rebuilt)
     expect(line).toMatch(
-      /after (a change to )?(content\/posts\/\w+\.es\.md|_headers|_redirects|site\.config\.ts)/,
+      /after (a change to )?(content\/posts\/\w+\.es\.md|_headers|_redirects|site\.config\.ts|content:)/,
     );
 });
 
