@@ -152,9 +152,9 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const changed = new Map<string, SourceEvent>();
   /** Each file's identity when a rebuild last started, to tell later writes from those it saw. */
   const seen = new Map<string, string>();
-  /** When the oldest change waiting was seen (what Hugo's next build must start after, with --hugo). */
+  /** When the oldest change waiting was seen, Hugo's own builds included (the fallback of `lastChange`). */
   let firstChange: number | undefined;
-  /** When the newest change waiting was seen. */
+  /** When the watcher's newest event waiting was seen: what Hugo's build must begin after, with --hugo. */
   let lastChange: number | undefined;
   /** dev --hugo: Hugo's watch mode, started before the first build. */
   let pages: HugoWatch | undefined;
