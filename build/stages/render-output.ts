@@ -10,7 +10,7 @@ import { liveRemovals, type Removals } from '../core/versions/removals.ts';
 import { docsAssets } from './docs-assets.ts';
 import type { Items } from './items.ts';
 import type { Setup } from './setup.ts';
-import { checkSitePages, type SitePagesCheck } from './site-pages.ts';
+import { checkSitePages, type SitePagesCheck, type SitePagesOptions } from './site-pages.ts';
 
 /**
  * The render stage: every output joined from the items' fragments (core/output/render.ts), then held
@@ -170,37 +170,36 @@ async function witnessed(
     };
   }
   await options.pagesReady?.();
-  const mode = options.sitePages;
-  const check = () =>
-    checkSitePages({
-      root: setup.root,
-      outDir: setup.outDir,
-      config: options.config,
-      configFile: setup.configPath,
-      ...(options.sectionFields && { sectionFields: options.sectionFields }),
-      branches: items.branches,
-      // The types the site has (a file of it, published or left out): another type's default route says nothing.
-      present: CONTENT_TYPES.filter(
-        (type: ContentType) =>
-          items.items.some(({ facts }) => facts.type === type) ||
-          items.leftOut.some((left) => left.item.split('/')[0] === type),
-      ),
-      translations: items.items.flatMap(({ facts }) =>
-        facts.urls.map((url, i) => ({ url, file: facts.files[i] ?? facts.file })),
-      ),
-      leftOut: items.leftOut,
-      ownPaths: new Set(rendered.files.map((file) => file.path)),
-      mode,
-      warn: (problems) => warnings.push(...problems),
-    });
-  let result = await check();
+  // Worked out once: the check may run again below, on the same index.
+  const pagesOptions: SitePagesOptions = {
+    root: setup.root,
+    outDir: setup.outDir,
+    config: options.config,
+    configFile: setup.configPath,
+    ...(options.sectionFields && { sectionFields: options.sectionFields }),
+    branches: items.branches,
+    // The types the site has (a file of it, published or left out): another type's default route says nothing.
+    present: CONTENT_TYPES.filter(
+      (type: ContentType) =>
+        items.items.some(({ facts }) => facts.type === type) ||
+        items.leftOut.some((left) => left.item.split('/')[0] === type),
+    ),
+    translations: items.items.flatMap(({ facts }) =>
+      facts.urls.map((url, i) => ({ url, file: facts.files[i] ?? facts.file })),
+    ),
+    leftOut: items.leftOut,
+    ownPaths: new Set(rendered.files.map((file) => file.path)),
+    mode: options.sitePages,
+    warn: (problems) => warnings.push(...problems),
+  };
+  let result = await checkSitePages(pagesOptions);
   // dev --hugo: a file the watcher has not reported yet can be read here before Hugo has built its page
   // (a rename's second event); its address is dead only until Hugo's next build, so look again a while.
   const patience = Date.now() + (options.pagesPatienceMs ?? 0);
   while (result.ran && result.deadWarnings > 0 && Date.now() < patience) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     warnings.length = 0;
-    result = await check();
+    result = await checkSitePages(pagesOptions);
   }
   const { stamp, ...sitePages } = result;
   return { sitePages, pagesStamp: stamp, warnings };
