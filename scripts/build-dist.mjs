@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { readRedoc } from '../build/stages/redoc-bundle.js';
-import { DIST, distState, filesUnder, ROOT, STAMP } from './dist-inputs.mjs';
+import { DIST, distState, filesUnder, ROOT, STAMP, stampText } from './dist-inputs.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -164,16 +164,20 @@ async function main() {
   // then finds the first's build current.
   const release = await lock();
   try {
-    const { current, hash } = await distState();
+    const { current, hash, stamps } = await distState();
     if (!force && current) return;
-    await buildDist(hash);
+    await buildDist(hash, stamps);
   } finally {
     await release();
   }
 }
 
-/** @param {string} hash */
-async function buildDist(hash) {
+/**
+ * @param {string} hash
+ * @param {string | undefined} stamps the inputs' stamps when they were hashed: an input edited during
+ * the build no longer matches them, so the next question hashes again and finds the edit.
+ */
+async function buildDist(hash, stamps) {
   const started = performance.now();
   const staging = `${DIST}.tmp-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
@@ -197,7 +201,7 @@ async function buildDist(hash) {
     await rm(staging, { recursive: true, force: true });
   }
   await mkdir(dirname(STAMP), { recursive: true });
-  await writeFile(STAMP, hash);
+  await writeFile(STAMP, stampText(hash, stamps));
   if (!process.argv.includes('--quiet')) {
     console.error(`dist/ built in ${Math.round(performance.now() - started)} ms`);
   }

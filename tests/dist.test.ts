@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Checkout, copyCheckout } from './helpers/checkout.ts';
 
@@ -72,4 +74,26 @@ it('runs what the sources say in a source checkout: dist/ built or rebuilt first
   const restored = await bin('--help');
   expect(restored.code).toBe(0);
   expect(restored.stdout).toContain('Build a read-only Content Index API');
+
+  // Current dist/ is told from the inputs' stamps without reading them, once they are older than the
+  // window in which a stamp cannot tell a write from none (dist-inputs.mjs RACY_MS): a run then records
+  // them. An edit that keeps the size and sets the modification time back (`sed`, then `touch -d`) still
+  // changes the change time, and is run.
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 2_100));
+  await settle();
+  expect(await bin('--version')).toMatchObject({ code: 0, stderr: '' });
+  // `touch -r`, as a user would: the times copied to the nanosecond, which Node's utimes cannot.
+  const times = join(checkout.root, 'cli-times');
+  await promisify(execFile)('touch', ['-r', cli, times]);
+  const same = original.replace("'Build a read-only", "'Build a READ-only");
+  expect(same).not.toBe(original);
+  expect(same.length).toBe(original.length);
+  await writeFile(cli, same);
+  await promisify(execFile)('touch', ['-r', times, cli]);
+  await settle();
+  const hidden = await bin('--help');
+  expect(hidden.code).toBe(0);
+  expect(hidden.stderr).toContain('content-index: the sources changed since dist/ was built; rebuilding it');
+  expect(hidden.stdout).toContain('Build a READ-only Content Index API');
+  await writeFile(cli, original);
 });
