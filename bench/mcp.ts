@@ -42,6 +42,7 @@ import {
   type WorstRequest,
   worstRequests,
 } from './_mcp-requests.ts';
+import { type CpuProfile, type Span, selfTimes } from './_profile.ts';
 import { writeSite } from './generate-site.ts';
 
 export interface EmbeddedFigures {
@@ -61,7 +62,12 @@ export interface EmbeddedFigures {
   startup: { wallMs: number; cpuMs: number; heapMiB: number; heapKeptMiB: number };
   first: { cpuMs: number; wallMs: number; runs: number[] };
   warm: { calls: number; cpuP50: number; cpuP99: number; wallP50: number; wallP99: number; worstMs: number };
+  /** For each of these targets missed, where that span's CPU went (a run of its own, profiled). */
+  profiles?: Partial<Record<ProfiledSpan, string[]>>;
 }
+
+/** The spans of a sample that can be profiled (bench/_mcp-sample.mjs MCP_SAMPLE_PROFILE). */
+export type ProfiledSpan = 'startup' | 'first' | 'warm';
 
 export interface D1Figures {
   items: number;
@@ -75,6 +81,8 @@ export interface D1Figures {
   first: { cpuMs: number; wallMs: number; runs: number[] };
   /** Of the first call's CPU, the part spent inside the D1 binding (wrangler's proxy, in Node). */
   firstBindingCpuMs: number;
+  /** When the first call's target was missed: where its CPU went. */
+  profiles?: Partial<Record<'first', string[]>>;
   /** Through `wrangler pages dev`, over HTTP. */
   warm: { calls: number; wallP50: number; wallP99: number };
   /**
@@ -266,6 +274,21 @@ async function measureEmbedded(
   const colds: Cold[] = [];
   for (let i = 0; i < options.coldRuns; i++) colds.push(JSON.parse(await sample(['cold', worker, plan])));
   const warm = JSON.parse(await sample(['warm', worker, plan, String(options.warmCalls)])) as Warm;
+  const first = firstFigures(colds);
+  const warmed = warmFigures(warm);
+  const startupCpuMs = median(colds.map((c) => c.startupCpuMs));
+  // A missed target is shown with where that span's CPU goes: one more sample, profiled there.
+  const missed: [ProfiledSpan, boolean][] = [
+    ['startup', startupCpuMs > MCP_TARGETS.startupMs],
+    ['first', first.cpuMs > MCP_TARGETS.firstCallMs],
+    ['warm', warmed.cpuP99 > MCP_TARGETS.warmP99Ms],
+  ];
+  const profiles: Partial<Record<ProfiledSpan, string[]>> = {};
+  for (const [span, miss] of missed) {
+    if (!miss) continue;
+    const args = span === 'warm' ? ['warm', worker, plan, String(options.warmCalls)] : ['cold', worker, plan];
+    profiles[span] = profiledSpan(JSON.parse(await sample(args, span)));
+  }
   return {
     items,
     bodies,
@@ -274,13 +297,20 @@ async function measureEmbedded(
     workerGzipBytes: gzipSync(await readFile(worker)).length,
     startup: {
       wallMs: median(colds.map((c) => c.startupMs)),
-      cpuMs: median(colds.map((c) => c.startupCpuMs)),
+      cpuMs: startupCpuMs,
       heapMiB: median(colds.map((c) => c.heapAfterStartupBytes)) / 2 ** 20,
       heapKeptMiB: median(colds.map((c) => c.heapStartupBytes)) / 2 ** 20,
     },
-    first: firstFigures(colds),
-    warm: warmFigures(warm),
+    first,
+    warm: warmed,
+    ...(Object.keys(profiles).length > 0 && { profiles }),
   };
+}
+
+/** A profiled sample's span, as the functions with the most CPU of their own (bench/_profile.ts). */
+function profiledSpan(output: { profile?: CpuProfile; span?: Span }): string[] {
+  if (!output.profile || !output.span) return [];
+  return selfTimes([output.profile], 12, [output.span]);
 }
 
 async function measureD1(
@@ -326,6 +356,14 @@ async function measureD1(
   }
   const sorted = [...wall].sort((a, b) => a - b);
   const statsSorted = [...stats].sort((a, b) => a - b);
+  const firstBindingCpuMs = median(colds.map((c) => c.firstCallBindingCpuMs));
+  const first = firstFigures(colds);
+  // The Function's part of the first call (the binding's left out, as in the verdict) over its target:
+  // where it goes, the binding's proxy included.
+  const profiles =
+    first.cpuMs - firstBindingCpuMs > MCP_TARGETS.firstCallMs
+      ? { first: profiledSpan(JSON.parse(await sample(['cold', worker, plan, ...d1Args], 'first'))) }
+      : undefined;
   return {
     items,
     bodies,
@@ -334,8 +372,9 @@ async function measureD1(
     importMs,
     executeMs,
     workerGzipBytes: gzipSync(await readFile(worker)).length,
-    first: firstFigures(colds),
-    firstBindingCpuMs: median(colds.map((c) => c.firstCallBindingCpuMs)),
+    first,
+    firstBindingCpuMs,
+    ...(profiles && { profiles }),
     warm: { calls: wall.length, wallP50: percentile(sorted, 0.5), wallP99: percentile(sorted, 0.99) },
     baseline: { wallP50: percentile(statsSorted, 0.5), wallP99: percentile(statsSorted, 0.99) },
   };
@@ -491,6 +530,20 @@ export function mcpRows(figures: McpFigures): string[][] {
 export const MCP_TARGETS = { startupMs: 300, firstCallMs: 8, warmP99Ms: 2, worstRequestMs: 50 } as const;
 
 /** Each target, checked on the figures: one line per site and target, `met` or `MISSED`. */
+const SPAN_NAMES: Record<ProfiledSpan, string> = {
+  startup: 'startup (the global scope)',
+  first: 'the first tools/call',
+  warm: 'the warm calls (the p99 is among them)',
+};
+
+/** A missed target's profile, under its site and span (the profiled run's own figures are not reported). */
+function profileLines(site: string, profiles: Partial<Record<ProfiledSpan, string[]>> | undefined): string[] {
+  return Object.entries(profiles ?? {}).flatMap(([span, lines]) => [
+    `  ${site}, ${SPAN_NAMES[span as ProfiledSpan]} (a target missed; a run of its own, profiled):`,
+    ...(lines ?? []).map((line) => `  ${line}`),
+  ]);
+}
+
 export function mcpVerdicts(figures: McpFigures): string[] {
   const verdict = (value: number, target: number) =>
     `${value.toFixed(value < 10 ? 2 : 1)} ms (≤ ${target}: ${value <= target ? 'met' : 'MISSED'})`;
@@ -504,12 +557,14 @@ export function mcpVerdicts(figures: McpFigures): string[] {
     lines.push(
       `${site}: startup CPU ${verdict(m.startup.cpuMs, MCP_TARGETS.startupMs)}; first tools/call CPU ${verdict(m.first.cpuMs, MCP_TARGETS.firstCallMs)}; warm p99 CPU ${verdict(m.warm.cpuP99, MCP_TARGETS.warmP99Ms)}; module ${(m.moduleBytes / 2 ** 20).toFixed(1)} MiB, heap ${m.startup.heapMiB.toFixed(0)} MiB`,
     );
+    lines.push(...profileLines(site, m.profiles));
   }
   for (const m of figures.d1) {
     const fn = m.first.cpuMs - m.firstBindingCpuMs;
     lines.push(
       `MCP D1 ${label(m)}: first tools/call CPU in the Function ${verdict(fn, MCP_TARGETS.firstCallMs)}; warm p99 wall through pages dev ${m.warm.wallP99.toFixed(1)} ms (≤ 10: ${m.warm.wallP99 <= 10 ? 'met' : 'MISSED'}; the local server alone: ${m.baseline.wallP99.toFixed(1)} ms); import ${(m.importMs / 1000).toFixed(1)} s of ${(m.sqlBytes / 2 ** 20).toFixed(0)} MiB of SQL`,
     );
+    lines.push(...profileLines(`MCP D1 ${label(m)}`, m.profiles));
   }
   for (const f of figures.worst ?? []) {
     const worst = f.requests.reduce(
@@ -538,7 +593,7 @@ function nodeForSamples(): Promise<string> {
   return sampleNode;
 }
 
-async function sample(args: string[]): Promise<string> {
+async function sample(args: string[], profiled?: ProfiledSpan): Promise<string> {
   const profile = process.env.BENCH_MCP_PROFILE;
   if (profile) await mkdir(profile, { recursive: true });
   const node = await nodeForSamples();
@@ -556,6 +611,7 @@ async function sample(args: string[]): Promise<string> {
   return run(node, [...flags, join(ROOT, 'bench/_mcp-sample.mjs'), ...args], ROOT, {
     ...process.env,
     WRANGLER_SEND_METRICS: 'false',
+    ...(profiled && { MCP_SAMPLE_PROFILE: profiled }),
   });
 }
 
