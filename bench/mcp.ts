@@ -564,7 +564,8 @@ export function mcpVerdicts(figures: McpFigures): string[] {
     lines.push(
       `MCP D1 ${label(m)}: first tools/call CPU in the Function ${verdict(fn, MCP_TARGETS.firstCallMs)}; warm p99 wall through pages dev ${m.warm.wallP99.toFixed(1)} ms (≤ 10: ${m.warm.wallP99 <= 10 ? 'met' : 'MISSED'}; the local server alone: ${m.baseline.wallP99.toFixed(1)} ms); import ${(m.importMs / 1000).toFixed(1)} s of ${(m.sqlBytes / 2 ** 20).toFixed(0)} MiB of SQL`,
     );
-    lines.push(...profileLines(`MCP D1 ${label(m)}`, m.profiles));
+    // The profile has the binding's proxy in it (its fetch to workerd): the verdict leaves that out.
+    lines.push(...profileLines(`MCP D1 ${label(m)} (the binding's proxy included)`, m.profiles));
   }
   for (const f of figures.worst ?? []) {
     const worst = f.requests.reduce(
