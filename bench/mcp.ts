@@ -529,7 +529,6 @@ export function mcpRows(figures: McpFigures): string[][] {
 /** The MCP targets (issue 23), each with its figure and verdict. */
 export const MCP_TARGETS = { startupMs: 300, firstCallMs: 8, warmP99Ms: 2, worstRequestMs: 50 } as const;
 
-/** Each target, checked on the figures: one line per site and target, `met` or `MISSED`. */
 const SPAN_NAMES: Record<ProfiledSpan, string> = {
   startup: 'startup (the global scope)',
   first: 'the first tools/call',
@@ -544,6 +543,7 @@ function profileLines(site: string, profiles: Partial<Record<ProfiledSpan, strin
   ]);
 }
 
+/** Each target, checked on the figures: one line per site and target, `met` or `MISSED`. */
 export function mcpVerdicts(figures: McpFigures): string[] {
   const verdict = (value: number, target: number) =>
     `${value.toFixed(value < 10 ? 2 : 1)} ms (≤ ${target}: ${value <= target ? 'met' : 'MISSED'})`;

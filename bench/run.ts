@@ -214,7 +214,7 @@ async function measureDevLoop(
   const site = join(workdir, `dev-${items}${profile ? '-profiled' : ''}`);
   const profiles = profile ? await mkdtemp(join(tmpdir(), 'content-index-dev-profile-')) : undefined;
   const spans: Span[] = [];
-  let figures: DevFigures;
+  let figures: DevFigures | undefined;
   // As the build measurements: past the embedded ceiling (10,000 items) the MCP data goes to D1, and dev
   // imports each build into wrangler's local D1 after the edit is served.
   await writeSite(site, {
@@ -285,6 +285,7 @@ async function measureDevLoop(
     child.kill('SIGTERM');
     // dev stops on SIGTERM and exits by itself: the profiler writes its profiles then.
     await new Promise((r) => child.once('exit', r));
+    if (profiles && figures === undefined) await rm(profiles, { recursive: true, force: true });
   }
   if (profiles) {
     figures.profile = selfTimes(await profilesIn(profiles), 14, spans);

@@ -1,6 +1,6 @@
 // What dist/ is made from, and whether the dist/ on disk was made from the sources as they are now:
 // scripts/build-dist.mjs stamps each build with it, and bin/content-index.js asks it before running
-// dist/ in a source checkout. Kept apart from build-dist.mjs so the question costs only the hashing.
+// dist/ in a source checkout. Kept apart from build-dist.mjs so the question costs only stats or hashing.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
