@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
@@ -13,6 +13,7 @@ import { importLocally as importIntoLocalD1, readD1Manifest } from '../runtime/d
 import { withDocsPaths } from '../runtime/docs-path.ts';
 import { type HugoWatch, startHugoWatch } from '../runtime/hugo-watch.ts';
 import { startMcpDataServer } from '../runtime/mcp-data-server.ts';
+import { newLiteralRedirects, redirectsServed } from '../runtime/redirects-probe.ts';
 // chokidar loads only when dev runs: every other command starts without it.
 import type { SourceEvent, WatchPlan } from '../runtime/watch-sources.ts';
 import {
@@ -69,6 +70,10 @@ const CONTENT_PAGES_WAIT_MS = 8000;
 const PAGES_PATIENCE_MS = 2000;
 /** How long after a rebuild a changed _headers or _redirects is rewritten for wrangler (see nudgeRoutingFiles). */
 const ROUTING_NUDGE_MS = 300;
+/** How long wrangler has to answer a changed _redirects before dev restarts it (see confirmRedirects). */
+const CONFIRM_MS = 5000;
+/** At most this many of a changed _redirects' new rules are asked for. */
+const MAX_PROBED_RULES = 5;
 /** The parse cache is written this long after the last rebuild. */
 const CACHE_SAVE_MS = 2000;
 /** A build that trusted the watcher is checked against the whole content folder this long after. */
@@ -206,25 +211,80 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     })();
   };
 
-  /** The served _headers and _redirects as the last rebuild left them. */
+  /** The _headers and _redirects wrangler was last made to read (see nudgeRoutingFiles). */
   const routing = new Map<string, string>();
-  // wrangler re-reads these files on a change event of the file it watches; a generation switch gives it
-  // one, but when several land together (Hugo copying static/ while a rebuild switches) one can be lost,
-  // and wrangler would serve the old rules until the next switch. Rewriting a changed file in place a
-  // moment later (same bytes, so the generation's record holds) is a change it cannot miss.
+  /** Set when Hugo built: it may have copied static/'s routing files over the build's (see below). */
+  let generatorWrote = false;
+  // wrangler re-reads these files on a change event of the file it watches (chokidar, one inode, events
+  // within 5 ms of another dropped). A generation switch gives it one, but Hugo copies static/'s files
+  // in place (truncate, then write): wrangler can read the file empty between the two, drop the second
+  // event, and serve no rules until the next change. Replacing the file a moment after a rebuild (same
+  // bytes, so the generation's record holds; renamed over, so never read half-written) is one event it
+  // reads whole. A file counts as told only once replaced: when another writer came first, the next
+  // rebuild tries again.
   const nudgeRoutingFiles = async (): Promise<void> => {
+    const force = generatorWrote;
+    generatorWrote = false;
     for (const name of ['_redirects', '_headers']) {
       const file = join(outDir, name);
       const text = await readFile(file, 'utf8').catch(() => undefined);
-      if (text === undefined || routing.get(name) === text) continue;
-      const first = !routing.has(name);
-      routing.set(name, text);
-      if (first) continue;
+      if (text === undefined || (routing.get(name) === text && !force)) continue;
+      if (!routing.has(name)) {
+        // wrangler read this one itself when it started.
+        routing.set(name, text);
+        continue;
+      }
       await new Promise((r) => setTimeout(r, ROUTING_NUDGE_MS));
       if (stopping) return;
-      if ((await readFile(file, 'utf8').catch(() => undefined)) === text) {
-        await writeFile(file, text).catch(() => undefined);
+      if ((await readFile(file, 'utf8').catch(() => undefined)) !== text) continue;
+      if (await replaceWhole(file, text)) routing.set(name, text);
+    }
+    void confirmRedirects();
+  };
+  const probeHost =
+    flags.ip === '0.0.0.0' ? '127.0.0.1' : flags.ip.includes(':') ? `[${flags.ip}]` : flags.ip;
+  const probeOrigin = `http://${probeHost}:${flags.port}`;
+  /** Whether the current wrangler said it is ready. */
+  let wranglerReady = false;
+  /** The _redirects text wrangler was seen answering (or read itself at its start). */
+  let confirmed: string | undefined;
+  let confirming = false;
+  // A watch wrangler lost (two events on its file within its 5 ms throttle, the second the file's
+  // deletion: Hugo's copy, then a switch, on a loaded machine) is not repaired by any write. The new
+  // rules are asked for as a browser would; when wrangler keeps answering the old ones, it is restarted.
+  const confirmRedirects = async (): Promise<void> => {
+    if (confirming) return;
+    confirming = true;
+    try {
+      const file = join(outDir, '_redirects');
+      const text = await readFile(file, 'utf8').catch(() => undefined);
+      if (text === undefined || confirmed === undefined || text === confirmed) {
+        confirmed ??= text;
+        return;
       }
+      const rules = newLiteralRedirects(confirmed, text).slice(0, MAX_PROBED_RULES);
+      while (!wranglerReady && !stopping) await new Promise((r) => setTimeout(r, 200));
+      const deadline = Date.now() + CONFIRM_MS;
+      while (rules.length > 0 && !(await redirectsServed(probeOrigin, rules))) {
+        if (stopping || (await readFile(file, 'utf8').catch(() => undefined)) !== text) return;
+        if (Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 200));
+          continue;
+        }
+        context.printErr(
+          `! wrangler still answers the earlier ${printable(`${outDir}/_redirects`)}: restarting it`,
+        );
+        const old = wrangler;
+        wrangler = undefined;
+        wranglerReady = false;
+        await old?.stop();
+        if (stopping) return;
+        wrangler = serve();
+        break;
+      }
+      confirmed = text;
+    } finally {
+      confirming = false;
     }
   };
   let toldMcp = false;
@@ -486,6 +546,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     }
     context.print('✓ hugo: pages built; hugo --watch keeps them current');
     pages.onBuilt(() => {
+      generatorWrote = true;
       // A build a rebuild waits for is carried by that rebuild (it looks at the output after); any other
       // (a layout, static/, Hugo's configuration) gets one of its own, which also merges static/'s
       // _headers and _redirects over Hugo's copies.
@@ -543,6 +604,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         // wrangler's offline look-up of Request.cf is harmless noise; real errors still come through.
         if (/✘|\[ERROR\]|Address already in use/i.test(line)) context.printErr(`wrangler: ${line.trim()}`);
         if (/Ready on/.test(line)) {
+          wranglerReady = true;
           // /mcp answers 503 (Retry-After) until its tables are in the local D1 (core/edge/mcp/function.ts).
           const pending = importing ? '; /mcp answers 503 until the local D1 import is done' : '';
           context.print(`✓ serving ${url} (watching for changes; Ctrl+C stops)${pending}`);
@@ -552,13 +614,15 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     started.process.stdout?.on('data', forward);
     started.process.stderr?.on('data', forward);
     void started.exited.then((code) => {
-      if (stopping) return;
+      // A wrangler dev restarts on purpose (confirmRedirects) is no longer `wrangler`.
+      if (stopping || wrangler !== started) return;
       context.printErr(`✗ wrangler stopped (exit ${code}); stopping`);
       void stop(code || 1);
     });
     return started;
   };
   wrangler = serve();
+  void confirmRedirects();
   process.once('SIGINT', () => void stop(0));
   process.once('SIGTERM', () => void stop(0));
   // Whatever ends this process, wrangler goes with it (its supervisor also sees its stdin close).
@@ -612,4 +676,20 @@ async function identities(paths: readonly string[]): Promise<Map<string, string>
     }),
   );
   return new Map(entries);
+}
+
+/**
+ * Puts `text` at `file` in one rename from a sibling of the folder it is in (a `trash-` name, which the
+ * next build's recovery deletes if dev is killed in between). False when it could not.
+ */
+async function replaceWhole(file: string, text: string): Promise<boolean> {
+  try {
+    const target = await realpath(file);
+    const staged = join(dirname(dirname(target)), `trash-nudge-${basename(target)}-${process.pid}`);
+    await writeFile(staged, text);
+    await rename(staged, target);
+    return true;
+  } catch {
+    return false;
+  }
 }
