@@ -11,6 +11,7 @@ import type { Problem } from '../core/errors.ts';
 import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
 import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
+import { type BytePiece, bytesOf, pieceLength, SectionReader, StoredBytes } from './stored-bytes.ts';
 
 export interface StoreOptions {
   racyMs?: number;
@@ -62,8 +63,8 @@ export interface LastBuild {
 
 /** Relative to the project root: the store's folder. */
 export const STORE_DIR = `${CACHE_DIR}/items`;
-/** Bumped when what the store's files hold changes form. */
-const STORE_FORMAT = 4;
+/** Bumped when what the store's files hold changes form. 5: each item's D1 rows with their digest. */
+const STORE_FORMAT = 5;
 const INDEX_FILE = 'index.json';
 /** Item records are spread over this many files, so that an edit rewrites one. */
 const SHARDS = 32;
@@ -290,23 +291,39 @@ export class FragmentStore {
       for (const [id, record] of records) byShard.get(shardOf(id))?.push([id, record]);
       this.dirty.clear();
       for (const [shard, kept] of byShard) {
-        const items: string[] = [];
+        const items: (string | BytePiece)[] = [];
         const entries: string[] = [];
         for (const [id, record] of kept) {
           items.push(...encodeRecord(id, record));
           if (record.entry)
             entries.push(`${JSON.stringify([id, record.entryKey()])}\t${this.entryText(record)}\n`);
         }
-        const sections = [items, entries].map((parts) => parts.reduce((n, p) => n + Buffer.byteLength(p), 0));
-        await writeAtomically(join(this.dir, shardFile(shard)), [
-          `${sections.join(' ')}\n`,
-          ...items,
-          ...entries,
-        ]);
-        // Entries still read from the file just replaced are now in memory (entryText above): let it go.
+        const sections = [items, entries].map((parts) => parts.reduce((n, p) => n + pieceLength(p), 0));
+        const header = `${sections.join(' ')}\n`;
+        const file = join(this.dir, shardFile(shard));
+        // Read before the file they are in is replaced; then they are in the new one, at these places.
+        const moved: [StoredBytes, number][] = [];
+        let at = Buffer.byteLength(header);
+        const parts = items.map((part) => {
+          const length = pieceLength(part);
+          if (part instanceof StoredBytes) moved.push([part, at]);
+          at += length;
+          return typeof part === 'string' ? part : bytesOf(part);
+        });
+        await writeAtomically(file, [header, ...parts, ...entries]);
+        // Entries still read from the file just replaced are now in memory (entryText above): let it go,
+        // and hold the new one for the bodies left in it.
         const open = this.shards.get(shard);
-        if (open) closeSync(open.fd);
         this.shards.delete(shard);
+        if (moved.length > 0) {
+          const fd = openSync(file, 'r');
+          for (const [bytes, position] of moved) {
+            bytes.fd = fd;
+            bytes.position = position;
+          }
+          this.shards.set(shard, { fd, at: at, bytes: sections[1] ?? 0 });
+        }
+        if (open) closeSync(open.fd);
       }
     }
     if (this.indexDirty) {
@@ -389,13 +406,10 @@ export class FragmentStore {
           .map(Number);
         if (newline < 0 || !Number.isSafeInteger(itemsBytes) || !Number.isSafeInteger(entriesBytes))
           throw new Error('no header');
-        const items = Buffer.allocUnsafe(itemsBytes);
-        if (readSync(fd, items, 0, items.length, newline + 1) !== items.length) throw new Error('truncated');
         const file = { fd, at: newline + 1 + itemsBytes, bytes: entriesBytes };
         this.shards.set(shard, file);
-        const decoded = decodeShard(items.toString('utf8'), records, (id, entryKey) =>
-          this.storedEntry(shard, id, entryKey),
-        );
+        const items = new SectionReader(fd, newline + 1, newline + 1 + itemsBytes);
+        const decoded = decodeShard(items, records, (id, entryKey) => this.storedEntry(shard, id, entryKey));
         for (const id of decoded) {
           const record = records.get(id);
           if (record?.entry) this.raw.set(record, () => this.storedEntry(shard, id, record.entryKey()));
@@ -499,15 +513,15 @@ interface RecordMeta {
   /** With the embedded share: its type, languages and technologies (its line and postings follow). */
   m?: [type: number, languages: number, technologies: string[]];
   /** With the D1 rows: how many translation and technology rows (item, search, those, the terms follow). */
-  d?: [translations: number, technologies: number, bodies: number];
+  d?: [translations: number, technologies: number, bodies: number, digest?: string];
   z?: ItemFragments['size'];
   /** It has an entry (kept in the shard's entries section). */
   x?: 1;
   n: number[];
 }
 
-function encodeRecord(id: string, record: ItemRecord): string[] {
-  const texts: string[] = [];
+function encodeRecord(id: string, record: ItemRecord): (string | BytePiece)[] {
+  const texts: (string | BytePiece)[] = [];
   const meta: RecordMeta = { id, s: record.sources, e: record.entryKey(), n: [] };
   if (record.changesAt !== undefined) meta.c = record.changesAt;
   if (record.leftOut.length > 0) meta.l = record.leftOut;
@@ -526,41 +540,45 @@ function encodeRecord(id: string, record: ItemRecord): string[] {
     }
     if (f.d1) {
       meta.d = [f.d1.translations.length, f.d1.technologies.length, f.d1.bodies.length];
+      if (f.d1.digest !== undefined) meta.d.push(f.d1.digest);
       texts.push(
         f.d1.item,
         f.d1.search,
         ...f.d1.translations,
         ...f.d1.technologies,
-        ...f.d1.bodies,
+        ...(f.d1.bodies as (string | BytePiece)[]),
         f.d1.terms,
       );
     }
     if (f.size) meta.z = f.size;
   }
-  meta.n = texts.map((t) => t.length);
+  meta.n = texts.map(pieceLength);
   return [`${JSON.stringify(meta)}\n`, ...texts];
 }
 
+/**
+ * The records of a shard's items section. Its texts are measured in bytes: each is decoded alone, but
+ * for the D1 bodies (four fifths of the section at 10,000 items), which stay in the file all the way
+ * into the import (stored-bytes.ts).
+ */
 function decodeShard(
-  text: string,
+  items: SectionReader,
   records: Map<string, ItemRecord>,
   /** Its entry's JSON, as the shard's entries section holds it. */
   entryText: (id: string, entryKey: string) => string,
 ): string[] {
   const read: string[] = [];
-  let at = 0;
-  while (at < text.length) {
-    const newline = text.indexOf('\n', at);
-    if (newline < 0) throw new Error('truncated');
-    const meta = JSON.parse(text.slice(at, newline)) as RecordMeta;
-    at = newline + 1;
+  while (!items.done) {
+    const meta = JSON.parse(items.line()) as RecordMeta;
     let k = 0;
-    const next = () => {
-      const length = meta.n[k++];
-      if (length === undefined || at + length > text.length) throw new Error('truncated');
-      const slice = text.slice(at, at + length);
-      at += length;
-      return slice;
+    const length = () => {
+      const n = meta.n[k++];
+      if (n === undefined) throw new Error('truncated');
+      return n;
+    };
+    const next: Next = {
+      text: () => items.text(length()),
+      bytes: () => items.span(length()),
     };
     const record: ItemRecord = {
       sources: meta.s,
@@ -586,7 +604,16 @@ function decodeShard(
   return read;
 }
 
-function decodeFragments(meta: RecordMeta, next: () => string, entryOf: () => ContentEntry): ItemFragments {
+interface Next {
+  text(): string;
+  bytes(): StoredBytes;
+}
+
+function decodeFragments(
+  meta: RecordMeta,
+  { text: next, bytes }: Next,
+  entryOf: () => ContentEntry,
+): ItemFragments {
   const versions: Record<string, string> = {};
   for (const version of meta.v ?? []) versions[version] = next();
   const llms: ItemFragments['llms'] = {};
@@ -613,7 +640,7 @@ function decodeFragments(meta: RecordMeta, next: () => string, entryOf: () => Co
     } as EmbeddedItem;
   }
   if (meta.d) {
-    const [translations, technologies, bodies] = meta.d;
+    const [translations, technologies, bodies, digest] = meta.d;
     const d1: D1ItemRows = {
       item: next(),
       search: next(),
@@ -624,8 +651,9 @@ function decodeFragments(meta: RecordMeta, next: () => string, entryOf: () => Co
     };
     for (let i = 0; i < translations; i++) d1.translations.push(next());
     for (let i = 0; i < technologies; i++) d1.technologies.push(next());
-    for (let i = 0; i < bodies; i++) d1.bodies.push(next());
+    for (let i = 0; i < bodies; i++) d1.bodies.push(bytes());
     d1.terms = next();
+    if (digest !== undefined) d1.digest = digest;
     fragments.d1 = d1;
   }
   if (meta.z) fragments.size = meta.z;
@@ -703,7 +731,7 @@ function shardOf(id: string): number {
   return (hash >>> 0) % SHARDS;
 }
 
-async function writeAtomically(file: string, parts: readonly string[]): Promise<void> {
+async function writeAtomically(file: string, parts: readonly (string | Uint8Array)[]): Promise<void> {
   const staging = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(staging, chunks(parts));
@@ -715,17 +743,18 @@ async function writeAtomically(file: string, parts: readonly string[]): Promise<
 }
 
 /** The parts joined into pieces of about 256 KiB: a shard is megabytes, never joined into one string. */
-function* chunks(parts: readonly string[]): Generator<string> {
-  let batch: string[] = [];
+function* chunks(parts: readonly (string | Uint8Array)[]): Generator<Uint8Array> {
+  let batch: Uint8Array[] = [];
   let length = 0;
   for (const part of parts) {
-    batch.push(part);
-    length += part.length;
+    const bytes = typeof part === 'string' ? Buffer.from(part) : part;
+    batch.push(bytes);
+    length += bytes.length;
     if (length >= 256 * 1024) {
-      yield batch.join('');
+      yield Buffer.concat(batch, length);
       batch = [];
       length = 0;
     }
   }
-  if (batch.length > 0) yield batch.join('');
+  if (batch.length > 0) yield Buffer.concat(batch, length);
 }

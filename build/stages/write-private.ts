@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { access, copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { MCP_MODULE_PATH } from '../core/edge/mcp/worker-module.ts';
 import type { PrivateFile } from './mcp-output.ts';
@@ -8,6 +8,7 @@ import { inspect } from './output/generations.ts';
 import { outputPlace } from './output/place.ts';
 import { markState, parseMark, processMark } from './output/process-mark.ts';
 import { walkTree } from './output/tree.ts';
+import { bytesOf, writePieces } from './stored-bytes.ts';
 
 /** The tool's folders in the project's private `.content-index/` that the MCP output owns. */
 export const MCP_PRIVATE_DIRS = ['.content-index/worker', '.content-index/d1'] as const;
@@ -63,7 +64,7 @@ export async function stagePrivateFiles(
       await mkdir(dirname(target), { recursive: true });
       const temporary = `${target}.${randomBytes(4).toString('hex')}.tmp`;
       staged.push({ temporary, target });
-      await writeFile(temporary, file.content);
+      await writeContent(temporary, file.content);
     }
   } catch (error) {
     await discard();
@@ -171,10 +172,10 @@ export async function privateFilesAre(root: string, files: readonly PrivateFile[
 }
 
 /** Whether the file's bytes are `content`: a text compared whole, pieces (the D1 import) by their digest. */
-async function holds(path: string, content: string | Iterable<string>): Promise<boolean> {
+async function holds(path: string, content: PrivateFile['content']): Promise<boolean> {
   if (typeof content === 'string') return (await readFile(path, 'utf8').catch(() => undefined)) === content;
   const wanted = createHash('sha256');
-  for (const piece of content) wanted.update(piece);
+  for (const piece of content) wanted.update(bytesOf(piece));
   const found = createHash('sha256');
   try {
     for await (const chunk of createReadStream(path)) found.update(chunk as Buffer);
@@ -202,4 +203,15 @@ export async function countOtherFiles(root: string, outDir: string, staticDir?: 
     for (const entry of walkTree(staticDir).values()) if (entry.kind === 'file') count++;
   }
   return count;
+}
+
+/** Writes a text, or pieces of bytes (stored-bytes.ts: stored ones read straight into the write buffer). */
+async function writeContent(path: string, content: PrivateFile['content']): Promise<void> {
+  if (typeof content === 'string') return writeFile(path, content);
+  const handle = await open(path, 'w');
+  try {
+    await writePieces(handle, content);
+  } finally {
+    await handle.close();
+  }
 }

@@ -6,6 +6,7 @@ import { isContentIndexError } from '../../build/core/errors.ts';
 import type { SerializerRegistry } from '../../build/core/serializers/registry.ts';
 import { type BuildOptions, type BuildResult, build, SERIALIZERS } from '../../build/index.ts';
 import { FragmentStore } from '../../build/stages/fragment-store.ts';
+import { bytesOf } from '../../build/stages/stored-bytes.ts';
 import { V2 } from '../fixtures/v2/serializer.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
 import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
@@ -97,7 +98,7 @@ function mcpFiles(result: BuildResult): Record<string, string> {
   return Object.fromEntries(
     (result.mcp?.files ?? []).map((f) => [
       f.path,
-      typeof f.content === 'string' ? f.content : [...f.content].join(''),
+      typeof f.content === 'string' ? f.content : Buffer.concat(f.content.map(bytesOf)).toString('utf8'),
     ]),
   );
 }
@@ -293,6 +294,54 @@ describe('an incremental build gives the bytes of a build from nothing', () => {
       expect(result?.incremental).toMatchObject({ unchanged: false, redone: 0 });
     });
   }
+});
+
+describe('a kept store (as dev keeps it between builds)', () => {
+  it('gives the bytes of a build from nothing after it saved, its bodies read from the files it wrote', async () => {
+    // The item store leaves the D1 rows of the bodies in its files (stored-bytes.ts) and points them at
+    // the file it writes in place of one. Forty posts: post/nota-02 shares its file with post/nota-28.
+    const posts: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) {
+      const n = String(i).padStart(2, '0');
+      posts[`content/posts/nota-${n}.es.md`] = md(
+        { title: `Nota ${n}`, date: `2025-01-${String((i % 28) + 1).padStart(2, '0')}` },
+        `El cuerpo número ${n}, con acentos: señal, ${'texto '.repeat(i + 1)}fin.\n`,
+      );
+    }
+    site = await tempSite(
+      { ...posts, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` },
+      {
+        ...FIXTURE_CONFIG,
+        mcp: { backend: 'd1' },
+      },
+    );
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE };
+    await build({ root: s.root, ...options });
+    const store = FragmentStore.open(s.root);
+    const kept = (): BuildOptions => ({ ...options, store });
+    const edit = (n: string, title: string) =>
+      s.write(
+        `content/posts/nota-${n}.es.md`,
+        md({ title, date: '2025-02-01' }, `Nuevo cuerpo de ${title}.\n`),
+      );
+
+    await edit('02', 'Nota dos editada');
+    let result = await sameAsCold(s, kept());
+    expect(result?.incremental.redoneItems).toEqual(['post/nota-02']);
+    // Its file rewritten: post/nota-28's body, still in the old file, is now in the new one.
+    await store.save();
+    await edit('00', 'Nota cero editada');
+    result = await sameAsCold(s, kept());
+    expect(result?.incremental.redoneItems).toEqual(['post/nota-00']);
+    expect((await privateFiles(s.root))['.content-index/d1/import.sql']).toContain(
+      `El cuerpo número 28, con acentos: señal, ${'texto '.repeat(29)}fin.`,
+    );
+    await store.save();
+    await edit('28', 'Nota veintiocho editada');
+    result = await sameAsCold(s, kept());
+    expect(result?.incremental.redoneItems).toEqual(['post/nota-28']);
+  });
 });
 
 describe('a build checked against the site generator’s pages', () => {

@@ -9,6 +9,7 @@ import { FragmentStore } from '../../build/stages/fragment-store.ts';
 import { sourcesUnchanged } from '../../build/stages/items.ts';
 import { DEFAULT_MAX_FILE_BYTES } from '../../build/stages/load.ts';
 import { CACHE_DIR, ParseCache } from '../../build/stages/parse-cache.ts';
+import { bytesOf } from '../../build/stages/stored-bytes.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
 import { FIXTURE_CONFIG, md, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -57,7 +58,8 @@ async function outcome(options: BuildOptions): Promise<Outcome> {
     ok: true,
     tree: await snapshotDir(result.outDir),
     mcp: (result.mcp?.files ?? []).map(
-      (f) => `${f.path}\n${typeof f.content === 'string' ? f.content : [...f.content].join('')}`,
+      (f) =>
+        `${f.path}\n${typeof f.content === 'string' ? f.content : Buffer.concat(f.content.map(bytesOf)).toString('utf8')}`,
     ),
   };
 }

@@ -171,7 +171,7 @@ function flatRows(mcp: McpItem): D1ItemRows {
     item: flat(rows.item),
     translations: rows.translations.map(flat),
     technologies: rows.technologies.map(flat),
-    bodies: rows.bodies.map(flat),
+    bodies: rows.bodies.map((row) => (typeof row === 'string' ? flat(row) : row)),
     search: narrow(rows.search),
     terms: narrow(rows.terms),
   };

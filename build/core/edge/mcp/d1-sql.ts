@@ -69,32 +69,30 @@ export function languageToken(bit: number): string {
   return `lang${bit}`;
 }
 
-/**
- * D1 refuses statements over 100,000 bytes; rows are grouped into INSERTs under 30,000 UTF-16 units,
- * at most 90,000 bytes of UTF-8 whatever the script.
- */
-const STATEMENT_UNITS = 30_000;
+/** Rows are grouped into INSERTs of about this many bytes (D1 refuses statements over 100,000). */
+const STATEMENT_BYTES = 30_000;
 
-/**
- * The whole import, as SQL text: `{{generation}}` stands where the generation goes, so the caller can
- * name the generation after a hash of this very text (same content, same generation, no re-import).
- */
-export function d1ImportSql(prepared: McpPrepared): D1Import {
+/** The whole import, its tables named after `generation`. */
+export function d1ImportSql(prepared: McpPrepared, generation: string): D1Import {
   return joinD1Rows(
     prepared.entries.map((entry, pos) =>
       d1ItemRows({ entry, document: prepared.documents[pos] as SearchDocument }),
     ),
+    generation,
   );
 }
 
-/** The import of the entries' rows ({@link d1ItemRows}), in index order: their positions are their places. */
-export function joinD1Rows(entries: readonly D1ItemRows[]): D1Import {
-  const t = d1Tables(GENERATION_PLACEHOLDER);
-  const out: string[] = [
+/**
+ * The import of the entries' rows ({@link d1ItemRows}), in index order: their positions are their
+ * places. `generation` names its tables: the build names it after the rows (stages/mcp-output.ts).
+ */
+export function joinD1Rows(entries: readonly D1ItemRows[], generation: string): D1Import {
+  const t = d1Tables(generation);
+  const out: SqlStatement[] = [
     `-- content-index ${MCP_DATA_FORMAT}: the MCP tables of one build (${entries.length} items). Written by content-index build; imported by content-index d1 import and deploy.`,
     `CREATE TABLE IF NOT EXISTS ${GENERATIONS_TABLE} (id TEXT PRIMARY KEY, items INTEGER NOT NULL, state TEXT NOT NULL);`,
     // A generation cut short by an earlier attempt is started again from nothing.
-    `DELETE FROM ${GENERATIONS_TABLE} WHERE id = '${GENERATION_PLACEHOLDER}';`,
+    `DELETE FROM ${GENERATIONS_TABLE} WHERE id = '${generation}';`,
     ...Object.values(t).map((table) => `DROP TABLE IF EXISTS ${table};`),
     `CREATE TABLE ${t.items} (pos INTEGER PRIMARY KEY, type INTEGER NOT NULL, languages INTEGER NOT NULL, item TEXT NOT NULL, date TEXT, tags TEXT NOT NULL);`,
     `CREATE TABLE ${t.translations} (pos INTEGER NOT NULL, lang TEXT NOT NULL, title TEXT NOT NULL, description TEXT, tags TEXT NOT NULL, url TEXT, PRIMARY KEY (pos, lang)) WITHOUT ROWID;`,
@@ -124,11 +122,11 @@ export function joinD1Rows(entries: readonly D1ItemRows[]): D1Import {
   );
   const vocabulary = new Set<string>();
   entries.forEach((rows, pos) => {
-    items.add(pos, `(${pos}${rows.item}`);
-    for (const row of rows.translations) translations.add(pos, `(${pos}${row}`);
-    for (const row of rows.bodies) bodies.add(pos, `(${pos}${row}`);
+    items.add(pos, `(${pos}`, rows.item);
+    for (const row of rows.translations) translations.add(pos, `(${pos}`, row);
+    for (const row of rows.bodies) bodies.add(pos, `(${pos}`, row);
     for (const name of rows.technologies) technologies.add(pos, `(${name}, ${pos})`);
-    search.add(pos, `(${pos}${rows.search}`);
+    search.add(pos, `(${pos}`, rows.search);
     if (rows.terms !== '') for (const term of rows.terms.split(' ')) vocabulary.add(term);
   });
   const terms = new Inserts(`INSERT INTO ${t.terms} (key, position, term) VALUES`, oversized);
@@ -143,7 +141,7 @@ export function joinD1Rows(entries: readonly D1ItemRows[]): D1Import {
   );
   // Last: its presence says every statement above ran.
   out.push(
-    `INSERT INTO ${GENERATIONS_TABLE} (id, items, state) VALUES ('${GENERATION_PLACEHOLDER}', ${entries.length}, 'ready');`,
+    `INSERT INTO ${GENERATIONS_TABLE} (id, items, state) VALUES ('${generation}', ${entries.length}, 'ready');`,
   );
   return { statements: out, oversized: [...oversized].sort((a, b) => a - b) };
 }
@@ -156,12 +154,21 @@ export function joinD1Rows(entries: readonly D1ItemRows[]): D1Import {
 export interface D1ItemRows {
   item: string;
   translations: string[];
-  bodies: string[];
+  /**
+   * Most of an item's rows by far (its texts): as the build made them, or as bytes the item store keeps
+   * (stages/stored-bytes.ts), which go into the import without being decoded, or read at all here.
+   */
+  bodies: (string | ByteSpan)[];
   /** Each technology's name as a SQL literal. */
   technologies: string[];
   search: string;
   /** Every term of its search row, each once, separated by spaces (terms hold no space). */
   terms: string;
+  /**
+   * A digest of the texts above, set by the build when it first names a generation after them and
+   * kept with them (stages/fragment-store.ts): an unchanged item's rows are not hashed again.
+   */
+  digest?: string;
 }
 
 /**
@@ -226,57 +233,92 @@ function termRows(term: string): readonly string[] {
   return made;
 }
 
+/** Bytes of UTF-8 SQL the caller holds (or keeps in a file): only their count matters here. */
+export interface ByteSpan {
+  readonly length: number;
+}
+
+/** One statement: its text, or its pieces in order (bytes where a row came as bytes). */
+export type SqlStatement = string | readonly (string | ByteSpan)[];
+
 export interface D1Import {
   /**
-   * The SQL, one statement after another, each followed by a line break; with
-   * {@link GENERATION_PLACEHOLDER} where the generation goes. Kept apart: at 10,000 items the import is
-   * over 12 MiB, which the build writes piece by piece instead of joining it into one string (twice).
+   * The SQL, one statement after another, each followed by a line break. Kept apart: at 10,000 items
+   * the import is tens of MiB, which the build writes piece by piece instead of joining it.
    */
-  statements: string[];
+  statements: SqlStatement[];
   /** Entries whose row alone passes D1's 100 KB statement limit: the import would fail on them. */
   oversized: number[];
 }
 
-/** Replaced by the generation once the SQL text is known (see {@link d1ImportSql}). */
-export const GENERATION_PLACEHOLDER = '{{generation}}';
-
 /** One table's INSERT statements, rows grouped under D1's statement limit as they come. */
 class Inserts {
-  private readonly statements: string[] = [];
-  private batch: string[] = [];
-  private units = 0;
+  private readonly statements: SqlStatement[] = [];
+  private batch: (string | ByteSpan)[] = [];
+  private bytes = 0;
+  private readonly headBytes: number;
 
   constructor(
     private readonly head: string,
     /** Entries whose row alone passes D1's 100 KB statement limit (their position, -1 for the terms). */
     private readonly oversized: Set<number>,
-  ) {}
-
-  add(pos: number, row: string): void {
-    if (row.length > STATEMENT_UNITS && utf8Bytes(row) + this.head.length > MAX_STATEMENT_BYTES)
-      this.oversized.add(pos);
-    if (this.batch.length > 0 && this.units + row.length > STATEMENT_UNITS) this.flush();
-    this.batch.push(row);
-    this.units += row.length + 2;
+  ) {
+    this.headBytes = utf8Length(head) + 2;
   }
 
-  finish(): string[] {
+  /** A row: its start, and the rest of it when that is kept apart (an item's kept texts). */
+  add(pos: number, start: string, rest?: string | ByteSpan): void {
+    const bytes =
+      utf8Length(start) +
+      (rest === undefined ? 0 : typeof rest === 'string' ? utf8Length(rest) : rest.length);
+    if (bytes + this.headBytes > MAX_STATEMENT_BYTES) this.oversized.add(pos);
+    if (this.batch.length > 0 && this.bytes + bytes > STATEMENT_BYTES) this.flush();
+    this.batch.push(this.batch.length === 0 ? `${this.head}\n${start}` : `,\n${start}`);
+    if (rest !== undefined) this.batch.push(rest);
+    this.bytes += bytes + 2;
+  }
+
+  finish(): SqlStatement[] {
     if (this.batch.length > 0) this.flush();
     return this.statements;
   }
 
   private flush(): void {
-    this.statements.push(`${this.head}\n${this.batch.join(',\n')};`);
+    this.batch.push(';');
+    // Neighbouring texts as one: a statement is then a string unless a row came as bytes.
+    const pieces: (string | ByteSpan)[] = [];
+    let text = '';
+    for (const piece of this.batch) {
+      if (typeof piece === 'string') text += piece;
+      else {
+        if (text !== '') pieces.push(text);
+        pieces.push(piece);
+        text = '';
+      }
+    }
+    if (pieces.length > 0) pieces.push(text);
+    this.statements.push(pieces.length === 0 ? text : pieces);
     this.batch = [];
-    this.units = 0;
+    this.bytes = 0;
   }
 }
 
 /** D1's statement limit. */
 export const MAX_STATEMENT_BYTES = 100_000;
 
-function utf8Bytes(text: string): number {
-  return new TextEncoder().encode(text).length;
+/** The length of `text` in UTF-8, without encoding it (a lone surrogate counts as U+FFFD, 3 bytes). */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code < 0xdc00 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2;
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
 }
 
 /**

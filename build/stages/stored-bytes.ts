@@ -1,0 +1,139 @@
+import { readSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+
+/**
+ * Bytes a build leaves in a file it holds open instead of reading them: the D1 rows of the items'
+ * bodies, four fifths of the item store at 10,000 items, go from the store's file into the D1 import
+ * without ever being held in memory (fragment-store.ts, mcp-output.ts). Memory a build touches is what
+ * costs on a machine short of it; reading 150 MB into new buffers took longer than the rest of the
+ * load stage.
+ */
+export class StoredBytes {
+  constructor(
+    /** The open file (the item store moves it to the file it writes in place of this one). */
+    public fd: number,
+    public position: number,
+    readonly length: number,
+  ) {}
+}
+
+export type BytePiece = Uint8Array | StoredBytes;
+
+/** The piece's bytes: read from its file when stored there. */
+export function bytesOf(piece: string | BytePiece): Uint8Array {
+  if (typeof piece === 'string') return Buffer.from(piece);
+  if (!(piece instanceof StoredBytes)) return piece;
+  const bytes = Buffer.allocUnsafe(piece.length);
+  readAll(piece.fd, bytes, 0, piece.length, piece.position);
+  return bytes;
+}
+
+export function pieceLength(piece: string | BytePiece): number {
+  return typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
+}
+
+function readAll(fd: number, into: Uint8Array, offset: number, length: number, position: number): void {
+  let done = 0;
+  while (done < length) {
+    const read = readSync(fd, into, offset + done, length - done, position + done);
+    if (read === 0) throw new Error('a stored text ends early (its file was changed)');
+    done += read;
+  }
+}
+
+/**
+ * A section of an open file read front to back through one reusable buffer: lines and texts decoded
+ * as they come, spans left in the file.
+ */
+export class SectionReader {
+  private buffer = Buffer.allocUnsafe(1 << 20);
+  /** The buffer holds the file's bytes [start, start + filled). */
+  private start: number;
+  private filled = 0;
+  /** The next byte to read, as a position in the file. */
+  position: number;
+
+  constructor(
+    private readonly fd: number,
+    from: number,
+    private readonly end: number,
+  ) {
+    this.start = from;
+    this.position = from;
+  }
+
+  get done(): boolean {
+    return this.position >= this.end;
+  }
+
+  /** The text up to the next line break (which is passed). */
+  line(): string {
+    for (;;) {
+      const at = this.buffer.indexOf(10, this.position - this.start);
+      if (at >= 0 && at < this.filled) {
+        const text = this.buffer.toString('utf8', this.position - this.start, at);
+        this.position = this.start + at + 1;
+        return text;
+      }
+      if (this.start + this.filled >= this.end) throw new Error('truncated');
+      // No line break in what is buffered: keep what is left, read more (a larger buffer if full).
+      this.refill(this.filled - (this.position - this.start) + 1);
+    }
+  }
+
+  /** The next `length` bytes, decoded. */
+  text(length: number): string {
+    if (this.position + length > this.end) throw new Error('truncated');
+    if (this.position + length > this.start + this.filled) this.refill(length);
+    const from = this.position - this.start;
+    this.position += length;
+    return this.buffer.toString('utf8', from, from + length);
+  }
+
+  /** The next `length` bytes, left in the file. */
+  span(length: number): StoredBytes {
+    if (this.position + length > this.end) throw new Error('truncated');
+    const span = new StoredBytes(this.fd, this.position, length);
+    this.position += length;
+    return span;
+  }
+
+  /** Reads from `position` on, at least `needed` bytes (the buffer grown if it must). */
+  private refill(needed: number): void {
+    if (needed > this.buffer.length)
+      this.buffer = Buffer.allocUnsafe(Math.max(needed, this.buffer.length * 2));
+    this.start = this.position;
+    const length = Math.min(this.buffer.length, this.end - this.start);
+    readAll(this.fd, this.buffer, 0, length, this.start);
+    this.filled = length;
+  }
+}
+
+/**
+ * Writes the pieces in order through one reusable buffer: stored bytes read straight into it, nothing
+ * of the whole held at once.
+ */
+export async function writePieces(handle: FileHandle, pieces: readonly BytePiece[]): Promise<void> {
+  const buffer = Buffer.allocUnsafe(4 << 20);
+  let used = 0;
+  const flush = async () => {
+    let written = 0;
+    while (written < used) written += (await handle.write(buffer, written, used - written)).bytesWritten;
+    used = 0;
+  };
+  for (const piece of pieces) {
+    if (piece.length > buffer.length) {
+      await flush();
+      const bytes = bytesOf(piece);
+      let written = 0;
+      while (written < bytes.length)
+        written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten;
+      continue;
+    }
+    if (used + piece.length > buffer.length) await flush();
+    if (piece instanceof StoredBytes) readAll(piece.fd, buffer, used, piece.length, piece.position);
+    else buffer.set(piece, used);
+    used += piece.length;
+  }
+  await flush();
+}
