@@ -11,7 +11,14 @@ import type { Problem } from '../core/errors.ts';
 import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
 import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
-import { type BytePiece, bytesOf, pieceLength, SectionReader, StoredBytes } from './stored-bytes.ts';
+import {
+  type BytePiece,
+  bytesOf,
+  pieceLength,
+  type Scratch,
+  SectionReader,
+  StoredBytes,
+} from './stored-bytes.ts';
 
 export interface StoreOptions {
   racyMs?: number;
@@ -388,6 +395,7 @@ export class FragmentStore {
   private readRecords(): Map<string, ItemRecord> {
     const records = new Map<string, ItemRecord>();
     if (!this.dir || this.files.size === 0) return records;
+    const scratch: Scratch = { buffer: Buffer.alloc(0) };
     for (let shard = 0; shard < SHARDS; shard++) {
       let fd: number;
       try {
@@ -408,7 +416,7 @@ export class FragmentStore {
           throw new Error('no header');
         const file = { fd, at: newline + 1 + itemsBytes, bytes: entriesBytes };
         this.shards.set(shard, file);
-        const items = new SectionReader(fd, newline + 1, newline + 1 + itemsBytes);
+        const items = new SectionReader(fd, newline + 1, newline + 1 + itemsBytes, scratch);
         const decoded = decodeShard(items, records, (id, entryKey) => this.storedEntry(shard, id, entryKey));
         for (const id of decoded) {
           const record = records.get(id);

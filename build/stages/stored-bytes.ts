@@ -41,12 +41,17 @@ function readAll(fd: number, into: Uint8Array, offset: number, length: number, p
   }
 }
 
+/** A buffer readers of one pass share, one after another (grown as needed, never shrunk). */
+export interface Scratch {
+  buffer: Buffer;
+}
+
 /**
- * A section of an open file read front to back through one reusable buffer: lines and texts decoded
- * as they come, spans left in the file.
+ * A section of an open file read front to back through a reusable buffer (`scratch`, which readers
+ * used one after another share: fresh memory is what costs), lines and texts decoded as they come,
+ * spans left in the file.
  */
 export class SectionReader {
-  private buffer = Buffer.allocUnsafe(1 << 20);
   /** The buffer holds the file's bytes [start, start + filled). */
   private start: number;
   private filled = 0;
@@ -57,6 +62,7 @@ export class SectionReader {
     private readonly fd: number,
     from: number,
     private readonly end: number,
+    private readonly scratch: Scratch = { buffer: Buffer.alloc(0) },
   ) {
     this.start = from;
     this.position = from;
@@ -69,15 +75,16 @@ export class SectionReader {
   /** The text up to the next line break (which is passed). */
   line(): string {
     for (;;) {
-      const at = this.buffer.indexOf(10, this.position - this.start);
-      if (at >= 0 && at < this.filled) {
-        const text = this.buffer.toString('utf8', this.position - this.start, at);
+      const from = this.position - this.start;
+      const buffered = this.scratch.buffer.subarray(0, this.filled);
+      const at = from < this.filled ? buffered.indexOf(10, from) : -1;
+      if (at >= 0) {
         this.position = this.start + at + 1;
-        return text;
+        return buffered.toString('utf8', from, at);
       }
       if (this.start + this.filled >= this.end) throw new Error('truncated');
-      // No line break in what is buffered: keep what is left, read more (a larger buffer if full).
-      this.refill(this.filled - (this.position - this.start) + 1);
+      // No line break in what is buffered: read on from here, more than before.
+      this.refill(Math.max(LINE_BYTES, this.start + this.filled - this.position + 1));
     }
   }
 
@@ -87,7 +94,7 @@ export class SectionReader {
     if (this.position + length > this.start + this.filled) this.refill(length);
     const from = this.position - this.start;
     this.position += length;
-    return this.buffer.toString('utf8', from, from + length);
+    return this.scratch.buffer.toString('utf8', from, from + length);
   }
 
   /** The next `length` bytes, left in the file. */
@@ -98,23 +105,28 @@ export class SectionReader {
     return span;
   }
 
-  /** Reads from `position` on, at least `needed` bytes (the buffer grown if it must). */
+  /** Reads from `position` on: at least `needed` bytes, up to a read's worth, not past the section. */
   private refill(needed: number): void {
-    if (needed > this.buffer.length)
-      this.buffer = Buffer.allocUnsafe(Math.max(needed, this.buffer.length * 2));
+    const length = Math.min(Math.max(needed, READ_BYTES), this.end - this.position);
+    if (length > this.scratch.buffer.length) this.scratch.buffer = Buffer.allocUnsafe(length);
     this.start = this.position;
-    const length = Math.min(this.buffer.length, this.end - this.start);
-    readAll(this.fd, this.buffer, 0, length, this.start);
+    readAll(this.fd, this.scratch.buffer, 0, length, this.start);
     this.filled = length;
   }
 }
+
+/** How much a reader reads at once, and looks ahead for a line's end. */
+const READ_BYTES = 1 << 20;
+const LINE_BYTES = 64 << 10;
 
 /**
  * Writes the pieces in order through one reusable buffer: stored bytes read straight into it, nothing
  * of the whole held at once.
  */
 export async function writePieces(handle: FileHandle, pieces: readonly BytePiece[]): Promise<void> {
-  const buffer = Buffer.allocUnsafe(4 << 20);
+  let total = 0;
+  for (const piece of pieces) total += piece.length;
+  const buffer = Buffer.allocUnsafe(Math.min(total, 4 << 20));
   let used = 0;
   const flush = async () => {
     let written = 0;
