@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { d1Tables, GENERATION_PATTERN, GENERATIONS_TABLE } from '../core/edge/mcp/d1-sql.ts';
@@ -104,9 +104,17 @@ export async function importLocally(
   let state = before;
   let imported = false;
   if (!state.generations.some((g) => g.id === current)) {
-    const file = join(where.root, dirname(manifest.sql), 'import-and-switch.sql');
-    const sql = await readFile(join(where.root, manifest.sql), 'utf8');
-    await writeFile(file, `${sql.trimEnd()}\n${liveStatements(current).join(';\n')};\n${STATE_QUERY};\n`);
+    // Beside the MCP data's folder, not in it: a rebuild that writes the data while this import runs
+    // removes what it does not own from that folder, which broke the import mid-way.
+    const file = join(
+      where.root,
+      dirname(dirname(manifest.sql)),
+      `d1-import-${process.pid}-${Date.now()}.sql`,
+    );
+    // Copied by the file system, then added to: the import is tens of MiB at 10,000 items, which
+    // dev would otherwise read and write again through JavaScript after every save.
+    await copyFile(join(where.root, manifest.sql), file);
+    await appendFile(file, `\n${liveStatements(current).join(';\n')};\n${STATE_QUERY};\n`);
     try {
       state = stateFrom(await execute(manifest, where, ['--file', file, '--json']));
     } finally {
@@ -215,12 +223,14 @@ function execute(manifest: D1Manifest, where: D1Location, args: string[]): Promi
     child.once('error', reject);
     child.once('exit', (code) => {
       if (code === 0) return resolve(stdout);
-      const said = stripAnsi(`${stderr}\n${stdout}`)
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => /ERROR|error|✘/.test(line))
-        .slice(0, 3)
-        .join(' ');
+      const said =
+        jsonError(stdout) ??
+        stripAnsi(`${stderr}\n${stdout}`)
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => /ERROR|error|✘/.test(line))
+          .slice(0, 3)
+          .join(' ');
       reject(
         new ContentIndexError([
           {
@@ -235,4 +245,19 @@ function execute(manifest: D1Manifest, where: D1Location, args: string[]): Promi
       );
     });
   });
+}
+
+/** What wrangler says went wrong when it answers with `--json`: `{ "error": { "text", "notes": [{ "text" }] } }`. */
+function jsonError(stdout: string): string | undefined {
+  const start = stdout.indexOf('{');
+  if (start < 0) return undefined;
+  try {
+    const { error } = JSON.parse(stdout.slice(start)) as {
+      error?: { text?: string; notes?: { text?: string }[] };
+    };
+    const said = [error?.text, ...(error?.notes ?? []).map((n) => n.text)].filter(Boolean).join(' ');
+    return said || undefined;
+  } catch {
+    return undefined;
+  }
 }

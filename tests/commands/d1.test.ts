@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { writePrivateFiles } from '../../build/stages/write-private.ts';
 import { D1_SITE, generations, localD1, WRANGLER_ENV } from '../helpers/d1.ts';
 import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -115,6 +116,26 @@ it('never switches to an import that was cut short, and starts it again from not
   // The whole file again: its first statements drop what the cut import left, then it completes.
   await writeFile(sqlFile, sql);
   expect((await importD1()).stdout).toContain(`✓ D1 content-index (local): ${d} is live`);
+}, 360_000);
+
+it('finishes while a build writes the next /mcp data beside it (dev: a save during an import)', async () => {
+  await site.write('content/posts/sexta.es.md', md({ title: 'Sexta entrada', date: '2026-01-06' }));
+  const e = await buildGeneration();
+  const running = importD1();
+  // The import's own SQL file, once written: then the MCP data is written again, as a rebuild of dev
+  // does, which removes from .content-index/d1/ and worker/ whatever is not the new data's.
+  const root = join(site.root, '.content-index');
+  const own = async () =>
+    (await readdir(root)).some((n) => n.startsWith('d1-import-')) ||
+    (await readdir(join(root, 'd1')).catch(() => [] as string[])).includes('import-and-switch.sql');
+  const deadline = Date.now() + 60_000;
+  while (!(await own()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  await writePrivateFiles(site.root, []);
+  const done = await running;
+  expect(done.stderr).not.toContain('Unable to read SQL');
+  expect(done.stdout).toContain(`✓ D1 content-index (local): ${e} is live`);
+  // The MCP data back as the build wrote it, for what follows.
+  await buildGeneration();
 }, 360_000);
 
 it('says there is nothing to import for a site on the embedded backend', async () => {

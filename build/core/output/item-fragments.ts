@@ -171,11 +171,15 @@ function flatRows(mcp: McpItem): D1ItemRows {
     item: flat(rows.item),
     translations: rows.translations.map(flat),
     technologies: rows.technologies.map(flat),
-    bodies: rows.bodies.map((row) => (typeof row === 'string' ? flat(row) : row)),
+    // As UTF-8 once, here: the import is written as bytes, and every later join (each of dev's saves)
+    // only counts them, where a text would be measured and encoded again each time.
+    bodies: rows.bodies.map((row) => (typeof row === 'string' ? UTF8.encode(row) : row)),
     search: narrow(rows.search),
     terms: narrow(rows.terms),
   };
 }
+
+const UTF8 = new TextEncoder();
 
 const WIDE = /[\u0100-\uffff]/;
 
