@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -72,6 +73,8 @@ const PAGES_PATIENCE_MS = 2000;
 const ROUTING_NUDGE_MS = 300;
 /** How long wrangler has to answer a changed _redirects before dev restarts it (see confirmRedirects). */
 const CONFIRM_MS = 5000;
+/** How long confirmRedirects waits for wrangler to say it is ready. */
+const READY_MS = 60_000;
 /** At most this many of a changed _redirects' new rules are asked for. */
 const MAX_PROBED_RULES = 5;
 /** The parse cache is written this long after the last rebuild. */
@@ -242,50 +245,69 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     void confirmRedirects();
   };
   const probeHost =
-    flags.ip === '0.0.0.0' ? '127.0.0.1' : flags.ip.includes(':') ? `[${flags.ip}]` : flags.ip;
+    flags.ip === '0.0.0.0'
+      ? '127.0.0.1'
+      : flags.ip === '::'
+        ? '[::1]'
+        : flags.ip.includes(':')
+          ? `[${flags.ip}]`
+          : flags.ip;
   const probeOrigin = `http://${probeHost}:${flags.port}`;
   /** Whether the current wrangler said it is ready. */
   let wranglerReady = false;
   /** The _redirects text wrangler was seen answering (or read itself at its start). */
   let confirmed: string | undefined;
   let confirming = false;
+  let confirmAgain = false;
   // A watch wrangler lost (two events on its file within its 5 ms throttle, the second the file's
   // deletion: Hugo's copy, then a switch, on a loaded machine) is not repaired by any write. The new
   // rules are asked for as a browser would; when wrangler keeps answering the old ones, it is restarted.
   const confirmRedirects = async (): Promise<void> => {
-    if (confirming) return;
+    if (confirming) {
+      confirmAgain = true;
+      return;
+    }
     confirming = true;
     try {
-      const file = join(outDir, '_redirects');
-      const text = await readFile(file, 'utf8').catch(() => undefined);
-      if (text === undefined || confirmed === undefined || text === confirmed) {
-        confirmed ??= text;
-        return;
-      }
-      const rules = newLiteralRedirects(confirmed, text).slice(0, MAX_PROBED_RULES);
-      while (!wranglerReady && !stopping) await new Promise((r) => setTimeout(r, 200));
-      const deadline = Date.now() + CONFIRM_MS;
-      while (rules.length > 0 && !(await redirectsServed(probeOrigin, rules))) {
-        if (stopping || (await readFile(file, 'utf8').catch(() => undefined)) !== text) return;
-        if (Date.now() < deadline) {
-          await new Promise((r) => setTimeout(r, 200));
-          continue;
-        }
-        context.printErr(
-          `! wrangler still answers the earlier ${printable(`${outDir}/_redirects`)}: restarting it`,
-        );
-        const old = wrangler;
-        wrangler = undefined;
-        wranglerReady = false;
-        await old?.stop();
-        if (stopping) return;
-        wrangler = serve();
-        break;
-      }
-      confirmed = text;
+      do {
+        confirmAgain = false;
+        await confirmOnce();
+      } while (confirmAgain && !stopping);
     } finally {
       confirming = false;
     }
+  };
+  const confirmOnce = async (): Promise<void> => {
+    const file = join(outDir, '_redirects');
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text === undefined || confirmed === undefined || text === confirmed) {
+      confirmed ??= text;
+      return;
+    }
+    const rules = newLiteralRedirects(confirmed, text).slice(0, MAX_PROBED_RULES);
+    const ready = Date.now() + READY_MS;
+    while (!wranglerReady && !stopping && Date.now() < ready) await new Promise((r) => setTimeout(r, 200));
+    if (!wranglerReady) return;
+    const deadline = Date.now() + CONFIRM_MS;
+    while (rules.length > 0 && !(await redirectsServed(probeOrigin, rules))) {
+      // Changed again meanwhile: the rebuild that changed it asks again (confirmAgain).
+      if (stopping || (await readFile(file, 'utf8').catch(() => undefined)) !== text) return;
+      if (Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        continue;
+      }
+      context.printErr(
+        `! wrangler still answers the earlier ${printable(`${outDir}/_redirects`)}: restarting it`,
+      );
+      const old = wrangler;
+      wrangler = undefined;
+      wranglerReady = false;
+      await old?.stop();
+      if (stopping) return;
+      wrangler = serve(true);
+      break;
+    }
+    confirmed = text;
   };
   let toldMcp = false;
   const mcpServer = await startMcpDataServer(root);
@@ -592,7 +614,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   };
   // wrangler watches _headers, _redirects and _routes.json by path and re-reads them on a change; after a
   // switch those paths lead into the new generation, and deleting the old one is the change it sees.
-  const serve = (): SupervisedWrangler => {
+  const serve = (restarted = false): SupervisedWrangler => {
+    const startedAt = Date.now();
     const url = `http://${flags.ip}:${flags.port}`;
     const args = ['pages', 'dev', outDir, '--ip', flags.ip, '--port', flags.port];
     const started = startSupervisedWrangler(
@@ -616,6 +639,13 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     void started.exited.then((code) => {
       // A wrangler dev restarts on purpose (confirmRedirects) is no longer `wrangler`.
       if (stopping || wrangler !== started) return;
+      // One that dev restarted and that ends at once (its port not free yet): once more, a moment later.
+      if (restarted && Date.now() - startedAt < 10_000) {
+        setTimeout(() => {
+          if (!stopping && wrangler === started) wrangler = serve();
+        }, 1000).unref();
+        return;
+      }
       context.printErr(`✗ wrangler stopped (exit ${code}); stopping`);
       void stop(code || 1);
     });
@@ -685,7 +715,12 @@ async function identities(paths: readonly string[]): Promise<Map<string, string>
 async function replaceWhole(file: string, text: string): Promise<boolean> {
   try {
     const target = await realpath(file);
-    const staged = join(dirname(dirname(target)), `trash-nudge-${basename(target)}-${process.pid}`);
+    // Another writer (the next rebuild's switch, Hugo) came first: that one is read instead.
+    if ((await readFile(target, 'utf8')) !== text) return false;
+    const staged = join(
+      dirname(dirname(target)),
+      `trash-nudge-${basename(target)}-${process.pid}-${randomBytes(4).toString('hex')}`,
+    );
     await writeFile(staged, text);
     await rename(staged, target);
     return true;

@@ -111,11 +111,11 @@ export async function importLocally(
       dirname(dirname(manifest.sql)),
       `d1-import-${process.pid}-${Date.now()}.sql`,
     );
-    // Copied by the file system, then added to: the import is tens of MiB at 10,000 items, which
-    // dev would otherwise read and write again through JavaScript after every save.
-    await copyFile(join(where.root, manifest.sql), file);
-    await appendFile(file, `\n${liveStatements(current).join(';\n')};\n${STATE_QUERY};\n`);
     try {
+      // Copied by the file system, then added to: the import is tens of MiB at 10,000 items, which
+      // dev would otherwise read and write again through JavaScript after every save.
+      await copyFile(join(where.root, manifest.sql), file);
+      await appendFile(file, `\n${liveStatements(current).join(';\n')};\n${STATE_QUERY};\n`);
       state = stateFrom(await execute(manifest, where, ['--file', file, '--json']));
     } finally {
       await rm(file, { force: true });

@@ -11,15 +11,21 @@ export interface LiteralRedirect {
 
 /**
  * The rules of `text` that a request can check as they are: a literal source (no splat, placeholder or
- * query), a redirect status (a 200 rewrite answers with the page itself), and not already in `before`.
+ * query) that no earlier rule could match first (Pages applies the first match), a redirect status (a
+ * 200 rewrite answers with the page itself), and not already in `before`.
  */
 export function newLiteralRedirects(before: string, text: string): LiteralRedirect[] {
   const old = new Set(ruleLines(before));
   const rules: LiteralRedirect[] = [];
+  const seen = new Set<string>();
+  let patterns = false;
   for (const line of ruleLines(text)) {
-    if (old.has(line)) continue;
     const [from, to, status = '302'] = line.split(/\s+/);
-    if (!from?.startsWith('/') || !to || /[*:?]/.test(from)) continue;
+    const literal = from?.startsWith('/') === true && !/[*:?]/.test(from);
+    const first = literal && !patterns && !seen.has(from);
+    if (from !== undefined) seen.add(from);
+    if (!literal) patterns = true;
+    if (old.has(line) || !first || !to) continue;
     const code = Number(status.replace(/!$/, ''));
     if (![301, 302, 303, 307, 308].includes(code)) continue;
     rules.push({ from, to, status: code });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContentEntry, LeftOut } from '../core/content/model.ts';
@@ -75,6 +75,8 @@ const STORE_FORMAT = 5;
 const INDEX_FILE = 'index.json';
 /** Item records are spread over this many files, so that an edit rewrites one. */
 const SHARDS = 32;
+/** Replaced shard files kept open (see FragmentStore.shards). */
+const RETIRED_FILES = 64;
 
 /**
  * The build's memory of every item between builds: which files make which item, each item's entry and
@@ -330,7 +332,7 @@ export class FragmentStore {
           }
           this.shards.set(shard, { fd, at: at, bytes: sections[1] ?? 0 });
         }
-        if (open) closeSync(open.fd);
+        if (open) this.retire(open.fd);
       }
     }
     if (this.indexDirty) {
@@ -414,6 +416,8 @@ export class FragmentStore {
           .map(Number);
         if (newline < 0 || !Number.isSafeInteger(itemsBytes) || !Number.isSafeInteger(entriesBytes))
           throw new Error('no header');
+        // Its bodies are read only when an import is written: a file cut short is found here, not then.
+        if (fstatSync(fd).size !== newline + 1 + itemsBytes + entriesBytes) throw new Error('truncated');
         const file = { fd, at: newline + 1 + itemsBytes, bytes: entriesBytes };
         this.shards.set(shard, file);
         const items = new SectionReader(fd, newline + 1, newline + 1 + itemsBytes, scratch);
@@ -435,8 +439,19 @@ export class FragmentStore {
 
   /** Entries read back from a shard's file, by item id: [its entry key, its JSON]. */
   private entries = new Map<number, Map<string, [string, string]>>();
-  /** Shard files whose entries may still be read (kept open: the entries are the items' read). */
+  /**
+   * Shard files whose entries may still be read, and whose D1 body rows are read where they are (kept
+   * open: stored-bytes.ts). A file replaced by save() is closed only RETIRED_FILES replacements later:
+   * the rows of an item replaced since may still be on their way into an import being written (dev
+   * writes one build's /mcp data while the next is built), and a closed number can be another file's.
+   */
   private shards = new Map<number, { fd: number; at: number; bytes: number }>();
+  private retired: number[] = [];
+
+  private retire(fd: number): void {
+    this.retired.push(fd);
+    while (this.retired.length > RETIRED_FILES) closeSync(this.retired.shift() as number);
+  }
   /** The JSON of each record's entry as the store holds it, for records read from disk. */
   private raw = new WeakMap<ItemRecord, () => string>();
 
@@ -504,8 +519,8 @@ interface StoredIndex {
 }
 
 /**
- * What a record keeps besides its texts, as JSON. The texts follow it, their lengths in `n`: the shard
- * is read as one string and each text is a slice of it, never parsed.
+ * What a record keeps besides its texts, as JSON. The texts follow it, their lengths in bytes in `n`:
+ * each is decoded alone (decodeShard), never parsed, and the D1 bodies' rows not even read.
  */
 interface RecordMeta {
   id: string;
@@ -520,7 +535,10 @@ interface RecordMeta {
   g?: Language[];
   /** With the embedded share: its type, languages and technologies (its line and postings follow). */
   m?: [type: number, languages: number, technologies: string[]];
-  /** With the D1 rows: how many translation and technology rows (item, search, those, the terms follow). */
+  /**
+   * With the D1 rows: how many translation, technology and body rows (item, search, those, the terms
+   * follow), and the rows' digest (mcp-output.ts d1Generation; STORE_FORMAT goes up if it changes).
+   */
   d?: [translations: number, technologies: number, bodies: number, digest?: string];
   z?: ItemFragments['size'];
   /** It has an entry (kept in the shard's entries section). */
@@ -733,7 +751,7 @@ function shardFile(shard: number): string {
 }
 
 /** FNV-1a of the item id: which shard holds it. */
-function shardOf(id: string): number {
+export function shardOf(id: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
   return (hash >>> 0) % SHARDS;

@@ -168,12 +168,12 @@ function moduleFiles(module: string): PrivateFile[] {
 /**
  * The generation's name, after what it holds: the same rows in the same order make the same name, which
  * deploy finds already imported and does not import again. The SQL around the rows follows from their
- * count and the tables' definitions (SCHEMA_SQL); the terms table from their terms. Each item's rows are hashed once, when made
- * (the digest is kept with them): naming a generation of 10,000 items with their bodies no longer
- * hashes its 145 MB of SQL.
+ * count, the tables' definitions (SCHEMA_SQL) and D1_SQL_VERSION; the terms table from their terms.
+ * Each item's rows are hashed once, when made (the digest is kept with them): naming a generation of
+ * 10,000 items with their bodies no longer hashes its 145 MB of SQL.
  */
 export function d1Generation(rows: readonly D1ItemRows[]): string {
-  const hash = createHash('sha256').update(`${SCHEMA_SQL}\n${rows.length}\n`);
+  const hash = createHash('sha256').update(`${D1_SQL_VERSION}\n${SCHEMA_SQL}\n${rows.length}\n`);
   for (const row of rows) {
     row.digest ??= rowsDigest(row);
     hash.update(row.digest).update('\n');
@@ -182,10 +182,10 @@ export function d1Generation(rows: readonly D1ItemRows[]): string {
 }
 
 /**
- * The statements as bytes, each followed by a line break: the bytes of kept rows as they are, the rest
- * encoded once, here, to be measured and then written (with writev: nothing of the import's tens of MiB
- * is copied into another buffer). Buffer.byteLength of a statement joined from its rows, not one flat
- * string yet, took four times as long as encoding it.
+ * The statements as bytes, each followed by a line break: the bytes of kept rows as they are (in the
+ * item store's files until written: stored-bytes.ts), the rest encoded once, here, to be measured and
+ * then written. (Buffer.byteLength of a statement joined from its rows, not one flat string yet, took
+ * four times as long as encoding it.)
  */
 function sqlPieces(statements: readonly SqlStatement[]): { pieces: BytePiece[]; bytes: number } {
   const pieces: BytePiece[] = [];
@@ -207,6 +207,14 @@ function asBytes(span: ByteSpan): BytePiece {
   if (span instanceof Uint8Array || span instanceof StoredBytes) return span;
   throw new Error('a D1 row of an unknown kind');
 }
+
+/**
+ * Goes up whenever the SQL made of the same rows changes (how rows become statements, the terms
+ * table's rows): the generation's name must change with it, or deploy would find an import of the old
+ * SQL "already imported". (A change of what rowsDigest hashes also needs the item store's STORE_FORMAT
+ * to go up: the digests are kept there.)
+ */
+const D1_SQL_VERSION = 1;
 
 /** The import's statements around the rows, for a generation of no items: a change to them is a new name. */
 const SCHEMA_SQL = joinD1Rows([], 'g000000000000').statements.join('\n');

@@ -83,8 +83,8 @@ export class SectionReader {
         return buffered.toString('utf8', from, at);
       }
       if (this.start + this.filled >= this.end) throw new Error('truncated');
-      // No line break in what is buffered: read on from here, more than before.
-      this.refill(Math.max(LINE_BYTES, this.start + this.filled - this.position + 1));
+      // No line break in what is buffered: read on from here, twice as much as was there.
+      this.refill(Math.max(LINE_BYTES, 2 * (this.start + this.filled - this.position) + 1));
     }
   }
 

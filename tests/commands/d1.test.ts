@@ -130,10 +130,12 @@ it('finishes while a build writes the next /mcp data beside it (dev: a save duri
     (await readdir(join(root, 'd1')).catch(() => [] as string[])).includes('import-and-switch.sql');
   const deadline = Date.now() + 60_000;
   while (!(await own()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  expect(await own()).toBe(true);
   await writePrivateFiles(site.root, []);
   const done = await running;
   expect(done.stderr).not.toContain('Unable to read SQL');
   expect(done.stdout).toContain(`✓ D1 content-index (local): ${e} is live`);
+  expect(await own()).toBe(false);
   // The MCP data back as the build wrote it, for what follows.
   await buildGeneration();
 }, 360_000);

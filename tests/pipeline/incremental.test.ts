@@ -5,7 +5,7 @@ import type { HugoPublication } from '../../build/core/content/publication.ts';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import type { SerializerRegistry } from '../../build/core/serializers/registry.ts';
 import { type BuildOptions, type BuildResult, build, SERIALIZERS } from '../../build/index.ts';
-import { FragmentStore } from '../../build/stages/fragment-store.ts';
+import { FragmentStore, shardOf } from '../../build/stages/fragment-store.ts';
 import { bytesOf } from '../../build/stages/stored-bytes.ts';
 import { V2 } from '../fixtures/v2/serializer.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
@@ -318,6 +318,7 @@ describe('a kept store (as dev keeps it between builds)', () => {
     const s = site;
     const options: BuildOptions = { clock: () => JUNE };
     await build({ root: s.root, ...options });
+    expect(shardOf('post/nota-02')).toBe(shardOf('post/nota-28'));
     const store = FragmentStore.open(s.root);
     const kept = (): BuildOptions => ({ ...options, store });
     const edit = (n: string, title: string) =>

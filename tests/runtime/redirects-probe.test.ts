@@ -6,6 +6,11 @@ import { newLiteralRedirects, redirectsServed } from '../../build/runtime/redire
 // dev asks wrangler for a changed _redirects' new rules and restarts it when it keeps answering the old
 // ones (build/commands/dev.ts, confirmRedirects): which rules it asks for, and what counts as answered.
 describe('newLiteralRedirects', () => {
+  it('leaves out a rule an earlier one matches first (the same source, or any pattern before it)', () => {
+    const text = ['/a /b 301', '/a /c 302', '/blog/* /posts/:splat 301', '/d /e 301'].join('\n');
+    expect(newLiteralRedirects('', text)).toEqual([{ from: '/a', to: '/b', status: 301 }]);
+  });
+
   it('takes the rules a request can check as they are, and only the new or changed ones', () => {
     const before = '# old\n/viejo /posts/hola/ 301\n/a /b\n';
     const text = [

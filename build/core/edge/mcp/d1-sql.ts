@@ -1,13 +1,6 @@
 import { CONTENT_TYPES, LANGUAGES } from '../languages.ts';
-import { languageBits, MCP_DATA_FORMAT, type McpItem, type McpPrepared } from './mcp-data.ts';
-import {
-  ALL_FIELDS,
-  BOOST,
-  describeField,
-  documentTerms,
-  type IndexField,
-  type SearchDocument,
-} from './search-fields.ts';
+import { languageBits, MCP_DATA_FORMAT, type McpItem } from './mcp-data.ts';
+import { ALL_FIELDS, BOOST, describeField, documentTerms, type IndexField } from './search-fields.ts';
 import { deletionKeys, MIN_FUZZY_LENGTH } from './text.ts';
 
 /**
@@ -71,16 +64,6 @@ export function languageToken(bit: number): string {
 
 /** Rows are grouped into INSERTs of about this many bytes (D1 refuses statements over 100,000). */
 const STATEMENT_BYTES = 30_000;
-
-/** The whole import, its tables named after `generation`. */
-export function d1ImportSql(prepared: McpPrepared, generation: string): D1Import {
-  return joinD1Rows(
-    prepared.entries.map((entry, pos) =>
-      d1ItemRows({ entry, document: prepared.documents[pos] as SearchDocument }),
-    ),
-    generation,
-  );
-}
 
 /**
  * The import of the entries' rows ({@link d1ItemRows}), in index order: their positions are their
