@@ -1,5 +1,4 @@
 import { readSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 
 /**
  * Bytes a build leaves in a file it holds open instead of reading them: the D1 rows of the items'
@@ -41,9 +40,17 @@ function readAll(fd: number, into: Uint8Array, offset: number, length: number, p
   }
 }
 
-/** A buffer readers of one pass share, one after another (grown as needed, never shrunk). */
+/**
+ * A buffer readers of one pass share, one after another (grown as needed, never shrunk). Typed without
+ * Node's names: these types reach the package's declarations, which a site type-checks without them.
+ */
 export interface Scratch {
-  buffer: Buffer;
+  buffer: Uint8Array;
+}
+
+/** What writePieces needs of an open file (Node's FileHandle). */
+export interface PieceSink {
+  write(buffer: Uint8Array, offset: number, length: number): Promise<{ bytesWritten: number }>;
 }
 
 /**
@@ -76,7 +83,7 @@ export class SectionReader {
   line(): string {
     for (;;) {
       const from = this.position - this.start;
-      const buffered = this.scratch.buffer.subarray(0, this.filled);
+      const buffered = Buffer.from(this.scratch.buffer.buffer, this.scratch.buffer.byteOffset, this.filled);
       const at = from < this.filled ? buffered.indexOf(10, from) : -1;
       if (at >= 0) {
         this.position = this.start + at + 1;
@@ -94,7 +101,11 @@ export class SectionReader {
     if (this.position + length > this.start + this.filled) this.refill(length);
     const from = this.position - this.start;
     this.position += length;
-    return this.scratch.buffer.toString('utf8', from, from + length);
+    return Buffer.from(this.scratch.buffer.buffer, this.scratch.buffer.byteOffset, this.filled).toString(
+      'utf8',
+      from,
+      from + length,
+    );
   }
 
   /** The next `length` bytes, left in the file. */
@@ -123,7 +134,7 @@ const LINE_BYTES = 64 << 10;
  * Writes the pieces in order through one reusable buffer: stored bytes read straight into it, nothing
  * of the whole held at once.
  */
-export async function writePieces(handle: FileHandle, pieces: readonly BytePiece[]): Promise<void> {
+export async function writePieces(handle: PieceSink, pieces: readonly BytePiece[]): Promise<void> {
   let total = 0;
   for (const piece of pieces) total += piece.length;
   const buffer = Buffer.allocUnsafe(Math.min(total, 4 << 20));
