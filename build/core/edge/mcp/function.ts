@@ -94,8 +94,14 @@ function d1Function(
   const { binding, database } = data.d1;
   let db: D1DatabaseLike | undefined;
   let real: McpBackend | undefined;
-  // Until the warm-up is over (before any request), the tools run against a stand-in.
+  // Until the warm-up is over, the tools run against a stand-in. The runtime runs the global scope's
+  // microtasks, the whole warm-up, before the first request; a request that came sooner (a caller in
+  // the same process) waits for it rather than be answered from the stand-in's data.
   let rehearsal: McpBackend | undefined = rehearsalBackend(data);
+  let rehearsed = (): void => undefined;
+  const warmedUp = new Promise<void>((resolve) => {
+    rehearsed = resolve;
+  });
   const backend = (): McpBackend => {
     if (rehearsal) return rehearsal;
     if (!db) throw new McpUnavailable(`The D1 binding ${binding} is missing`);
@@ -120,12 +126,14 @@ function d1Function(
       data: true,
       done: () => {
         rehearsal = undefined;
+        rehearsed();
       },
     },
   });
   const missing = `The D1 binding ${binding} (database ${database}) is missing from this deployment: add it to wrangler.toml as [[d1_databases]] binding = "${binding}", database_name = "${database}", and deploy again.`;
   let imported = false;
   return async ({ request, env }) => {
+    if (rehearsal) await warmedUp;
     const bound = env[binding] as D1DatabaseLike | undefined;
     if (typeof bound?.prepare !== 'function') {
       log(`content-index mcp: ${missing}`);

@@ -12,6 +12,7 @@ import {
 import type { LoadedMcp } from './backend.ts';
 import { REQUEST_LIMITS, type RequestLimits } from './budget.ts';
 import { describeServer, SERVER_CARD_MEDIA_TYPE, serverCard } from './describe.ts';
+import type { FastToolCall } from './fast-call.ts';
 import { prepareServer } from './server.ts';
 
 export interface McpHttpOptions {
@@ -31,9 +32,16 @@ export interface McpHttpOptions {
   warmUp?: { data: boolean; done?: () => void };
   /** The per-request budget's limits (tests set small ones); REQUEST_LIMITS otherwise. */
   limits?: RequestLimits;
+  /**
+   * `false`: the SDK answers every request, the ordinary tools/call included (fast-call.ts); the tests
+   * compare the two. Default true.
+   */
+  fastCall?: boolean;
 }
 
 export const MCP_PATH = '/mcp';
+
+const SDK_ONLY: FastToolCall = { answer: async () => undefined };
 
 /**
  * The largest request body the endpoint reads: 256 KiB. The biggest message a client has reason to send
@@ -52,6 +60,7 @@ export class McpUnavailable extends Error {}
 interface Ready {
   mcp: LoadedMcp;
   handler: McpHttpHandler;
+  fastCall: FastToolCall;
 }
 
 /**
@@ -78,6 +87,7 @@ export function createMcpFetch(
     }
     return {
       mcp,
+      fastCall: options.fastCall === false ? SDK_ONLY : server.fastCall,
       handler: createMcpHandler(server.factory, {
         onerror: (error) => options.log(`content-index mcp: ${error.message}`),
         maxRequestBodySize: MAX_REQUEST_BYTES,
@@ -136,7 +146,8 @@ function matchesHost(hostname: string, allowed: string): boolean {
   return allowed.startsWith('*.') ? hostname.endsWith(allowed.slice(1)) : hostname === allowed;
 }
 
-async function route(request: Request, { mcp, handler }: Ready): Promise<Response> {
+async function route(request: Request, ready: Ready): Promise<Response> {
+  const { mcp, handler } = ready;
   const url = new URL(request.url);
   const path = url.pathname.replace(/\/+$/, '') || '/';
   const endpoint = `${url.origin}${MCP_PATH}`;
@@ -158,7 +169,7 @@ async function route(request: Request, { mcp, handler }: Ready): Promise<Respons
     return json(describeServer(mcp.info, endpoint), 200, { 'Cache-Control': 'public, max-age=300' });
   }
   if (request.method === 'POST' && isJsonContentType(request.headers.get('content-type'))) {
-    return post(request, handler);
+    return post(request, ready);
   }
   if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'POST') {
     // DELETE (a session's end) included: a stateless server has no session to end.
@@ -183,10 +194,11 @@ const CARD_METHODS = 'GET, HEAD, OPTIONS';
 /**
  * A JSON POST: its body read here (within the size limit) so that a batch can be refused as a whole
  * before any of it runs (budget.ts `batch`; the SDK's own limit is 100), then handed to the SDK parsed,
- * which spares it reading and parsing the body again. A body that is not JSON goes to the SDK as it
- * came, for the SDK's own parse error.
+ * which spares it reading and parsing the body again, unless it is the ordinary tools/call of the
+ * current revision, answered as the SDK would without a server per request (fast-call.ts). A body that
+ * is not JSON goes to the SDK as it came, for the SDK's own parse error.
  */
-async function post(request: Request, handler: McpHttpHandler): Promise<Response> {
+async function post(request: Request, { handler, fastCall }: Ready): Promise<Response> {
   let text: string;
   try {
     const body = await readRequestBody(request, MAX_REQUEST_BYTES);
@@ -222,6 +234,16 @@ async function post(request: Request, handler: McpHttpHandler): Promise<Response
       -32600,
       `Invalid Request: Batch must not exceed ${batch} messages (this one has ${parsedBody.length}); none was run. Send them in several requests.`,
     );
+  }
+  const headers = request.headers;
+  const answer = await fastCall.answer(parsedBody, {
+    protocolVersion: headers.get('mcp-protocol-version'),
+    method: headers.get('mcp-method'),
+    name: headers.get('mcp-name'),
+    accept: headers.get('accept'),
+  });
+  if (answer !== undefined) {
+    return new Response(answer, { status: 200, headers: { 'content-type': 'application/json' } });
   }
   return handler.fetch(request, { parsedBody });
 }

@@ -10,6 +10,7 @@ import {
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { REQUEST_LIMITS, RequestBudget, type RequestLimits } from './budget.ts';
+import { createFastToolCall, type FastToolCall } from './fast-call.ts';
 import type { McpInfo } from './mcp-data.ts';
 import { instructionsFor, listed, siteLanguages, siteTools } from './site-languages.ts';
 import { publishedSchema, standardSchema } from './standard-schema.ts';
@@ -79,6 +80,8 @@ export interface ServerOptions {
 
 export interface PreparedServer {
   factory: McpServerFactory;
+  /** The common tools/call answered without a server per request (fast-call.ts); HTTP only. */
+  fastCall: FastToolCall;
   /**
    * Runs, once, the code a tool call runs, on this build's own data, without a request: the JIT then
    * has it compiled before the first request arrives. See {@link prepareServer}.
@@ -107,6 +110,13 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
     // Answers are published with their schema but not checked per call (standard-schema.ts).
     output: publishedSchema<Record<string, unknown>>(tool.outputSchema),
   }));
+  const fastCall = createFastToolCall({
+    mcp,
+    tools,
+    revision: CURRENT_PROTOCOL_VERSION,
+    serverInfo: identity,
+    ...(options.limits !== undefined && { limits: options.limits }),
+  });
   const factory: McpServerFactory = () => {
     const requestBudget = perRequest ? new RequestBudget(options.limits) : undefined;
     const server = new McpServer(identity, {
@@ -142,6 +152,7 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
   };
   return {
     factory,
+    fastCall,
     async warmUp({ data }) {
       await factory({} as Parameters<McpServerFactory>[0]);
       for (const [name, args, limits] of warmUpCalls(mcp, data)) {
@@ -165,6 +176,12 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
           } as Parameters<typeof classifyInboundRequest>[0]);
         }
         parseJSONRPCMessage(message);
+        await fastCall.answer(message, {
+          protocolVersion: CURRENT_PROTOCOL_VERSION,
+          method: 'tools/call',
+          name,
+          accept: 'application/json, text/event-stream',
+        });
         await specTypeSchemas.CallToolRequest['~standard'].validate(message);
         const input = await prepared.input['~standard'].validate(args);
         if ('issues' in input && input.issues) continue;
