@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withinOneEdit } from '../../build/core/edge/mcp/text.ts';
 import { type LoadedMcp, searchContent, ToolArgumentError } from '../../build/core/edge/mcp/tools.ts';
 import { loadProjectMcp } from '../helpers/mcp.ts';
 import { md, type TempSite, tempSite } from '../helpers/site.ts';
@@ -89,5 +90,45 @@ describe('search_content over one document per item', async () => {
         'Invalid arguments for tool search_content: query: has only common words (de, la, the), which are not searched. Add a word that says what to look for.',
       ),
     );
+  });
+});
+
+describe('one typo', () => {
+  /** Levenshtein distance, the slow way. */
+  function distance(a: string, b: string): number {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const next = [i];
+      for (let j = 1; j <= b.length; j++) {
+        next[j] = Math.min(
+          (row[j] as number) + 1,
+          (next[j - 1] as number) + 1,
+          (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+        );
+      }
+      row = next;
+    }
+    return row[b.length] as number;
+  }
+
+  it('is a Levenshtein distance of at most one, for every pair of short words of three letters', () => {
+    const letters = ['a', 'b', 'ã'];
+    const words = [''];
+    for (let length = 1; length <= 4; length++) {
+      for (const word of words.filter((w) => w.length === length - 1)) {
+        for (const letter of letters) words.push(word + letter);
+      }
+    }
+    let near = 0;
+    for (const a of words) {
+      for (const b of words) {
+        const expected = distance(a, b) <= 1;
+        if (withinOneEdit(a, b) !== expected) expect.fail(`${a} / ${b}: expected ${expected}`);
+        if (expected) near++;
+      }
+    }
+    // Not vacuous: both answers are common.
+    expect(near).toBeGreaterThan(1000);
+    expect(near).toBeLessThan(words.length ** 2);
   });
 });

@@ -13,6 +13,7 @@ import { REQUEST_LIMITS, RequestBudget, type RequestLimits } from './budget.ts';
 import { createFastToolCall, type FastToolCall } from './fast-call.ts';
 import type { McpInfo } from './mcp-data.ts';
 import { instructionsFor, listed, siteLanguages, siteTools } from './site-languages.ts';
+import { warmUpWordClasses } from './snippet.ts';
 import { publishedSchema, standardSchema } from './standard-schema.ts';
 import { tokenize } from './text.ts';
 import { type LoadedMcp, TOOL_ANNOTATIONS } from './tools.ts';
@@ -154,6 +155,7 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
     factory,
     fastCall,
     async warmUp({ data }) {
+      warmUpWordClasses();
       await factory({} as Parameters<McpServerFactory>[0]);
       for (const [name, args, limits] of warmUpCalls(mcp, data)) {
         const prepared = tools.find((t) => t.tool.name === name);

@@ -101,13 +101,19 @@ export function termMatches(query: string, term: string): boolean {
   return query.length >= MIN_FUZZY_LENGTH && withinOneEdit(query, term);
 }
 
-/** Levenshtein distance ≤ 1, on UTF-16 code units. */
+/**
+ * Levenshtein distance ≤ 1, on UTF-16 code units. Compared in place: a snippet asks it of every word
+ * it reads, and slices made for the comparison were garbage on every call.
+ */
 export function withinOneEdit(a: string, b: string): boolean {
   if (Math.abs(a.length - b.length) > 1) return false;
   let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
-  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  // Past the first difference, one character skipped in the longer (in both when they are as long).
+  let ia = a.length >= b.length ? i + 1 : i;
+  let ib = b.length >= a.length ? i + 1 : i;
+  for (; ia < a.length; ia++, ib++) if (a.charCodeAt(ia) !== b.charCodeAt(ib)) return false;
+  return true;
 }
 
 /**
