@@ -792,6 +792,8 @@ function* chunks(parts: readonly (string | Uint8Array)[]): Generator<Uint8Array>
  * (a content folder outside the root) or another separator, by `join` as before.
  */
 function underRoot(root: string): (path: string) => string {
+  // Listed paths are written with `/`; elsewhere `join` turns them into the platform's separator.
+  if (sep !== '/') return (path) => join(root, path);
   const prefix = join(root, '.');
   const base = prefix.endsWith(sep) ? prefix : prefix + sep;
   return (path) =>

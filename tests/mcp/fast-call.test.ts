@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { McpServer } from '@modelcontextprotocol/server';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEmbeddedBackend, embeddedData } from '../../build/core/edge/mcp/embedded.ts';
 import { createMcpFetch, type McpHttpOptions } from '../../build/core/edge/mcp/http.ts';
 import { CURRENT_PROTOCOL_VERSION, prepareServer } from '../../build/core/edge/mcp/server.ts';
@@ -72,23 +73,41 @@ async function answers(calls: Call[], options: Partial<McpHttpOptions> = {}) {
     budget: 'request',
     ...(options.limits && { limits: options.limits }),
   });
+  // The servers an endpoint builds for a request: the SDK's handler has the three tools registered on each.
+  const registered = vi.spyOn(McpServer.prototype, 'registerTool');
+  const built = async (answer: () => Promise<Response>) => {
+    const before = registered.mock.calls.length;
+    const response = await answer();
+    return { response, servers: (registered.mock.calls.length - before) / 3 };
+  };
   const out = [];
-  for (const one of calls) {
-    const name = ((one.body as { params?: { name?: string } }).params?.name ?? '') as string;
-    const [a, b] = [await fast(request(one, name)), await sdk(request(one, name))];
-    const sent = request(one, name);
-    const answeredFast = await prepared.fastCall.answer(one.body, {
-      protocolVersion: sent.headers.get('mcp-protocol-version'),
-      method: sent.headers.get('mcp-method'),
-      name: sent.headers.get('mcp-name'),
-      accept: sent.headers.get('accept'),
-    });
-    out.push({
-      label: one.label,
-      fast: answeredFast !== undefined,
-      got: { status: a.status, headers: [...a.headers], body: await a.text() },
-      want: { status: b.status, headers: [...b.headers], body: await b.text() },
-    });
+  try {
+    for (const one of calls) {
+      const name = ((one.body as { params?: { name?: string } }).params?.name ?? '') as string;
+      const viaFast = await built(() => fast(request(one, name)));
+      const viaSdk = await built(() => sdk(request(one, name)));
+      const sent = request(one, name);
+      const answeredFast = await prepared.fastCall.answer(one.body, {
+        protocolVersion: sent.headers.get('mcp-protocol-version'),
+        method: sent.headers.get('mcp-method'),
+        name: sent.headers.get('mcp-name'),
+        accept: sent.headers.get('accept'),
+      });
+      // What the fast path answers, the endpoint answered without a server where the SDK built one;
+      // anything else, both the same way.
+      expect([viaFast.servers, viaSdk.servers], one.label).toEqual(
+        answeredFast === undefined ? [viaSdk.servers, viaSdk.servers] : [0, 1],
+      );
+      const [a, b] = [viaFast.response, viaSdk.response];
+      out.push({
+        label: one.label,
+        fast: answeredFast !== undefined,
+        got: { status: a.status, headers: [...a.headers], body: await a.text() },
+        want: { status: b.status, headers: [...b.headers], body: await b.text() },
+      });
+    }
+  } finally {
+    registered.mockRestore();
   }
   return out;
 }
@@ -119,6 +138,24 @@ describe('the ordinary tools/call, answered without a server per request', () =>
               roots: { listChanged: true },
               sampling: {},
               elicitation: { form: {}, url: {} },
+            },
+          },
+        },
+      ),
+      call(
+        'capabilities the revision defines, and one it does not',
+        'content_stats',
+        {},
+        {
+          meta: {
+            ...META,
+            'io.modelcontextprotocol/clientCapabilities': {
+              experimental: { feature: { on: true } },
+              extensions: { 'io.example/x': {} },
+              sampling: { context: {}, tools: {}, other: 1 },
+              elicitation: { form: { applyDefaults: true }, url: {} },
+              roots: {},
+              future: 3,
             },
           },
         },
@@ -195,11 +232,84 @@ describe('the ordinary tools/call, answered without a server per request', () =>
       call('a progress token', 'content_stats', {}, { meta: { ...META, progressToken: 1 } }),
       call('no client info', 'content_stats', {}, { meta: withoutClient }),
       call(
-        'a malformed capability',
+        'capabilities { experimental: { x: true } }',
         'content_stats',
         {},
         {
           meta: { ...META, 'io.modelcontextprotocol/clientCapabilities': { experimental: { x: true } } },
+        },
+      ),
+      call(
+        'capabilities { experimental: { listChanged: true } }',
+        'content_stats',
+        {},
+        {
+          meta: {
+            ...META,
+            'io.modelcontextprotocol/clientCapabilities': { experimental: { listChanged: true } },
+          },
+        },
+      ),
+      call(
+        'capabilities { extensions: { subscribe: false } }',
+        'content_stats',
+        {},
+        {
+          meta: {
+            ...META,
+            'io.modelcontextprotocol/clientCapabilities': { extensions: { subscribe: false } },
+          },
+        },
+      ),
+      call(
+        'capabilities { roots: { listChanged: {} } }',
+        'content_stats',
+        {},
+        {
+          meta: { ...META, 'io.modelcontextprotocol/clientCapabilities': { roots: { listChanged: {} } } },
+        },
+      ),
+      call(
+        'capabilities { roots: true }',
+        'content_stats',
+        {},
+        {
+          meta: { ...META, 'io.modelcontextprotocol/clientCapabilities': { roots: true } },
+        },
+      ),
+      call(
+        'capabilities { elicitation: { form: { applyDefaults: {} } } }',
+        'content_stats',
+        {},
+        {
+          meta: {
+            ...META,
+            'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: { applyDefaults: {} } } },
+          },
+        },
+      ),
+      call(
+        'capabilities { elicitation: { url: 1 } }',
+        'content_stats',
+        {},
+        {
+          meta: { ...META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: 1 } } },
+        },
+      ),
+      call(
+        'capabilities { sampling: { context: [] } }',
+        'content_stats',
+        {},
+        {
+          meta: { ...META, 'io.modelcontextprotocol/clientCapabilities': { sampling: { context: [] } } },
+        },
+      ),
+      call(
+        'capabilities []',
+        'content_stats',
+        {},
+        {
+          meta: { ...META, 'io.modelcontextprotocol/clientCapabilities': [] },
         },
       ),
       call(

@@ -64,7 +64,13 @@ export function createFastToolCall(options: FastCallOptions): FastToolCall {
       if (!call || headers.name !== call.name) return undefined;
       const entry = tools.get(call.name);
       if (!entry) return undefined;
-      const input = await entry.input['~standard'].validate(call.arguments ?? {});
+      let input: Awaited<ReturnType<FastTool['input']['~standard']['validate']>>;
+      try {
+        input = await entry.input['~standard'].validate(call.arguments ?? {});
+      } catch {
+        // The SDK validates inside its handler, and answers what fails there.
+        return undefined;
+      }
       if (input.issues) return undefined;
       const budget = new RequestBudget(limits);
       let text: string;
@@ -120,19 +126,40 @@ function plainEnvelope(meta: unknown, revision: string): boolean {
   if (!isPlainObject(client) || !onlyKeys(client, CLIENT_INFO_KEYS)) return false;
   if (typeof client.name !== 'string' || typeof client.version !== 'string') return false;
   if (!Object.values(client).every((value) => typeof value === 'string')) return false;
-  const capabilities = meta[CLIENT_CAPABILITIES_KEY];
-  return isPlainObject(capabilities) && Object.values(capabilities).every((value) => capability(value, 0));
+  return plainCapabilities(meta[CLIENT_CAPABILITIES_KEY]);
 }
 
-/** A capability as clients declare them: objects, their flags booleans (`{ roots: { listChanged: true } }`). */
-function capability(value: unknown, depth: number): boolean {
-  if (depth > 2 || !isPlainObject(value)) return false;
-  return Object.entries(value).every(([key, inner]) =>
-    typeof inner === 'boolean' ? BOOLEAN_FLAGS.has(key) : capability(inner, depth + 1),
-  );
+/**
+ * Client capabilities the SDK's schema of the revision accepts (its `ClientCapabilities2026Schema`):
+ * `experimental` and `extensions` map names to objects; `sampling`'s `context` and `tools`, and
+ * `elicitation`'s `form` and `url`, are objects; `roots.listChanged` and `form.applyDefaults` are
+ * booleans; other names are not read. Any other shape is the SDK's to refuse.
+ */
+function plainCapabilities(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  const { experimental, extensions, sampling, elicitation, roots } = value;
+  for (const map of [experimental, extensions]) {
+    if (map !== undefined && !(isPlainObject(map) && Object.values(map).every(isPlainObject))) return false;
+  }
+  if (sampling !== undefined) {
+    if (!isPlainObject(sampling) || !optionalObject(sampling.context) || !optionalObject(sampling.tools))
+      return false;
+  }
+  if (elicitation !== undefined) {
+    if (!isPlainObject(elicitation) || !optionalObject(elicitation.url)) return false;
+    const { form } = elicitation;
+    if (form !== undefined && !(isPlainObject(form) && optionalBoolean(form.applyDefaults))) return false;
+  }
+  return roots === undefined || (isPlainObject(roots) && optionalBoolean(roots.listChanged));
 }
 
-const BOOLEAN_FLAGS = new Set(['listChanged', 'subscribe']);
+function optionalObject(value: unknown): boolean {
+  return value === undefined || isPlainObject(value);
+}
+
+function optionalBoolean(value: unknown): boolean {
+  return value === undefined || typeof value === 'boolean';
+}
 
 /** The SDK answers `tools/call` as JSON to a client that accepts it. */
 function acceptsJson(accept: string | null): boolean {
