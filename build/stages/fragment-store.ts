@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { ContentEntry, LeftOut } from '../core/content/model.ts';
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language } from '../core/edge/languages.ts';
@@ -13,11 +13,11 @@ import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import {
   type BytePiece,
-  bytesOf,
   pieceLength,
   type Scratch,
   SectionReader,
   StoredBytes,
+  writePieces,
 } from './stored-bytes.ts';
 
 export interface StoreOptions {
@@ -314,13 +314,11 @@ export class FragmentStore {
         // Read before the file they are in is replaced; then they are in the new one, at these places.
         const moved: [StoredBytes, number][] = [];
         let at = Buffer.byteLength(header);
-        const parts = items.map((part) => {
-          const length = pieceLength(part);
+        for (const part of items) {
           if (part instanceof StoredBytes) moved.push([part, at]);
-          at += length;
-          return typeof part === 'string' ? part : bytesOf(part);
-        });
-        await writeAtomically(file, [header, ...parts, ...entries]);
+          at += pieceLength(part);
+        }
+        await writeAtomically(file, [header, ...items, ...entries]);
         // Entries still read from the file just replaced are now in memory (entryText above): let it go,
         // and hold the new one for the bodies left in it.
         const open = this.shards.get(shard);
@@ -758,32 +756,21 @@ export function shardOf(id: string): number {
   return (hash >>> 0) % SHARDS;
 }
 
-async function writeAtomically(file: string, parts: readonly (string | Uint8Array)[]): Promise<void> {
+async function writeAtomically(file: string, pieces: readonly (string | BytePiece)[]): Promise<void> {
   const staging = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await writeFile(staging, chunks(parts));
+    // Stored bytes go from the file being replaced straight into the new one (stored-bytes.ts).
+    const handle = await open(staging, 'w');
+    try {
+      await writePieces(handle, pieces);
+    } finally {
+      await handle.close();
+    }
     await rename(staging, file);
   } catch (error) {
     await rm(staging, { force: true });
     throw error;
   }
-}
-
-/** The parts joined into pieces of about 256 KiB: a shard is megabytes, never joined into one string. */
-function* chunks(parts: readonly (string | Uint8Array)[]): Generator<Uint8Array> {
-  let batch: Uint8Array[] = [];
-  let length = 0;
-  for (const part of parts) {
-    const bytes = typeof part === 'string' ? Buffer.from(part) : part;
-    batch.push(bytes);
-    length += bytes.length;
-    if (length >= 256 * 1024) {
-      yield Buffer.concat(batch, length);
-      batch = [];
-      length = 0;
-    }
-  }
-  if (batch.length > 0) yield Buffer.concat(batch, length);
 }
 
 /**

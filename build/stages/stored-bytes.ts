@@ -131,12 +131,12 @@ const READ_BYTES = 1 << 20;
 const LINE_BYTES = 64 << 10;
 
 /**
- * Writes the pieces in order through one reusable buffer: stored bytes read straight into it, nothing
- * of the whole held at once.
+ * Writes the pieces in order through one reusable buffer: stored bytes read straight into it, texts
+ * encoded straight into it, nothing of the whole held at once.
  */
-export async function writePieces(handle: PieceSink, pieces: readonly BytePiece[]): Promise<void> {
-  let total = 0;
-  for (const piece of pieces) total += piece.length;
+export async function writePieces(handle: PieceSink, pieces: readonly (string | BytePiece)[]): Promise<void> {
+  const lengths = pieces.map(pieceLength);
+  const total = lengths.reduce((sum, length) => sum + length, 0);
   const buffer = Buffer.allocUnsafe(Math.min(total, 4 << 20));
   let used = 0;
   const flush = async () => {
@@ -144,8 +144,10 @@ export async function writePieces(handle: PieceSink, pieces: readonly BytePiece[
     while (written < used) written += (await handle.write(buffer, written, used - written)).bytesWritten;
     used = 0;
   };
-  for (const piece of pieces) {
-    if (piece.length > buffer.length) {
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = pieces[i] as string | BytePiece;
+    const length = lengths[i] as number;
+    if (length > buffer.length) {
       await flush();
       const bytes = bytesOf(piece);
       let written = 0;
@@ -153,10 +155,11 @@ export async function writePieces(handle: PieceSink, pieces: readonly BytePiece[
         written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten;
       continue;
     }
-    if (used + piece.length > buffer.length) await flush();
-    if (piece instanceof StoredBytes) readAll(piece.fd, buffer, used, piece.length, piece.position);
+    if (used + length > buffer.length) await flush();
+    if (typeof piece === 'string') buffer.write(piece, used, length, 'utf8');
+    else if (piece instanceof StoredBytes) readAll(piece.fd, buffer, used, length, piece.position);
     else buffer.set(piece, used);
-    used += piece.length;
+    used += length;
   }
   await flush();
 }

@@ -1,10 +1,10 @@
 import { closeSync, openSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { utf8Length } from '../../build/core/edge/mcp/d1-sql.ts';
-import { bytesOf, SectionReader, StoredBytes } from '../../build/stages/stored-bytes.ts';
+import { bytesOf, SectionReader, StoredBytes, writePieces } from '../../build/stages/stored-bytes.ts';
 
 // The item store reads its shards through SectionReader (lines and texts decoded as they come, the D1
 // bodies' rows left in the file), and the D1 import groups its rows by their UTF-8 length.
@@ -45,6 +45,37 @@ describe('SectionReader', () => {
     } finally {
       closeSync(fd);
     }
+  });
+});
+
+describe('writePieces', () => {
+  it('writes texts, bytes and stored bytes in order, each of any size against its buffer', async () => {
+    const source = join(dir, 'source');
+    const stored = 'guardado ✓ '.repeat(500_000); // 6 MB: past the 4 MiB buffer
+    writeFileSync(source, `xx${stored}yy`);
+    const fd = openSync(source, 'r');
+    const pieces = [
+      'título ✓\n',
+      new StoredBytes(fd, 2, Buffer.byteLength(stored)),
+      Buffer.from('bytes\n'),
+      'ñ'.repeat(2_500_000), // 5 MB of text: past the buffer too
+      '\ud800 a lone surrogate, and an emoji 🙂',
+      new StoredBytes(fd, 0, 2),
+    ];
+    const target = join(dir, 'written');
+    const handle = await open(target, 'w');
+    try {
+      await writePieces(handle, pieces);
+    } finally {
+      await handle.close();
+      closeSync(fd);
+    }
+    const expected = Buffer.concat(
+      pieces
+        .map((p) => (typeof p === 'string' ? Buffer.from(p) : p instanceof StoredBytes ? null : p))
+        .map((b, i) => b ?? Buffer.from(i === 1 ? stored : 'xx')),
+    );
+    expect((await readFile(target)).equals(expected)).toBe(true);
   });
 });
 
