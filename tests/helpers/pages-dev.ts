@@ -44,6 +44,26 @@ export async function startPagesDev(
   /** wrangler's state folder (local D1 lives there): one the caller made and imported into, kept on stop. */
   { persistTo }: { persistTo?: string } = {},
 ): Promise<PagesDev> {
+  // A free port is free only until someone takes it: another test's wrangler and workerd bind ports of
+  // their own meanwhile (workerd once failed on "Address already in use" for its own port). Such a
+  // start is tried again on other ports; any other failure is reported at once.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startPagesDevOnce(dir, extraArgs, cwd, wrangler, persistTo);
+    } catch (error) {
+      const taken = error instanceof Error && /Address already in use|EADDRINUSE/.test(error.message);
+      if (!taken || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startPagesDevOnce(
+  dir: string,
+  extraArgs: string[],
+  cwd: string,
+  wrangler: string,
+  persistTo: string | undefined,
+): Promise<PagesDev> {
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const state = persistTo ?? (await mkdtemp(join(tmpdir(), 'content-index-wrangler-')));
   let log = '';
@@ -88,7 +108,8 @@ export async function startPagesDev(
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     try {
-      await fetch(`${url}/__content-index-ready`);
+      // Bounded: whatever holds the port may accept and never answer.
+      await fetch(`${url}/__content-index-ready`, { signal: AbortSignal.timeout(5000) });
       return { url, inspectorPort, output: () => log, stop };
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 250));
