@@ -239,7 +239,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       }
       await new Promise((r) => setTimeout(r, ROUTING_NUDGE_MS));
       if (stopping) return;
-      if ((await readFile(file, 'utf8').catch(() => undefined)) !== text) continue;
+      // False when another writer came first (replaceWhole checks, next to its rename).
       if (await replaceWhole(file, text)) routing.set(name, text);
     }
     void confirmRedirects();

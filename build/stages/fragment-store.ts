@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { ContentEntry, LeftOut } from '../core/content/model.ts';
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language } from '../core/edge/languages.ts';
@@ -17,7 +17,7 @@ import {
   type Scratch,
   SectionReader,
   StoredBytes,
-  writePieces,
+  writeFilePieces,
 } from './stored-bytes.ts';
 
 export interface StoreOptions {
@@ -760,12 +760,7 @@ async function writeAtomically(file: string, pieces: readonly (string | BytePiec
   const staging = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     // Stored bytes go from the file being replaced straight into the new one (stored-bytes.ts).
-    const handle = await open(staging, 'w');
-    try {
-      await writePieces(handle, pieces);
-    } finally {
-      await handle.close();
-    }
+    await writeFilePieces(staging, pieces);
     await rename(staging, file);
   } catch (error) {
     await rm(staging, { force: true });

@@ -1,4 +1,5 @@
 import { readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 /**
  * Bytes a build leaves in a file it holds open instead of reading them: the D1 rows of the items'
@@ -162,4 +163,14 @@ export async function writePieces(handle: PieceSink, pieces: readonly (string | 
     used += length;
   }
   await flush();
+}
+
+/** A file made of the pieces (see writePieces). */
+export async function writeFilePieces(path: string, pieces: readonly (string | BytePiece)[]): Promise<void> {
+  const handle = await open(path, 'w');
+  try {
+    await writePieces(handle, pieces);
+  } finally {
+    await handle.close();
+  }
 }

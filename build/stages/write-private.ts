@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { access, copyFile, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { MCP_MODULE_PATH } from '../core/edge/mcp/worker-module.ts';
 import type { PrivateFile } from './mcp-output.ts';
@@ -8,7 +8,7 @@ import { inspect } from './output/generations.ts';
 import { outputPlace } from './output/place.ts';
 import { markState, parseMark, processMark } from './output/process-mark.ts';
 import { walkTree } from './output/tree.ts';
-import { bytesOf, writePieces } from './stored-bytes.ts';
+import { bytesOf, writeFilePieces } from './stored-bytes.ts';
 
 /** The tool's folders in the project's private `.content-index/` that the MCP output owns. */
 export const MCP_PRIVATE_DIRS = ['.content-index/worker', '.content-index/d1'] as const;
@@ -207,11 +207,5 @@ export async function countOtherFiles(root: string, outDir: string, staticDir?: 
 
 /** Writes a text, or pieces of bytes (stored-bytes.ts: stored ones read straight into the write buffer). */
 async function writeContent(path: string, content: PrivateFile['content']): Promise<void> {
-  if (typeof content === 'string') return writeFile(path, content);
-  const handle = await open(path, 'w');
-  try {
-    await writePieces(handle, content);
-  } finally {
-    await handle.close();
-  }
+  return typeof content === 'string' ? writeFile(path, content) : writeFilePieces(path, content);
 }

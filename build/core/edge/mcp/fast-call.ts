@@ -1,6 +1,6 @@
 import type { StandardSchemaV1 } from '@modelcontextprotocol/server';
 import { RequestBudget, type RequestLimits } from './budget.ts';
-import type { LoadedMcp, ToolDefinition } from './tools.ts';
+import { callTool, type LoadedMcp, type ToolDefinition } from './tools.ts';
 
 /**
  * The request agents send most, answered without the SDK's per-request server: one `tools/call` of the
@@ -72,13 +72,9 @@ export function createFastToolCall(options: FastCallOptions): FastToolCall {
         return undefined;
       }
       if (input.issues) return undefined;
-      const budget = new RequestBudget(limits);
-      let text: string;
       let content: string;
       try {
-        const result = await entry.tool.run(mcp, input.value, budget);
-        text = JSON.stringify(result);
-        budget.chargeResult(entry.tool.name, text);
+        const { text } = await callTool(entry.tool, mcp, input.value, new RequestBudget(limits));
         // `text` is the result's JSON, which is also its structured content's.
         content = `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}`;
       } catch (error) {

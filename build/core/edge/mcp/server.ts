@@ -16,7 +16,7 @@ import { instructionsFor, listed, siteLanguages, siteTools } from './site-langua
 import { warmUpWordClasses } from './snippet.ts';
 import { publishedSchema, standardSchema } from './standard-schema.ts';
 import { tokenize } from './text.ts';
-import { type LoadedMcp, TOOL_ANNOTATIONS } from './tools.ts';
+import { callTool, type LoadedMcp, TOOL_ANNOTATIONS } from './tools.ts';
 
 /**
  * The current revision first, then every earlier revision the SDK implements (its
@@ -142,9 +142,7 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
         },
         async (args: Record<string, unknown>): Promise<CallToolResult> => {
           const budget = requestBudget ?? new RequestBudget(options.limits);
-          const result = await tool.run(mcp, args, budget);
-          const text = JSON.stringify(result);
-          budget.chargeResult(tool.name, text);
+          const { result, text } = await callTool(tool, mcp, args, budget);
           return { content: [{ type: 'text', text }], structuredContent: result };
         },
       );
@@ -194,13 +192,12 @@ export function prepareServer(mcp: LoadedMcp, options: ServerOptions = {}): Prep
         if ('issues' in input && input.issues) continue;
         try {
           const budget = new RequestBudget({ ...REQUEST_LIMITS, ...limits });
-          const result = await prepared.tool.run(
+          const { result, text } = await callTool(
+            prepared.tool,
             mcp,
             (input as { value: Record<string, unknown> }).value,
             budget,
           );
-          const text = JSON.stringify(result);
-          budget.chargeResult(name, text);
           await specTypeSchemas.CallToolResult['~standard'].validate({
             content: [{ type: 'text', text }],
             structuredContent: result,

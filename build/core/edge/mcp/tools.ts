@@ -27,6 +27,22 @@ export interface ToolDefinition {
   ): Promise<Record<string, unknown>>;
 }
 
+/**
+ * A tool's call as every MCP answer makes it: its result, and the result's JSON (the text an answer
+ * carries beside it), charged to the request's budget.
+ */
+export async function callTool(
+  tool: ToolDefinition,
+  mcp: LoadedMcp,
+  args: Record<string, unknown>,
+  budget: RequestBudget,
+): Promise<{ result: Record<string, unknown>; text: string }> {
+  const result = await tool.run(mcp, args, budget);
+  const text = JSON.stringify(result);
+  budget.chargeResult(tool.name, text);
+  return { result, text };
+}
+
 /** Every tool only reads the published index: agents may call them freely and repeat them. */
 export const TOOL_ANNOTATIONS = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
