@@ -70,8 +70,11 @@ export interface LastBuild {
 
 /** Relative to the project root: the store's folder. */
 export const STORE_DIR = `${CACHE_DIR}/items`;
-/** Bumped when what the store's files hold changes form. 5: each item's D1 rows with their digest. */
-const STORE_FORMAT = 5;
+/**
+ * Bumped when what the store's files hold changes form. 5: each item's D1 rows with their digest. 6: a
+ * whole file's hash of its bytes (read-head.js sourceHash).
+ */
+const STORE_FORMAT = 6;
 const INDEX_FILE = 'index.json';
 /** Item records are spread over this many files, so that an edit rewrites one. */
 const SHARDS = 32;

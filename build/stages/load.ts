@@ -89,7 +89,7 @@ export function fileHash(path: string, maxFileBytes: number, bodies: boolean): s
   try {
     if (!bodies) return headHash(readHead(path, maxFileBytes).text);
     const whole = readWhole(path, maxFileBytes);
-    return sourceHash(whole.text, whole.body ?? '');
+    return sourceHash(whole);
   } catch {
     return undefined;
   }

@@ -17,8 +17,11 @@ const PARSE_DIR = 'parse';
  * An edit rewrites one shard, not the whole cache (at 10,000 items the cache is about 16 MiB of JSON).
  */
 const SHARDS = 32;
-/** Bumped when the files' layout changes. 3: each entry's body text. 4: sealed shards. */
-const CACHE_FORMAT = 4;
+/**
+ * Bumped when the files' layout changes. 3: each entry's body text. 4: sealed shards. 5: a whole file hashed
+ * by its bytes (read-head.js sourceHash).
+ */
+const CACHE_FORMAT = 5;
 
 /**
  * How long after a file's last change its timestamps may still not tell a later change from it. A file
@@ -221,7 +224,7 @@ export class ParseCache {
       try {
         if (!this.bodies) return headHash(readHead(task.absolute, maxFileBytes).text) === entry.hash;
         const whole = readWhole(task.absolute, maxFileBytes);
-        return sourceHash(whole.text, whole.body ?? '') === entry.hash;
+        return sourceHash(whole) === entry.hash;
       } catch {
         return false;
       }

@@ -1,5 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BODY_TEXT_BYTES, bodyText } from '../../build/stages/parse/body-text.js';
+import { BODY_TEXT_BYTES, bodyText, collapse, inline } from '../../build/stages/parse/body-text.js';
+
+// Every character the reduction treats apart, spacing of every kind, letters and a character past the BMP.
+const MARKDOWN_UNITS = [
+  ...'{}[]()<>!*`~_\\&;#|"%:/.-+= \t\r\u000b\f\u0001\u0085\u00a0\u2003\u3000\ufeffaZé1',
+];
 
 describe('a Markdown body reduced to its words', () => {
   it('keeps the words and drops the syntax: headings, emphasis, links, images, HTML, fences, shortcodes, tables', () => {
@@ -56,5 +62,27 @@ describe('a Markdown body reduced to its words', () => {
     ]) {
       expect(Buffer.byteLength(bodyText(text))).toBeLessThanOrEqual(BODY_TEXT_BYTES);
     }
+  });
+
+  it('reads prose lines without running the inline patterns, with the same result as running them', () => {
+    // bodyText skips `inline` for a line without any of these characters: it must leave such a line as it is.
+    const inlineSyntax = new Set('{[<*`~_\\&|');
+    const prose = MARKDOWN_UNITS.filter((unit) => !inlineSyntax.has(unit));
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...prose, '😀'), maxLength: 40 }), (line) => {
+        expect(inline(line)).toBe(line);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('collapses spacing as one replacement of every run of spaces and control characters would', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...MARKDOWN_UNITS), maxLength: 30 }), (text) => {
+        expect(collapse(text)).toBe(text.replace(/[\s\p{Cc}]+/gu, ' ').trim());
+      }),
+      { numRuns: 2000 },
+    );
+    expect(collapse(' a  b\tc\u0001d \u00a0e ')).toBe('a b c d e');
   });
 });

@@ -140,7 +140,7 @@ describe('parseFiles with a parse cache', () => {
     const shards = join(dir, CACHE_DIR, 'parse');
     const [shard] = await readdir(shards);
     const cacheFile = join(shards, shard ?? '');
-    expect((await readFile(cacheFile, 'utf8')).split('\n')[0]).toMatch(/^4:/);
+    expect((await readFile(cacheFile, 'utf8')).split('\n')[0]).toMatch(/^5:/);
 
     expect(ParseCache.open(dir, { maxFileBytes: MAX }).size).toBe(1);
     expect(ParseCache.open(dir, { maxFileBytes: MAX, identity: 'another parser' }).size).toBe(0);

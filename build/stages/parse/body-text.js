@@ -38,8 +38,12 @@ const NAMED = /** @type {Record<string, string>} */ ({
   apos: "'",
   nbsp: ' ',
 });
+/** A character that at least one of the inline patterns (`inline`) needs in the line to match. */
+const INLINE_SYNTAX = /[{[<*`~_\\&|]/;
 // Control characters (the embedded module separates texts with U+0001) and other spacing.
 const SPACE = /[\s\p{Cc}]+/gu;
+/** Spacing SPACE would change: any but a lone space (which it would replace by itself). */
+const ODD_SPACE = /[^\S ]|\p{Cc}| [\s\p{Cc}]/u;
 
 /**
  * A Markdown body reduced to its words, as agents read a snippet: front matter excluded (the caller
@@ -64,7 +68,7 @@ export function bodyText(markdown) {
     start = end + 1;
     if (fence) {
       if (line.trimStart().startsWith(fence) && line.trim().replace(/[`~]/g, '') === '') fence = '';
-      else bytes += keep(out, line.replace(SPACE, ' ').trim());
+      else bytes += keep(out, collapse(line));
       continue;
     }
     if (comment) {
@@ -86,22 +90,38 @@ export function bodyText(markdown) {
     }
     if (RULE.test(line) || SETEXT.test(line) || DEFINITION.test(line)) continue;
     if (line.includes('-') && TABLE_RULE.test(line)) continue;
-    const text = heading(line.replace(QUOTE, '').replace(LIST, ''))
-      .replace(SHORTCODE, (_, args) => captions(String(args)))
-      .replace(IMAGE, '$1')
-      .replace(LINK, '$1')
-      .replace(AUTOLINK, '')
-      .replace(TAG, '')
-      .replace(MARKS, '')
-      .replace(UNDERSCORES, emphasis)
-      .replace(ESCAPE, '$1')
-      .replace(ENTITY, (_, name) => entity(name))
-      .replaceAll('|', ' ')
-      .replace(SPACE, ' ')
-      .trim();
-    bytes += keep(out, text);
+    const bare = heading(line.replace(QUOTE, '').replace(LIST, ''));
+    // Most lines are prose: none of the patterns below can match them, and each would scan the line.
+    bytes += keep(out, collapse(INLINE_SYNTAX.test(bare) ? inline(bare) : bare));
   }
   return cut(out.join(' '), BODY_TEXT_BYTES);
+}
+
+/**
+ * Runs of spacing and control characters as one space, the ends trimmed.
+ * @param {string} text
+ */
+export function collapse(text) {
+  return (ODD_SPACE.test(text) ? text.replace(SPACE, ' ') : text).trim();
+}
+
+/**
+ * A line's inline syntax reduced to its words: shortcodes, images, links, HTML, emphasis and code
+ * marks, escapes, entities and table pipes.
+ * @param {string} line
+ */
+export function inline(line) {
+  return line
+    .replace(SHORTCODE, (_, args) => captions(String(args)))
+    .replace(IMAGE, '$1')
+    .replace(LINK, '$1')
+    .replace(AUTOLINK, '')
+    .replace(TAG, '')
+    .replace(MARKS, '')
+    .replace(UNDERSCORES, emphasis)
+    .replace(ESCAPE, '$1')
+    .replace(ENTITY, (_, name) => entity(name))
+    .replaceAll('|', ' ');
 }
 
 /**

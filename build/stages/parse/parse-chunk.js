@@ -50,7 +50,7 @@ function parseOne(task, maxFileBytes, known, bodies) {
   const read = readChecked(task, maxFileBytes, bodies);
   if ('code' in read) return { outcome: read };
   const { text, body } = read;
-  const hash = known && (body === undefined ? headHash(text) : sourceHash(text, body));
+  const hash = known && (body === undefined ? headHash(text) : sourceHash(read));
   if (hash !== undefined && known?.has(hash)) return { hash };
   const outcome = parseSource(task.path, text);
   // Only a file whose front matter reads is indexed: the body of a broken one is never needed.
@@ -64,7 +64,7 @@ function parseOne(task, maxFileBytes, known, bodies) {
  * @param {ParseTask} task
  * @param {number} maxFileBytes
  * @param {boolean} bodies
- * @returns {{ text: string, body?: string | undefined } | ParseFailure}
+ * @returns {{ text: string, body?: string | undefined, hash?: string | undefined } | ParseFailure}
  */
 function readChecked({ path, absolute }, maxFileBytes, bodies) {
   /** @type {import('./read-head.js').Head} */
@@ -100,5 +100,5 @@ function readChecked({ path, absolute }, maxFileBytes, bodies) {
       hint: closingHint(head.format ?? 'yaml'),
     };
   }
-  return { text: head.text, body: head.body };
+  return { text: head.text, body: head.body, hash: head.hash };
 }

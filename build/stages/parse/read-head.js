@@ -15,6 +15,7 @@ const FIRST_READ = 4096;
  * @property {boolean} unterminated True when the file opens a front-matter block that does not close within the limit.
  * @property {import('./fences.js').FrontMatterFormat} [format] The front matter's format, when the file opens one.
  * @property {string} [body] With readWhole: the rest of the file, after the front matter.
+ * @property {string} [hash] With readWhole, when the file was read: the hash of its bytes (see wholeHash).
  */
 
 /**
@@ -78,13 +79,15 @@ export function readWhole(path, maxFileBytes) {
     const end = opening ? closingEnd(text.slice(start), opening.format) : -1;
     if (opening && end < 0 && buffer.length > MAX_FRONT_MATTER_BYTES)
       return { size, text: '', unterminated: true, format: opening.format };
-    if (end < 0) return { size, text: buffer.toString('utf8'), unterminated: false, body: '' };
+    const hash = wholeHash(buffer);
+    if (end < 0) return { size, text: buffer.toString('utf8'), unterminated: false, body: '', hash };
     const head = text.slice(0, end + start);
     return {
       size,
       text: head,
       unterminated: false,
       body: buffer.toString('utf8', Buffer.byteLength(head)),
+      hash,
     };
   } finally {
     closeSync(fd);
@@ -92,14 +95,22 @@ export function readWhole(path, maxFileBytes) {
 }
 
 /**
- * The hash of a whole file's text, for a parse cache that keeps bodies: the outcome then depends on the
- * body too.
- * @param {string} head
- * @param {string} body
+ * The hash of a whole file, for a parse cache that keeps bodies: the outcome then depends on the body
+ * too. Of its bytes as read, not of its text: the text would be encoded again only to be hashed.
+ * @param {Buffer} bytes
  * @returns {string}
  */
-export function sourceHash(head, body) {
-  return createHash('sha256').update(head).update('\u0000').update(body).digest('base64');
+function wholeHash(bytes) {
+  return createHash('sha256').update(bytes).digest('base64');
+}
+
+/**
+ * The hash a file read whole (readWhole) is known by; the same for every file too large to read.
+ * @param {{ hash?: string | undefined }} whole
+ * @returns {string}
+ */
+export function sourceHash(whole) {
+  return whole.hash ?? headHash('');
 }
 
 /**

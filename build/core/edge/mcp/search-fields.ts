@@ -149,7 +149,8 @@ function termsOf(text: string, stemming: Language | undefined): readonly string[
 
 function distinctTerms(text: string, stemming: Language | undefined): string[] {
   const distinct = new Set<string>();
-  for (const word of tokenize(text)) {
+  // Each word once: a body says most of its words many times, and a word's term is the same each time.
+  for (const word of new Set(tokenize(text))) {
     const term = termOf(word, stemming);
     if (term !== null) distinct.add(term);
   }
