@@ -15,7 +15,7 @@ import { withDocsPaths } from '../runtime/docs-path.ts';
 import { type HugoWatch, startHugoWatch } from '../runtime/hugo-watch.ts';
 import { startMcpDataServer } from '../runtime/mcp-data-server.ts';
 import { newLiteralRedirects, redirectsServed } from '../runtime/redirects-probe.ts';
-// chokidar loads only when dev runs: every other command starts without it.
+// The watcher (a native module) loads only when dev runs: every other command starts without it.
 import type { SourceEvent, WatchPlan } from '../runtime/watch-sources.ts';
 import {
   compatibilityArgs,
@@ -53,8 +53,9 @@ interface DevFlags extends BuildFlags {
  */
 const COALESCE_MS = 15;
 /**
- * chokidar drops a second change of one file within 50 ms of the first; a little after that window
- * closes the files of the last rebuild are looked at again, so a write that landed in it is built too.
+ * A write that lands while its file is being read can leave no later event (a watcher coalesces events
+ * of one file that come close together): a little after a rebuild, the files it read are looked at
+ * again, so such a write is built too.
  */
 const RECHECK_MS = 60;
 /**
