@@ -149,10 +149,14 @@ function termsOf(text: string, stemming: Language | undefined): readonly string[
 
 function distinctTerms(text: string, stemming: Language | undefined): string[] {
   const distinct = new Set<string>();
-  // Each word once: a body says most of its words many times, and a word's term is the same each time.
-  for (const word of new Set(tokenize(text))) {
-    const term = termOf(word, stemming);
-    if (term !== null) distinct.add(term);
+  // Each run of non-spaces once: a body says most of its words many times, and they are the same terms
+  // each time. No pattern of tokenize spans a space, so the runs give the words the whole text does,
+  // and each term still comes first where it first comes in the text.
+  for (const run of new Set(text.split(' '))) {
+    for (const word of tokenize(run)) {
+      const term = termOf(word, stemming);
+      if (term !== null) distinct.add(term);
+    }
   }
   return [...distinct];
 }
