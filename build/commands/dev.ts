@@ -532,7 +532,17 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     return;
   }
   // Watching starts before the first build, so nothing saved while it runs is missed.
-  const { watchSources } = await import('../runtime/watch-sources.ts');
+  let watchSources: typeof import('../runtime/watch-sources.ts').watchSources;
+  try {
+    ({ watchSources } = await import('../runtime/watch-sources.ts'));
+  } catch (error) {
+    // The watcher is a native module, prebuilt per platform as an optional package.
+    context.printErr(
+      `✗ dev cannot watch the sources on ${process.platform}-${process.arch}: ${error instanceof Error ? error.message : String(error)}\n  hint: reinstall without omitting optional dependencies (@parcel/watcher's prebuilt ${process.platform}-${process.arch} package), or build it: npm rebuild @parcel/watcher --build-from-source; content-index build works without it`,
+    );
+    context.exit(2);
+    return;
+  }
   const watcher = watchSources(initial, {
     ignore: [outDir, resolve(root, PRIVATE_DIR)],
     ignorePrefixes: [join(dirname(outDir), `.${basename(outDir)}.content-index`)],

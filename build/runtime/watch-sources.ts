@@ -1,7 +1,7 @@
 import { type Dirent, type FSWatcher, watch as watchFolder } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { type AsyncSubscription, subscribe } from '@parcel/watcher';
+import { type AsyncSubscription, type BackendType, subscribe } from '@parcel/watcher';
 import picomatch from 'picomatch';
 import { within } from '../stages/output/tree.ts';
 
@@ -37,12 +37,26 @@ export interface SourceWatcher {
 /** One watched tree (the content or the static folder) and what is known to be in it. */
 interface Tree {
   root: string;
+  /** The root folder's inode when it was watched: a folder made in its place is another one. */
+  ino?: number;
   subscription: Promise<AsyncSubscription | undefined>;
-  /** Its folders: a deleted path is told a folder (its files go with it, unreported) by this. */
-  dirs: Set<string>;
+  /** The root was seen going, or could not be watched: it is watched again when it is back. */
+  dead: boolean;
+  /** Each known folder's entries (its folders, and its files a build reads): a deleted path is a folder by this. */
+  children: Map<string, Set<string>>;
   /** Its files a build reads: a file created where one was is a save by rename, a change of it. */
   files: Set<string>;
 }
+
+/**
+ * Each platform's own recursive watch. Named, because @parcel/watcher would otherwise use watchman
+ * wherever it happens to be installed, which reports otherwise.
+ */
+const BACKENDS: Partial<Record<NodeJS.Platform, BackendType>> = {
+  linux: 'inotify',
+  darwin: 'fs-events',
+  win32: 'windows',
+};
 
 /**
  * Watches the sources of a build: the content and static folders with @parcel/watcher (the system's
@@ -52,8 +66,8 @@ interface Tree {
  * a 10,000-item site (about a second of CPU). Reports only files a build reads (content files matching
  * the globs, the configuration files, the static folder's files), so an editor's temporary file never
  * triggers or names a rebuild; a file saved by renaming a new file over it (sed -i, vim, many editors)
- * is a change, new folders are read, removed ones reported. Watch errors go to `onError`, never up the
- * stack.
+ * is a change, new folders are read, removed ones reported; symbolic links are not followed. Watch
+ * errors go to `onError`, never up the stack.
  */
 export function watchSources(
   initial: WatchPlan,
@@ -93,6 +107,23 @@ export function watchSources(
 
   const trees = new Map<string, Tree>();
   const treeRoots = (p: WatchPlan) => [p.contentDir, ...(p.staticDir ? [p.staticDir] : [])];
+  const entriesOf = (tree: Tree, dir: string): Set<string> => {
+    let entries = tree.children.get(dir);
+    if (!entries) {
+      entries = new Set();
+      tree.children.set(dir, entries);
+    }
+    return entries;
+  };
+  const known = (tree: Tree, path: string) => entriesOf(tree, dirname(path)).add(path);
+  /** A folder and everything known below it, forgotten: in the size of what it held. */
+  const forget = (tree: Tree, path: string) => {
+    tree.files.delete(path);
+    tree.children.get(dirname(path))?.delete(path);
+    const entries = tree.children.get(path);
+    tree.children.delete(path);
+    for (const entry of entries ?? []) forget(tree, entry);
+  };
   /** Reads a folder of a tree: its folders and its files a build reads are known from then on. */
   const learn = async (tree: Tree, dir: string, found?: (file: string) => void) => {
     let entries: Dirent[];
@@ -101,13 +132,17 @@ export function watchSources(
     } catch {
       return; // gone again, or not there yet
     }
-    tree.dirs.add(dir);
+    entriesOf(tree, dir);
     for (const entry of entries) {
       const path = join(entry.parentPath, entry.name);
       if (ignored(tree.root, path)) continue;
-      if (entry.isDirectory()) tree.dirs.add(path);
-      else if (relevant(path) && !tree.files.has(path)) {
+      // A Dirent tells a link as a link: links are neither followed nor read through.
+      if (entry.isDirectory()) {
+        entriesOf(tree, path);
+        known(tree, path);
+      } else if (relevant(path) && !tree.files.has(path)) {
         tree.files.add(path);
+        known(tree, path);
         found?.(path);
       }
     }
@@ -115,20 +150,24 @@ export function watchSources(
   const onTreeEvents = (tree: Tree, events: readonly { path: string; type: string }[]) => {
     for (const { path, type } of events) {
       if (ignored(tree.root, path)) continue;
+      const folder = tree.children.has(path);
       if (type === 'delete') {
-        tree.files.delete(path);
-        if (tree.dirs.delete(path)) {
-          // A folder removed or moved away: only the folder is told, never the files it held.
-          for (const known of [...tree.dirs, ...tree.files])
-            if (within(path, known) !== undefined) tree.dirs.delete(known) || tree.files.delete(known);
-          report(path, 'unlink');
-        } else if (relevant(path)) report(path, 'unlink');
+        if (path === tree.root) tree.dead = true;
+        forget(tree, path);
+        // A folder removed or moved away is told alone, never the files it held: it is reported.
+        if (folder || relevant(path)) report(path, 'unlink');
+      } else if (folder) {
+        // A known folder changed as a whole (moved away and back between two looks): what it holds now
+        // is unknown, so it is told, and a build looks at everything.
+        // The root itself: dev tells its return (revive).
+        if (type === 'update' && path !== tree.root) report(path, 'change');
       } else if (relevant(path)) {
         report(path, type === 'update' || tree.files.has(path) ? 'change' : 'add');
         tree.files.add(path);
+        known(tree, path);
       } else if (type === 'create') {
-        // A new folder (made, or moved in) is told alone: what it holds is read once it is watched.
-        void stat(path).then(
+        // A new folder (made, or moved in) is told by its files, read once it is watched.
+        void lstat(path).then(
           (found) => {
             if (found.isDirectory())
               setTimeout(() => void learn(tree, path, (file) => report(file, 'add')), RESCAN_MS).unref();
@@ -138,30 +177,57 @@ export function watchSources(
       }
     }
   };
-  /** `before`: the tree as it was known before it went away; a file it did not hold is told as new. */
-  const watchTree = (root: string, before?: Tree): Tree => {
-    const tree: Tree = { root, subscription: Promise.resolve(undefined), dirs: new Set(), files: new Set() };
-    tree.subscription = subscribe(
+  /**
+   * `before`: the tree as it was known before it went away; a file it did not hold is told as new.
+   * `after`: the previous watch of the folder, let go: @parcel/watcher shares one native watch per
+   * folder, and a subscription made while the old one is still there would share its dead watch.
+   */
+  const watchTree = (root: string, before?: Tree, after: Promise<unknown> = Promise.resolve()): Tree => {
+    const tree: Tree = {
       root,
-      (cause, events) => {
-        if (cause) error(cause);
-        else if (!closed && trees.get(root) === tree) onTreeEvents(tree, events);
-      },
-      { ignore: [...IGNORED_NAMES.map((name) => `**/${name}`), ...options.ignore] },
-    ).then(
-      async (subscription) => {
-        const told = before && ((file: string) => !before.files.has(file) && report(file, 'add'));
-        await learn(tree, root, told);
-        return subscription;
-      },
-      () => undefined, // not there (yet): dev looks for it, and `returned` watches it
-    );
+      subscription: Promise.resolve(undefined),
+      dead: false,
+      children: new Map(),
+      files: new Set(),
+    };
+    tree.subscription = (async () => {
+      await after;
+      let subscription: AsyncSubscription;
+      try {
+        subscription = await subscribe(
+          root,
+          (cause, events) => {
+            if (cause) error(cause);
+            else if (!closed && trees.get(root) === tree) onTreeEvents(tree, events);
+          },
+          {
+            ignore: [...IGNORED_NAMES.map((name) => `**/${name}`), ...options.ignore],
+            ...(BACKENDS[process.platform] && { backend: BACKENDS[process.platform] }),
+          },
+        );
+      } catch (cause) {
+        tree.dead = true;
+        // Not there (yet): dev looks for it, and watches it once it is back. Anything else is said.
+        if (
+          await lstat(root).then(
+            () => true,
+            () => false,
+          )
+        )
+          error(cause);
+        return undefined;
+      }
+      tree.ino = (await lstat(root).catch(() => undefined))?.ino;
+      await learn(tree, root, before && ((file) => !before.files.has(file) && report(file, 'add')));
+      return subscription;
+    })();
     return tree;
   };
-  const unwatchTree = (root: string) => {
+  /** Stops watching a tree; resolves once its watch is let go. */
+  const unwatchTree = (root: string): Promise<unknown> => {
     const tree = trees.get(root);
     trees.delete(root);
-    void tree?.subscription.then((s) => s?.unsubscribe()).catch(() => undefined);
+    return tree ? tree.subscription.then((s) => s?.unsubscribe()).catch(() => undefined) : Promise.resolve();
   };
 
   // Single files are watched through their folders (one level): a file that does not exist yet (the root
@@ -176,11 +242,7 @@ export function watchSources(
         for (const file of plan.files)
           if (dirname(file) === folder && (named === undefined || named === file)) report(file, 'change');
         // A content or static folder made (or moved back) after dev started is watched from then on.
-        if (named !== undefined && treeRoots(plan).includes(named))
-          void stat(named).then(
-            (found) => found.isDirectory() && returned(named),
-            () => undefined,
-          );
+        if (named !== undefined && treeRoots(plan).includes(named)) void revive(named, false);
       });
       watcher.on('error', error);
       folders.set(folder, watcher);
@@ -190,16 +252,25 @@ export function watchSources(
   };
 
   /**
-   * A content or static folder created after dev started (or moved away and back) is watched from then
-   * on, and is itself a change: its files may be the very ones a build already read (moved back as they
-   * were), whose own events tell nothing new, yet the last build ran without the folder.
+   * A content or static folder back (made after dev started, or moved away and back) is watched again
+   * when it is not the folder being watched, and is itself a change: its files may be the very ones a
+   * build already read (moved back as they were), whose own events tell nothing new, yet the last build
+   * ran without the folder. `told`: dev saw it back, and rebuilds for it whatever it is; otherwise an
+   * event of the folder's own (a touch, a chmod) tells nothing when it is the folder being watched.
    */
-  const returned = (path: string) => {
-    if (closed || !treeRoots(plan).includes(path)) return;
-    const before = trees.get(path);
-    unwatchTree(path);
-    trees.set(path, watchTree(path, before));
-    report(path, 'add');
+  let reviving = Promise.resolve();
+  const revive = (path: string, told: boolean): Promise<void> => {
+    reviving = reviving.then(async () => {
+      if (closed || !treeRoots(plan).includes(path)) return;
+      const found = await lstat(path).catch(() => undefined);
+      if (!found?.isDirectory()) return;
+      const tree = trees.get(path);
+      const watching =
+        tree && (await tree.subscription) !== undefined && !tree.dead && tree.ino === found.ino;
+      if (!watching) trees.set(path, watchTree(path, tree, unwatchTree(path)));
+      if (!watching || told) report(path, 'add');
+    });
+    return reviving;
   };
 
   for (const root of treeRoots(plan)) trees.set(root, watchTree(root));
@@ -212,7 +283,7 @@ export function watchSources(
       const previous = plan;
       plan = next;
       isContent = picomatch([...plan.globs], { nocase: true });
-      for (const root of treeRoots(previous)) if (!treeRoots(plan).includes(root)) unwatchTree(root);
+      for (const root of treeRoots(previous)) if (!treeRoots(plan).includes(root)) void unwatchTree(root);
       for (const root of treeRoots(plan)) if (!trees.has(root)) trees.set(root, watchTree(root));
       for (const [folder, watcher] of folders) {
         if (fileFolders(plan).includes(folder)) continue;
@@ -221,14 +292,12 @@ export function watchSources(
       }
       for (const folder of fileFolders(plan)) if (!folders.has(folder)) watchFiles(folder);
     },
-    returned,
+    returned: (path) => void revive(path, true),
     close: async () => {
       closed = true;
       for (const watcher of folders.values()) watcher.close();
       folders.clear();
-      const subscriptions = [...trees.values()].map((tree) => tree.subscription);
-      trees.clear();
-      await Promise.all(subscriptions.map((s) => s.then((sub) => sub?.unsubscribe()).catch(() => undefined)));
+      await Promise.all([...trees.keys()].map(unwatchTree));
     },
   };
 }

@@ -48,6 +48,8 @@ const PIECES = [
   '\n',
   '\u00a0',
   '😀',
+  'ſ',
+  '.jſ',
 ];
 
 it("gives a text's terms as reading its every word in order would, each term where it first comes", () => {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -8,7 +8,10 @@ let root: string;
 let watcher: SourceWatcher;
 let events: [string, SourceEvent][];
 
-/** The events reported once `done` holds, or a failure naming what came instead. */
+/**
+ * The events reported once `done` holds, each once (one write can come as two events, which dev
+ * coalesces), or a failure naming what came instead.
+ */
 async function until(done: () => boolean): Promise<[string, SourceEvent][]> {
   const deadline = Date.now() + 5000;
   while (!done()) {
@@ -17,7 +20,8 @@ async function until(done: () => boolean): Promise<[string, SourceEvent][]> {
   }
   // Anything the same change still brings.
   await new Promise((r) => setTimeout(r, 200));
-  return events.map(([path, event]) => [path.slice(root.length + 1), event]);
+  const told = events.map(([path, event]) => `${path.slice(root.length + 1)}\u0000${event}`);
+  return [...new Set(told)].map((e) => e.split('\u0000') as [string, SourceEvent]);
 }
 
 beforeEach(async () => {
@@ -76,9 +80,12 @@ it('tells a folder moved away, and the files of a folder moved in or made with f
   await mkdir(join(root, 'content/posts/nueva/honda'), { recursive: true });
   await writeFile(join(root, 'content/posts/nueva/honda/a.es.md'), '---\ntitle: A\n---\n');
   const told = await until(() => events.length >= 2);
-  expect(told.sort()).toEqual([
-    ['content/posts/2025/viejo.es.md', 'add'],
-    ['content/posts/nueva/honda/a.es.md', 'add'],
+  // New to the build either way: told as added by the look at the new folder, or as changed when the
+  // watch of the new folder saw the write first.
+  expect(told.filter(([, event]) => event === 'unlink')).toEqual([]);
+  expect([...new Set(told.map(([path]) => path))].sort()).toEqual([
+    'content/posts/2025/viejo.es.md',
+    'content/posts/nueva/honda/a.es.md',
   ]);
 });
 
@@ -89,11 +96,42 @@ it('tells the configuration files, including one that did not exist when watchin
   expect(told.every(([path]) => path === '_redirects')).toBe(true);
 });
 
-it('tells a content folder that comes back, with the files written while it was away', async () => {
+it('tells a content folder that comes back, with the files written while it was away, and its saves after', async () => {
   await rename(join(root, 'content'), join(root, 'content-aside'));
   await writeFile(join(root, 'content-aside/posts/vuelta.es.md'), '---\ntitle: Vuelta\n---\n');
   await rename(join(root, 'content-aside'), join(root, 'content'));
+  watcher.returned(join(root, 'content')); // as dev does once it finds the folder back
   const told = await until(() => events.some(([path]) => path.endsWith('vuelta.es.md')));
   expect(told).toContainEqual(['content', 'add']);
   expect(told).toContainEqual(['content/posts/vuelta.es.md', 'add']);
+  events = [];
+  await writeFile(join(root, 'content/posts/hola.es.md'), '---\ntitle: Otra vez\n---\n');
+  expect(await until(() => events.length > 0)).toContainEqual(['content/posts/hola.es.md', 'change']);
+});
+
+it('watches a content folder made again in place of the one removed, and tells nothing for a touch of it', async () => {
+  await rm(join(root, 'content'), { recursive: true });
+  await until(() => events.some(([path]) => path === join(root, 'content')));
+  await mkdir(join(root, 'content/posts'), { recursive: true });
+  await writeFile(join(root, 'content/posts/hola.es.md'), '---\ntitle: Hola\n---\n');
+  watcher.returned(join(root, 'content'));
+  // Told as new or as changed, by the new watch or by the look at the folder back: either way, told.
+  await until(() => events.some(([path]) => path.endsWith('hola.es.md')));
+  events = [];
+  await writeFile(join(root, 'content/posts/hola.es.md'), '---\ntitle: Guardado\n---\n');
+  expect(await until(() => events.length > 0)).toEqual([['content/posts/hola.es.md', 'change']]);
+  events = [];
+  // A touch of the folder itself changes nothing a build reads.
+  await utimes(join(root, 'content'), new Date(), new Date());
+  await writeFile(join(root, 'content/posts/hola.es.md'), '---\ntitle: Tocado\n---\n');
+  expect(await until(() => events.length > 0)).toEqual([['content/posts/hola.es.md', 'change']]);
+});
+
+it('does not follow a symbolic link into another folder', async () => {
+  await mkdir(join(root, 'elsewhere/deep'), { recursive: true });
+  await writeFile(join(root, 'elsewhere/deep/x.es.md'), '---\ntitle: X\n---\n');
+  await symlink(join(root, 'elsewhere'), join(root, 'content/posts/link'));
+  await writeFile(join(root, 'content/posts/otro.es.md'), '---\ntitle: Otro\n---\n');
+  const told = await until(() => events.some(([path]) => path.endsWith('otro.es.md')));
+  expect(told.filter(([path]) => path.includes('link/'))).toEqual([]);
 });

@@ -76,6 +76,27 @@ describe('a Markdown body reduced to its words', () => {
     );
   });
 
+  it('reduces a prose line as running every inline pattern on it would', () => {
+    // Lines that open with a word (no heading, list, quote, fence, rule or definition) and hold no comment,
+    // made of single characters and of whole pieces of inline syntax.
+    const pieces = [
+      ...MARKDOWN_UNITS.filter((unit) => unit !== '\n'),
+      ...['&amp;', '&#233;', '&lt;', '{{< x "a b" >}}', '![a](b)', '[a](b)', '[a][1]', '<b>', '<https://x>'],
+      ...['`c`', '~~', '__', 'snake_case', '\\*', 'x|y'],
+    ];
+    const line = fc
+      .array(fc.constantFrom(...pieces), { maxLength: 20 })
+      .map((parts) => `a${parts.join('')}`)
+      .filter((text) => !text.includes('<!--'));
+    fc.assert(
+      fc.property(line, (text) => {
+        expect(bodyText(text)).toBe(collapse(inline(text)));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(bodyText('Tom &amp; Jerry')).toBe('Tom & Jerry');
+  });
+
   it('collapses spacing as one replacement of every run of spaces and control characters would', () => {
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom(...MARKDOWN_UNITS), maxLength: 30 }), (text) => {

@@ -28,7 +28,8 @@ const TECHNOLOGY_NAMES: readonly [RegExp, string][] = [
 ];
 
 /** Only text holding one of the symbols is rewritten: most text is left as it is, unscanned. */
-const TECHNOLOGY_SYMBOLS = /[+#]|\.(?:net|js)/i;
+// With `u`, as the patterns: case-insensitive matching then folds as they do (`ſ` is an `s`).
+const TECHNOLOGY_SYMBOLS = /[+#]|\.(?:net|js)/iu;
 
 export function spellTechnologyNames(text: string): string {
   if (!TECHNOLOGY_SYMBOLS.test(text)) return text;
