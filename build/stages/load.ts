@@ -11,7 +11,6 @@ import type { Problem } from '../core/errors.ts';
 import { linkProblems, linkWatcher } from './content-links.ts';
 import { keyLines } from './parse/key-lines.js';
 import type { ParseOutcome, ParseTask } from './parse/parse-chunk.js';
-import { parseSource } from './parse/parse-source.js';
 import { headHash, readHead, readWhole, sourceHash } from './parse/read-head.js';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import { type ParseFilesOptions, parseFilesHashed } from './parse-files.ts';
@@ -238,6 +237,10 @@ export async function readBranches(
   problems: Problem[],
 ): Promise<BranchFile[]> {
   const branches: BranchFile[] = [];
+  if (listed.length === 0) return branches;
+  // The parsers load only for a site with list pages: an unchanged build of one without them starts
+  // without gray-matter, js-yaml, smol-toml and jsonc-parser (as parse-files.ts does for the files).
+  const { parseSource } = await import('./parse/parse-source.js');
   for (const branch of listed) {
     const text = await readFile(branch.absolute, 'utf8').catch(() => undefined);
     if (text === undefined) continue; // deleted since it was listed

@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import type { Problem } from '../core/errors.ts';
 
 /** What content-index reads from the project's wrangler configuration. */
@@ -30,10 +29,10 @@ export async function readWranglerConfig(
       continue;
     }
     try {
-      const raw = (file.endsWith('.toml') ? parseToml(text) : JSON.parse(stripJsonComments(text))) as Record<
-        string,
-        unknown
-      >;
+      // smol-toml loads with the first wrangler.toml read, not with every module that imports this one.
+      const raw = (
+        file.endsWith('.toml') ? (await import('smol-toml')).parse(text) : JSON.parse(stripJsonComments(text))
+      ) as Record<string, unknown>;
       const databases = Array.isArray(raw.d1_databases) ? raw.d1_databases : [];
       return {
         config: {
