@@ -8,7 +8,7 @@ import { md, PROJECT_ROOT, type TempSite, tempSite } from './helpers/site.ts';
 
 // What the installed bin loads before it does any work: every command pays for it. A build that finds
 // nothing changed parses no file, so it loads no parser; nor does --version; and neither loads the dev
-// server's code.
+// server's code or sorts anything by locale (the first collation loads ICU's data, 10–20 ms).
 
 const run = promisify(execFile);
 const BIN = join(PROJECT_ROOT, 'bin', 'content-index.js');
@@ -18,7 +18,7 @@ const PARSERS = ['gray-matter', 'js-yaml', 'jsonc-parser', 'esprima'];
 
 // A preload that records, in the file $CONTENT_INDEX_LOADED names, every module the process loads from
 // node_modules (ES modules through a loader hook, CommonJS from require's cache; package.json files read
-// for a version are not loads) and the Node built-ins it loads.
+// for a version are not loads), the Node built-ins it loads, and whether anything collated by locale.
 const HOOKS = `
 import { appendFileSync } from 'node:fs';
 export async function load(url, context, next) {
@@ -31,6 +31,19 @@ import { appendFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 register(new URL('./hooks.mjs', import.meta.url));
 const file = process.env.CONTENT_INDEX_LOADED;
+const localeCompare = String.prototype.localeCompare;
+String.prototype.localeCompare = function (...args) {
+  appendFileSync(file, 'icu:localeCompare\\n');
+  return localeCompare.apply(this, args);
+};
+for (const name of ['Collator', 'NumberFormat']) {
+  Intl[name] = new Proxy(Intl[name], {
+    construct(target, args) {
+      appendFileSync(file, 'icu:' + name + '\\n');
+      return Reflect.construct(target, args);
+    },
+  });
+}
 process.on('exit', () => {
   const cjs = Object.keys(createRequire(import.meta.url).cache).map((path) => 'file://' + path);
   const builtins = process.moduleLoadList.flatMap((m) => (m.startsWith('NativeModule ') ? ['node:' + m.slice(13)] : []));
@@ -54,7 +67,7 @@ beforeAll(async () => {
 });
 afterAll(() => site.dispose());
 
-/** Runs the bin under the preload: what it printed, and the packages and built-ins it loaded. */
+/** Runs the bin under the preload: what it printed, and the packages, built-ins and ICU uses it loaded. */
 async function loads(...args: string[]) {
   const file = join(site.root, '.startup', 'loaded.txt');
   await writeFile(file, '');
@@ -71,7 +84,8 @@ async function loads(...args: string[]) {
     }),
   );
   const builtins = new Set(lines.filter((line) => line.startsWith('node:')));
-  return { stdout, packages, builtins };
+  const icu = lines.filter((line) => line.startsWith('icu:'));
+  return { stdout, packages, builtins, icu };
 }
 
 describe('what a command loads before it works', () => {
@@ -79,9 +93,10 @@ describe('what a command loads before it works', () => {
     const first = await loads('build', '--json');
     expect(JSON.parse(first.stdout).incremental.unchanged).toBe(false);
     expect([...first.packages]).toEqual(expect.arrayContaining(['gray-matter', 'js-yaml', 'smol-toml']));
+    expect(first.icu.length).toBeGreaterThan(0);
   });
 
-  it('a build that finds nothing changed loads no front-matter parser, no dev server', async () => {
+  it('a build that finds nothing changed loads no front-matter parser, no dev server, no ICU collation', async () => {
     const unchanged = await loads('build', '--json');
     expect(JSON.parse(unchanged.stdout).incremental.unchanged).toBe(true);
     expect(PARSERS.filter((name) => unchanged.packages.has(name))).toEqual([]);
@@ -90,6 +105,7 @@ describe('what a command loads before it works', () => {
     // (fast-glob may load: folders this young are listed again, their stamps too recent to trust.)
     expect(unchanged.packages.has('chokidar')).toBe(false);
     expect(unchanged.builtins.has('node:http')).toBe(false);
+    expect(unchanged.icu).toEqual([]);
   });
 
   it('--version loads no parser at all', async () => {
@@ -98,5 +114,6 @@ describe('what a command loads before it works', () => {
     expect([...PARSERS, 'smol-toml'].filter((name) => version.packages.has(name))).toEqual([]);
     expect(version.packages.has('commander')).toBe(true);
     expect(version.builtins.has('node:http')).toBe(false);
+    expect(version.icu).toEqual([]);
   });
 });
