@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import yaml from 'js-yaml';
-import { parse as parseToml, TomlError } from 'smol-toml';
 import type { Problem } from '../core/errors.ts';
 import {
   CONFIG_EXTENSION as EXTENSION,
@@ -7,6 +7,11 @@ import {
   HUGO_ROOT_FILES,
   type HugoConfigFile,
 } from './hugo-config-files.ts';
+
+// smol-toml's CommonJS build, as wrangler-config.ts requires it: one file, where its ES build is nine
+// modules (~3 ms to load against ~13).
+const require = createRequire(import.meta.url);
+const { parse: parseToml, TomlError } = require('smol-toml') as typeof import('smol-toml');
 
 /**
  * A Hugo site's configuration, read the way Hugo 0.111 reads it: with real TOML, YAML and JSON parsers,

@@ -3,6 +3,7 @@ import { readdir as readdirCallback } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import type { ContentLayout } from '../core/config/site-config.ts';
+import type { CompileGlob } from '../core/content/cascade.ts';
 import { createKeyFolder } from '../core/content/front-matter.ts';
 import { globBase, type Location, locate, unknownLanguage } from '../core/content/layout.ts';
 import type { BranchFile, FollowedLink, SourceFile, UnreadableSource } from '../core/content/model.ts';
@@ -255,6 +256,18 @@ export async function readBranches(
     branches.push({ path: branch.path, dir: branch.dir, lang, data: parsed.data });
   }
   return branches;
+}
+
+/**
+ * The list pages' files with what compiles their cascades' `_target` globs (Hugo's glob syntax, as
+ * picomatch reads it with `dot`), for assemble; none without list pages, and then no picomatch loaded.
+ */
+export async function cascadeOf(
+  branches: BranchFile[],
+): Promise<{ branches: BranchFile[]; glob: CompileGlob } | undefined> {
+  if (branches.length === 0) return undefined;
+  const { default: picomatch } = await import('picomatch');
+  return { branches, glob: (glob) => picomatch(glob, { dot: true }) };
 }
 
 const SOURCE_FILES = new WeakMap<

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { Problem } from '../core/errors.ts';
 
@@ -15,6 +16,14 @@ export interface WranglerConfig {
 const FILES = ['wrangler.toml', 'wrangler.json', 'wrangler.jsonc'] as const;
 
 /**
+ * smol-toml, loaded with the first wrangler.toml read (every build of a site that has one), and
+ * required: its CommonJS build is one file where its ES build is nine modules, ~3 ms against ~13 here.
+ */
+function toml(): typeof import('smol-toml') {
+  return createRequire(import.meta.url)('smol-toml') as typeof import('smol-toml');
+}
+
+/**
  * Reads wrangler.toml (or wrangler.json/.jsonc, as wrangler accepts them). A file that does not parse
  * is a problem of its own, reported with the build's others.
  */
@@ -29,9 +38,8 @@ export async function readWranglerConfig(
       continue;
     }
     try {
-      // smol-toml loads with the first wrangler.toml read, not with every module that imports this one.
       const raw = (
-        file.endsWith('.toml') ? (await import('smol-toml')).parse(text) : JSON.parse(stripJsonComments(text))
+        file.endsWith('.toml') ? toml().parse(text) : JSON.parse(stripJsonComments(text))
       ) as Record<string, unknown>;
       const databases = Array.isArray(raw.d1_databases) ? raw.d1_databases : [];
       return {

@@ -4,7 +4,7 @@ import { isoSeconds } from '../edge/dates.ts';
 import { LANGUAGES, type Language } from '../edge/languages.ts';
 import type { Problem } from '../errors.ts';
 import { printable } from '../printable.ts';
-import { cascader } from './cascade.ts';
+import { type CompileGlob, cascader } from './cascade.ts';
 import { type FrontMatter, validateFrontMatter } from './front-matter.ts';
 import type {
   BranchFile,
@@ -32,8 +32,11 @@ export interface AssembleOptions {
   /** Hugo's page rules and switches (publication.ts), for a Hugo site. */
   hugo?: PublicationRules['hugo'];
   now: Date;
-  /** A Hugo site's list pages' files (`_index.md`): their `cascade` and publication (cascade.ts). */
-  branches?: readonly BranchFile[];
+  /**
+   * A Hugo site's list pages' files (`_index.md`): their `cascade` and publication (cascade.ts), with
+   * what compiles their `_target` globs.
+   */
+  cascade?: { branches: readonly BranchFile[]; glob: CompileGlob };
   /** The content folder read, relative to the project root (POSIX), which `_target.path` is matched from. */
   contentDir?: string;
   /** Files found but not read: a translation group one of them may belong to is not reported as orphaned. */
@@ -131,9 +134,10 @@ export function assembleItems(
   // A Hugo site's cascades (its _index.md files) reach the pages below them, as Hugo applies them.
   const above = new Map<SourceFile, UnpublishedBranch>();
   let files = sources;
-  if (options.hugo && options.branches && options.branches.length > 0) {
+  if (options.hugo && options.cascade && options.cascade.branches.length > 0) {
     const cascade = cascader({
-      branches: options.branches,
+      branches: options.cascade.branches,
+      glob: options.cascade.glob,
       rules,
       now: isoSeconds(options.now),
       contentDir: options.contentDir ?? config.content.dir,
