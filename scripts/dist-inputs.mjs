@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -38,7 +38,7 @@ export async function inputsHash(files) {
   const inputs = files ?? (await inputFiles());
   const hash = createHash('sha256');
   for (const file of inputs) {
-    hash.update(`${relative(ROOT, file)}\0`);
+    hash.update(`${fromRoot(file)}\0`);
     hash.update(readFileSync(file));
   }
   return hash.digest('hex');
@@ -47,7 +47,17 @@ export async function inputsHash(files) {
 /** @param {string} dir @returns {Promise<string[]>} */
 export async function filesUnder(dir) {
   const entries = readdirSync(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  // Joined by hand: each parentPath is already a normalised absolute path (path.join normalises again).
+  return entries.filter((e) => e.isFile()).map((e) => `${e.parentPath}${sep}${e.name}`);
+}
+
+/**
+ * A file's path from the root, as `relative` gives it, without resolving both paths for each of the
+ * few hundred inputs the bin looks at.
+ * @param {string} file
+ */
+function fromRoot(file) {
+  return file.startsWith(ROOT) ? file.slice(ROOT.length) : relative(ROOT, file);
 }
 
 /**
@@ -70,7 +80,7 @@ function stampsDigest(files, now) {
   for (const file of files) {
     const s = statSync(file, { bigint: true });
     if (Number(s.ctimeMs) > now - RACY_MS || Number(s.mtimeMs) > now - RACY_MS) return undefined;
-    hash.update(`${relative(ROOT, file)}\0${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.ino}\0`);
+    hash.update(`${fromRoot(file)}\0${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.ino}\0`);
   }
   return hash.digest('hex');
 }

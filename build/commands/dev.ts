@@ -13,7 +13,6 @@ import { count, incrementalLine } from '../report.ts';
 import { importLocally as importIntoLocalD1, readD1Manifest } from '../runtime/d1-import.ts';
 import { withDocsPaths } from '../runtime/docs-path.ts';
 import { type HugoWatch, startHugoWatch } from '../runtime/hugo-watch.ts';
-import { startMcpDataServer } from '../runtime/mcp-data-server.ts';
 import { newLiteralRedirects, redirectsServed } from '../runtime/redirects-probe.ts';
 // The watcher (a native module) loads only when dev runs: every other command starts without it.
 import type { SourceEvent, WatchPlan } from '../runtime/watch-sources.ts';
@@ -311,6 +310,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     confirmed = text;
   };
   let toldMcp = false;
+  // node:http loads when dev starts this server, not with every command (cli.ts imports this file).
+  const { startMcpDataServer } = await import('../runtime/mcp-data-server.ts');
   const mcpServer = await startMcpDataServer(root);
   /** The /mcp data of the last build, not written yet (see MCP_DATA_IDLE_MS), and that build. */
   let pendingMcp: { write: () => Promise<void>; result: BuildResult } | undefined;

@@ -1,7 +1,6 @@
 import type { HugoPublication } from '../core/content/publication.ts';
 import type { Language } from '../core/edge/languages.ts';
 import { ContentIndexError } from '../core/errors.ts';
-import { readHugoConfig } from './hugo-config.ts';
 import { languageOfKey } from './hugo-site.ts';
 import { detectGenerator } from './site-generator.ts';
 
@@ -13,6 +12,8 @@ import { detectGenerator } from './site-generator.ts';
 export async function readHugoPublication(root: string): Promise<HugoPublication | undefined> {
   const detected = await detectGenerator(root);
   if (detected.generator !== 'hugo') return undefined;
+  // Loaded for a Hugo site only: its YAML and TOML parsers are no part of another project's build.
+  const { readHugoConfig } = await import('./hugo-config.ts');
   const result = readHugoConfig(detected.hugoFiles);
   if (!result.ok) throw new ContentIndexError(result.problems);
   const { settings } = result;

@@ -3,13 +3,13 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { ContentIndexError } from '../core/errors.ts';
 import { LOGO_CANDIDATES } from '../stages/ai-plugin-assets.ts';
+import type { HugoSettings } from './hugo-config.ts';
 import {
+  CONFIG_EXTENSION,
   HUGO_CONFIG_DIRS,
   HUGO_ROOT_FILES,
   type HugoConfigFile,
-  type HugoSettings,
-  readHugoConfig,
-} from './hugo-config.ts';
+} from './hugo-config-files.ts';
 import { ASTRO_CONFIG_FILES, type Generator } from './init-plan.ts';
 
 /** Which site generator a project uses, and the file that says so. */
@@ -46,7 +46,7 @@ async function hugoConfigFiles(root: string): Promise<HugoConfigFile[]> {
   }
   for (const dir of HUGO_CONFIG_DIRS) {
     for (const path of await filesBelow(root, dir)) {
-      if (!/\.(toml|ya?ml|json)$/i.test(path)) continue;
+      if (!CONFIG_EXTENSION.test(path)) continue;
       files.push({ path, text: await readFile(join(root, path), 'utf8') });
     }
   }
@@ -72,6 +72,8 @@ export async function readHugoSite(
   root: string,
   files: readonly HugoConfigFile[],
 ): Promise<{ settings: HugoSettings; sections: Record<string, string[]>; logo?: string }> {
+  // Its parsers load only here: every command asks which generator a project uses (detectGenerator).
+  const { readHugoConfig } = await import('./hugo-config.ts');
   const result = readHugoConfig(files);
   if (!result.ok) throw new ContentIndexError(result.problems);
   const { settings } = result;

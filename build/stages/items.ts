@@ -19,6 +19,7 @@ import { digest } from './fingerprint.ts';
 import type { FileRecord, FragmentStore, ItemRecord } from './fragment-store.ts';
 import {
   branchesKey,
+  cascadeOf,
   fileHash,
   type Listing,
   type LoadOptions,
@@ -112,6 +113,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   const branches = await readBranches(listing.branches, options.layout, options.maxFileBytes, branchProblems);
   if (branchProblems.length > 0) await fail(options, listing);
   const cascades = branchesKey(branches);
+  const cascade = await cascadeOf(branches);
   const contentDir = contentDirOf(options);
   const stat = options.stat ?? statStamp;
   const { racyMs } = store;
@@ -222,7 +224,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
         drafts: options.drafts,
         future: options.future,
         ...(options.hugo && { hugo: options.hugo }),
-        branches,
+        ...(cascade && { cascade }),
         contentDir,
       })
     : undefined;
@@ -367,12 +369,13 @@ async function fail(options: ItemsOptions, listing: Listing): Promise<never> {
   });
   const branchProblems: Problem[] = [];
   const branches = await readBranches(listing.branches, options.layout, options.maxFileBytes, branchProblems);
+  const cascade = await cascadeOf(branches);
   const assembled = assemble(read.files, options.config, {
     now: options.now,
     drafts: options.drafts,
     future: options.future,
     ...(options.hugo && { hugo: options.hugo }),
-    branches,
+    ...(cascade && { cascade }),
     contentDir: contentDirOf(options),
     unreadable: read.unreadable,
   });

@@ -3,6 +3,7 @@ import { readdir as readdirCallback } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import type { ContentLayout } from '../core/config/site-config.ts';
+import type { CompileGlob } from '../core/content/cascade.ts';
 import { createKeyFolder } from '../core/content/front-matter.ts';
 import { globBase, type Location, locate, unknownLanguage } from '../core/content/layout.ts';
 import type { BranchFile, FollowedLink, SourceFile, UnreadableSource } from '../core/content/model.ts';
@@ -11,7 +12,6 @@ import type { Problem } from '../core/errors.ts';
 import { linkProblems, linkWatcher } from './content-links.ts';
 import { keyLines } from './parse/key-lines.js';
 import type { ParseOutcome, ParseTask } from './parse/parse-chunk.js';
-import { parseSource } from './parse/parse-source.js';
 import { headHash, readHead, readWhole, sourceHash } from './parse/read-head.js';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import { type ParseFilesOptions, parseFilesHashed } from './parse-files.ts';
@@ -238,6 +238,10 @@ export async function readBranches(
   problems: Problem[],
 ): Promise<BranchFile[]> {
   const branches: BranchFile[] = [];
+  if (listed.length === 0) return branches;
+  // The parsers load only for a site with list pages: an unchanged build of one without them starts
+  // without gray-matter, js-yaml, smol-toml and jsonc-parser (as parse-files.ts does for the files).
+  const { parseSource } = await import('./parse/parse-source.js');
   for (const branch of listed) {
     const text = await readFile(branch.absolute, 'utf8').catch(() => undefined);
     if (text === undefined) continue; // deleted since it was listed
@@ -252,6 +256,18 @@ export async function readBranches(
     branches.push({ path: branch.path, dir: branch.dir, lang, data: parsed.data });
   }
   return branches;
+}
+
+/**
+ * The list pages' files with what compiles their cascades' `_target` globs (Hugo's glob syntax, as
+ * picomatch reads it with `dot`), for assemble; none without list pages, and then no picomatch loaded.
+ */
+export async function cascadeOf(
+  branches: BranchFile[],
+): Promise<{ branches: BranchFile[]; glob: CompileGlob } | undefined> {
+  if (branches.length === 0) return undefined;
+  const { default: picomatch } = await import('picomatch');
+  return { branches, glob: (glob) => picomatch(glob, { dot: true }) };
 }
 
 const SOURCE_FILES = new WeakMap<

@@ -1,4 +1,3 @@
-import { Worker } from 'node:worker_threads';
 import { BUNDLED } from '../core/bundled.ts';
 import type { Parsed, ParseOutcome, ParseTask } from './parse/parse-chunk.js';
 import type { ParseCache, Stamp } from './parse-cache.ts';
@@ -88,6 +87,8 @@ async function parseUncached(
   const bodies = options.bodies ?? false;
   if (tasks.length < threshold) return parseChunk(tasks, options.maxFileBytes, known, bodies);
   const split = Math.floor(tasks.length * (1 - WORKER_SHARE));
+  // Only a large site's build starts a thread: the others never load node:worker_threads.
+  const { Worker } = await import('node:worker_threads');
   const worker = new Worker(new URL(BUNDLED ? './parse-worker.js' : './parse/worker.js', import.meta.url), {
     workerData: {
       tasks: tasks.slice(split),

@@ -47,6 +47,14 @@ export interface BuildSummary {
   sitePages: SitePagesCheck;
 }
 
+/**
+ * The report's order of files (localeCompare's), in which the summary keeps them: a build that finds
+ * nothing changed reports them without sorting, and so without loading ICU's collation data (10–20 ms).
+ */
+export function reportOrder(a: { path: string }, b: { path: string }): number {
+  return a.path.localeCompare(b.path);
+}
+
 export function summaryOf(
   items: Items,
   rendered: Rendered & { sitePages: SitePagesCheck },
@@ -69,9 +77,10 @@ export function summaryOf(
     leftOut: items.leftOut,
     warnings: warnings.filter((w) => !events.has(w)),
     links: items.links,
-    files: sizes
+    files: (sizes
       ? [...sizes]
-      : rendered.files.map((f) => ({ path: f.path, bytes: Buffer.byteLength(f.content) })),
+      : rendered.files.map((f) => ({ path: f.path, bytes: Buffer.byteLength(f.content) }))
+    ).sort(reportOrder),
     generated: isoSeconds(rendered.generated),
     sitePages: rendered.sitePages,
   };

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import type { Problem } from '../core/errors.ts';
 
 /** What content-index reads from the project's wrangler configuration. */
@@ -14,6 +14,14 @@ export interface WranglerConfig {
 }
 
 const FILES = ['wrangler.toml', 'wrangler.json', 'wrangler.jsonc'] as const;
+
+/**
+ * smol-toml, loaded with the first wrangler.toml read (every build of a site that has one), and
+ * required: its CommonJS build is one file where its ES build is nine modules, ~3 ms against ~13 here.
+ */
+function toml(): typeof import('smol-toml') {
+  return createRequire(import.meta.url)('smol-toml') as typeof import('smol-toml');
+}
 
 /**
  * Reads wrangler.toml (or wrangler.json/.jsonc, as wrangler accepts them). A file that does not parse
@@ -30,10 +38,9 @@ export async function readWranglerConfig(
       continue;
     }
     try {
-      const raw = (file.endsWith('.toml') ? parseToml(text) : JSON.parse(stripJsonComments(text))) as Record<
-        string,
-        unknown
-      >;
+      const raw = (
+        file.endsWith('.toml') ? toml().parse(text) : JSON.parse(stripJsonComments(text))
+      ) as Record<string, unknown>;
       const databases = Array.isArray(raw.d1_databases) ? raw.d1_databases : [];
       return {
         config: {

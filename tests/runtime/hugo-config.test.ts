@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type HugoConfigFile, type HugoSettings, readHugoConfig } from '../../build/runtime/hugo-config.ts';
+import { type HugoSettings, readHugoConfig } from '../../build/runtime/hugo-config.ts';
+import type { HugoConfigFile } from '../../build/runtime/hugo-config-files.ts';
 import { fromPermalink, type HugoSetup, planHugoSite } from '../../build/runtime/hugo-site.ts';
 
 const settings = (...files: [string, string][]): HugoSettings => {

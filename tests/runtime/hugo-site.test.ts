@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pagesHosts } from '../../build/core/config/resolve-site-config.ts';
-import { type HugoConfigFile, type HugoSettings, readHugoConfig } from '../../build/runtime/hugo-config.ts';
+import { type HugoSettings, readHugoConfig } from '../../build/runtime/hugo-config.ts';
+import type { HugoConfigFile } from '../../build/runtime/hugo-config-files.ts';
 import { type HugoSetup, planHugoSite, shortName } from '../../build/runtime/hugo-site.ts';
 
 // What init makes of a Hugo site, without hugo: values made valid for the build (tests/commands/

@@ -4,7 +4,7 @@ import { isoSeconds } from '../edge/dates.ts';
 import { LANGUAGES, type Language } from '../edge/languages.ts';
 import type { Problem } from '../errors.ts';
 import { printable } from '../printable.ts';
-import { cascader } from './cascade.ts';
+import { type CompileGlob, cascader } from './cascade.ts';
 import { type FrontMatter, validateFrontMatter } from './front-matter.ts';
 import type {
   BranchFile,
@@ -32,8 +32,11 @@ export interface AssembleOptions {
   /** Hugo's page rules and switches (publication.ts), for a Hugo site. */
   hugo?: PublicationRules['hugo'];
   now: Date;
-  /** A Hugo site's list pages' files (`_index.md`): their `cascade` and publication (cascade.ts). */
-  branches?: readonly BranchFile[];
+  /**
+   * A Hugo site's list pages' files (`_index.md`): their `cascade` and publication (cascade.ts), with
+   * what compiles their `_target` globs.
+   */
+  cascade?: { branches: readonly BranchFile[]; glob: CompileGlob };
   /** The content folder read, relative to the project root (POSIX), which `_target.path` is matched from. */
   contentDir?: string;
   /** Files found but not read: a translation group one of them may belong to is not reported as orphaned. */
@@ -49,8 +52,17 @@ interface Checked {
   data: FrontMatter;
 }
 
-/** localeCompare's order, without making a collator per comparison (26,000 files sorted per build). */
-const LOCALE = new Intl.Collator();
+/**
+ * localeCompare's order, without making a collator per comparison (26,000 files sorted per build). Made
+ * at the first comparison, not when the module loads: the first collator loads ICU's collation data
+ * (10–20 ms on a slow machine), which a build that finds nothing changed never needs.
+ */
+let collator: Intl.Collator | undefined;
+function byLocale(a: string, b: string): number {
+  collator ??= new Intl.Collator();
+  return collator.compare(a, b);
+}
+
 /**
  * Validates every file and pairs translations into entries. Collects every problem instead of stopping
  * at the first, so one build run tells the author everything that needs fixing.
@@ -122,9 +134,10 @@ export function assembleItems(
   // A Hugo site's cascades (its _index.md files) reach the pages below them, as Hugo applies them.
   const above = new Map<SourceFile, UnpublishedBranch>();
   let files = sources;
-  if (options.hugo && options.branches && options.branches.length > 0) {
+  if (options.hugo && options.cascade && options.cascade.branches.length > 0) {
     const cascade = cascader({
-      branches: options.branches,
+      branches: options.cascade.branches,
+      glob: options.cascade.glob,
       rules,
       now: isoSeconds(options.now),
       contentDir: options.contentDir ?? config.content.dir,
@@ -347,7 +360,7 @@ export function assembleItems(
 
 /** The report's order of left-out files. */
 export function leftOutOrder(a: LeftOut, b: LeftOut): number {
-  return LOCALE.compare(a.file, b.file);
+  return byLocale(a.file, b.file);
 }
 
 /**
@@ -635,7 +648,7 @@ export function addressConflicts(
   const addresses = new Set<string>();
   for (const translation of all) addresses.add(addressKey(translation.url));
   if (addresses.size === all.length) return problems;
-  all.sort((a, b) => LOCALE.compare(a.file, b.file));
+  all.sort((a, b) => byLocale(a.file, b.file));
   for (const translation of all) {
     const key = addressKey(translation.url);
     const owner = owners.get(key);

@@ -1,4 +1,3 @@
-import picomatch from 'picomatch';
 import type { ContentLayout } from '../config/site-config.ts';
 import { readDate } from '../edge/dates.ts';
 import type { Language } from '../edge/languages.ts';
@@ -40,8 +39,16 @@ export interface Cascaded {
   branch?: UnpublishedBranch;
 }
 
+/** A `_target` glob compiled as Hugo matches it (picomatch's, with `dot`): whether a path matches. */
+export type CompileGlob = (glob: string) => (value: string) => boolean;
+
 export interface CascadeOptions {
   branches: readonly BranchFile[];
+  /**
+   * Compiles the `_target` globs. The build's stage gives picomatch's, loaded only for a site with list
+   * pages: every command loads this module, few sites cascade.
+   */
+  glob: CompileGlob;
   rules: PublicationRules;
   /** The build's instant, in the published form. */
   now: string;
@@ -51,11 +58,12 @@ export interface CascadeOptions {
 }
 
 type Block = { target?: Target; values: [string, unknown][] };
+type Matcher = ReturnType<CompileGlob>;
 interface Target {
-  path?: picomatch.Matcher;
-  kind?: picomatch.Matcher;
-  lang?: picomatch.Matcher;
-  environment?: picomatch.Matcher;
+  path?: Matcher;
+  kind?: Matcher;
+  lang?: Matcher;
+  environment?: Matcher;
 }
 
 /** Applies the branches' cascades to pages; the same page object back when nothing reaches it. */
@@ -67,7 +75,7 @@ export function cascader(options: CascadeOptions): (file: SourceFile) => Cascade
   const blocksOf = (branch: BranchFile) => {
     const known = blocks.get(branch);
     if (known) return known;
-    const made = cascadeBlocks(branch.data);
+    const made = cascadeBlocks(branch.data, options.glob);
     blocks.set(branch, made);
     return made;
   };
@@ -195,7 +203,7 @@ function withValues(data: unknown, values: ReadonlyMap<string, unknown>): unknow
 }
 
 /** A list page's cascade blocks: the publication keys of each, with its target. */
-function cascadeBlocks(data: unknown): Block[] {
+function cascadeBlocks(data: unknown, compile: CompileGlob): Block[] {
   const cascade = lowercased(data).get('cascade');
   const list = Array.isArray(cascade) ? cascade : cascade === undefined ? [] : [cascade];
   const out: Block[] = [];
@@ -206,9 +214,7 @@ function cascadeBlocks(data: unknown): Block[] {
     const target = lowercased(entries.get('_target'));
     const glob = (key: string) => {
       const value = target.get(key);
-      return typeof value === 'string' && value !== ''
-        ? picomatch(value.toLowerCase(), { dot: true })
-        : undefined;
+      return typeof value === 'string' && value !== '' ? compile(value.toLowerCase()) : undefined;
     };
     const made: Target = {};
     for (const key of ['path', 'kind', 'lang', 'environment'] as const) {

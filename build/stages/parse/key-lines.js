@@ -1,6 +1,8 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc), as the rest of the parser. Apart from the parsers
 // themselves: a build whose files all come from the parse cache loads none of them.
-import { visit as visitJson } from 'jsonc-parser';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
 
 /** @typedef {import('./fences.js').FrontMatterFormat} FrontMatterFormat */
 
@@ -16,8 +18,11 @@ export function keyLines(frontMatter, format = 'yaml') {
   /** @type {Record<string, number>} */
   const lines = {};
   if (format === 'json') {
+    // Required here, synchronously (`lines` is a getter): only a message about a JSON front matter
+    // needs jsonc-parser, and every load.ts importer would pay for it at start otherwise.
+    const { visit } = /** @type {typeof import('jsonc-parser')} */ (require('jsonc-parser'));
     let depth = 0;
-    visitJson(frontMatter, {
+    visit(frontMatter, {
       onObjectBegin: () => void depth++,
       onObjectEnd: () => void depth--,
       onObjectProperty: (property, _offset, _length, startLine) => {

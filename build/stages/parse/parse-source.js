@@ -1,11 +1,18 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
 // without a TypeScript loader.
+import { createRequire } from 'node:module';
 import matter from 'gray-matter';
 import yaml from 'js-yaml';
 import { printParseErrorCode, parse as scanJson, visit as visitJson } from 'jsonc-parser';
-import { parse as parseTomlText, TomlDate, TomlError } from 'smol-toml';
 import { CLOSING_FENCE, closingEnd, frontMatterStart, openingOf } from './fences.js';
 import { flowDepth } from './nesting.js';
+
+// smol-toml's CommonJS build, as wrangler-config.ts requires it (the same module then): one file, where
+// its ES build is nine modules (~3 ms to load against ~13).
+const require = createRequire(import.meta.url);
+/** @type {typeof import('smol-toml')} */
+const toml = require('smol-toml');
+const { parse: parseTomlText, TomlDate, TomlError } = toml;
 
 /** @typedef {import('../../core/errors.ts').Problem} Problem */
 /** @typedef {import('./fences.js').FrontMatterFormat} FrontMatterFormat */

@@ -44,7 +44,10 @@ export function composeSchema(schema: JsonSchema): JsonSchema {
   };
   visit(schema);
   if (needed.size === 0) return schema;
-  const defs = Object.fromEntries([...needed].sort(([a], [b]) => a.localeCompare(b)));
+  // Code-point order, not localeCompare's: the same on every host, and TOOL_SCHEMAS is made when the
+  // module loads, where a first collation would load ICU's data (10–20 ms) into every start of the CLI
+  // and of the /mcp Function.
+  const defs = Object.fromEntries([...needed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return { ...schema, $defs: { ...own, ...defs } };
 }
 

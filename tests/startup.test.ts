@@ -1,0 +1,119 @@
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { md, PROJECT_ROOT, type TempSite, tempSite } from './helpers/site.ts';
+
+// What the installed bin loads before it does any work: every command pays for it. A build that finds
+// nothing changed parses no file, so it loads no parser; nor does --version; and neither loads the dev
+// server's code or sorts anything by locale (the first collation loads ICU's data, 10–20 ms).
+
+const run = promisify(execFile);
+const BIN = join(PROJECT_ROOT, 'bin', 'content-index.js');
+
+/** The parsers of front matter and of Hugo's configuration, and what they load. */
+const PARSERS = ['gray-matter', 'js-yaml', 'jsonc-parser', 'esprima'];
+
+// A preload that records, in the file $CONTENT_INDEX_LOADED names, every module the process loads from
+// node_modules (ES modules through a loader hook, CommonJS from require's cache; package.json files read
+// for a version are not loads), the Node built-ins it loads, and whether anything collated by locale.
+const HOOKS = `
+import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  if (url.startsWith('file:')) appendFileSync(process.env.CONTENT_INDEX_LOADED, url + '\\n');
+  return next(url, context);
+}
+`;
+const PRELOAD = `
+import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+register(new URL('./hooks.mjs', import.meta.url));
+const file = process.env.CONTENT_INDEX_LOADED;
+const localeCompare = String.prototype.localeCompare;
+String.prototype.localeCompare = function (...args) {
+  appendFileSync(file, 'icu:localeCompare\\n');
+  return localeCompare.apply(this, args);
+};
+for (const name of ['Collator', 'NumberFormat']) {
+  Intl[name] = new Proxy(Intl[name], {
+    construct(target, args) {
+      appendFileSync(file, 'icu:' + name + '\\n');
+      return Reflect.construct(target, args);
+    },
+  });
+}
+process.on('exit', () => {
+  const cjs = Object.keys(createRequire(import.meta.url).cache).map((path) => 'file://' + path);
+  const builtins = process.moduleLoadList.flatMap((m) => (m.startsWith('NativeModule ') ? ['node:' + m.slice(13)] : []));
+  appendFileSync(file, [...cjs, ...builtins].join('\\n') + '\\n');
+});
+`;
+
+let site: TempSite;
+let preload: string;
+
+beforeAll(async () => {
+  site = await tempSite({
+    'content/posts/hola.es.md': md({ title: 'Hola', date: '2025-03-01' }),
+    'content/posts/hola.en.md': md({ title: 'Hello', date: '2025-03-01' }),
+    'content/tips/atajo.es.md': md({ title: 'Atajo' }),
+    'wrangler.toml': 'name = "startup"\npages_build_output_dir = "public"\n',
+  });
+  await site.write('.startup/hooks.mjs', HOOKS);
+  await site.write('.startup/preload.mjs', PRELOAD);
+  preload = pathToFileURL(join(site.root, '.startup', 'preload.mjs')).href;
+});
+afterAll(() => site.dispose());
+
+/** Runs the bin under the preload: what it printed, and the packages, built-ins and ICU uses it loaded. */
+async function loads(...args: string[]) {
+  const file = join(site.root, '.startup', 'loaded.txt');
+  await writeFile(file, '');
+  const { stdout } = await run(process.execPath, ['--import', preload, BIN, ...args], {
+    cwd: site.root,
+    env: { ...process.env, CONTENT_INDEX_LOADED: file },
+  });
+  const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+  const packages = new Set(
+    lines.flatMap((line) => {
+      if (line.endsWith('/package.json')) return [];
+      const name = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line)?.[1];
+      return name ? [name] : [];
+    }),
+  );
+  const builtins = new Set(lines.filter((line) => line.startsWith('node:')));
+  const icu = lines.filter((line) => line.startsWith('icu:'));
+  return { stdout, packages, builtins, icu };
+}
+
+describe('what a command loads before it works', () => {
+  it('a build that parses files loads the parsers (the record sees them)', async () => {
+    const first = await loads('build', '--json');
+    expect(JSON.parse(first.stdout).incremental.unchanged).toBe(false);
+    expect([...first.packages]).toEqual(expect.arrayContaining(['gray-matter', 'js-yaml', 'smol-toml']));
+    expect(first.icu.length).toBeGreaterThan(0);
+  });
+
+  it('a build that finds nothing changed loads no front-matter parser, no dev server, no ICU collation', async () => {
+    const unchanged = await loads('build', '--json');
+    expect(JSON.parse(unchanged.stdout).incremental.unchanged).toBe(true);
+    expect(PARSERS.filter((name) => unchanged.packages.has(name))).toEqual([]);
+    // Its own parts load (the record is not empty): commander, and wrangler.toml's TOML parser.
+    expect([...unchanged.packages]).toEqual(expect.arrayContaining(['commander', 'smol-toml']));
+    // (fast-glob may load: folders this young are listed again, their stamps too recent to trust.)
+    expect(unchanged.packages.has('chokidar')).toBe(false);
+    expect(unchanged.builtins.has('node:http')).toBe(false);
+    expect(unchanged.icu).toEqual([]);
+  });
+
+  it('--version loads no parser at all, nor picomatch (a Hugo cascade target loads it)', async () => {
+    const version = await loads('--version');
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect([...PARSERS, 'smol-toml', 'picomatch'].filter((name) => version.packages.has(name))).toEqual([]);
+    expect(version.packages.has('commander')).toBe(true);
+    expect(version.builtins.has('node:http')).toBe(false);
+    expect(version.icu).toEqual([]);
+  });
+});
