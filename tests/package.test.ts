@@ -214,6 +214,18 @@ it('installs from the tarball without the tools only this repository needs', asy
     await expect(stat(join(site, 'node_modules', devOnly)), devOnly).rejects.toThrow();
   }
   expect(manifest.peerDependencies).toEqual({ wrangler: '^4.86.0' });
+  // dev's watcher is a native module: its prebuilt package for this platform came with the install,
+  // without the install script that npm 11 does not run.
+  const watcher = await sh(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "const w = await import('@parcel/watcher'); console.log(typeof w.subscribe);",
+    ],
+    join(site, 'node_modules/content-index'),
+  );
+  expect(watcher.stdout.trim(), watcher.stderr).toBe('function');
 });
 
 it('init sets the site up, and a second run changes nothing', async () => {
