@@ -182,13 +182,16 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   // whose content changed is imported there, and the local database switched to it. Imports run one at
   // a time beside the rebuilds (at 10,000 items one takes seconds): saves are served meanwhile, and only
   // the newest build waiting is imported next.
-  let importing = false;
+  let importing: Promise<void> | undefined;
   let waiting = false;
+  // Stopping dev ends an import under way (minutes at 10,000 items with bodies) rather than waiting
+  // for it; the next start imports that build again.
+  const importStop = new AbortController();
   const importOne = async (): Promise<void> => {
     const manifest = await readD1Manifest(root);
     if (!manifest) return;
     const where = { remote: false, root, env: { ...process.env, ...context.env } };
-    const imported = await importIntoLocalD1(manifest, where);
+    const imported = await importIntoLocalD1(manifest, where, { signal: importStop.signal });
     if (imported.imported) {
       context.print(
         `✓ D1 (local): ${manifest.generation} imported in ${(imported.ms / 1000).toFixed(1)} s and live`,
@@ -199,18 +202,18 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     if (result.mcp?.backend !== 'd1' || !result.mcpData?.written) return;
     waiting = true;
     if (importing) return;
-    importing = true;
-    void (async () => {
+    importing = (async () => {
       while (waiting && !stopping) {
         waiting = false;
         try {
           await importOne();
         } catch (error) {
+          if (stopping) break;
           const message = error instanceof Error ? error.message : String(error);
           context.printErr(`✗ D1 (local): ${message}; /mcp still serves the last imported build`);
         }
       }
-      importing = false;
+      importing = undefined;
     })();
   };
 
@@ -615,6 +618,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     clearTimeout(saveTimer);
     clearTimeout(verifyTimer);
     clearInterval(returnPoll);
+    importStop.abort();
+    await importing;
     // What the next start (or a wrangler pages dev of its own) bundles: the last build's data itself.
     await writeMcpData(true);
     await mcpServer.close();

@@ -1,4 +1,4 @@
-import { appendFile, copyFile, readFile, rm } from 'node:fs/promises';
+import { appendFile, copyFile, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { d1Tables, GENERATION_PATTERN, GENERATIONS_TABLE } from '../core/edge/mcp/d1-sql.ts';
@@ -97,26 +97,26 @@ export async function switchGeneration(
 export async function importLocally(
   manifest: D1Manifest,
   where: D1Location,
+  options: { signal?: AbortSignal } = {},
 ): Promise<ImportResult & { dropped: string[] }> {
+  const { signal } = options;
   const started = performance.now();
   const current = manifest.generation;
-  const before = await d1State(manifest, where);
+  const before = await d1State(manifest, where, signal);
   let state = before;
   let imported = false;
   if (!state.generations.some((g) => g.id === current)) {
     // Beside the MCP data's folder, not in it: a rebuild that writes the data while this import runs
     // removes what it does not own from that folder, which broke the import mid-way.
-    const file = join(
-      where.root,
-      dirname(dirname(manifest.sql)),
-      `d1-import-${process.pid}-${Date.now()}.sql`,
-    );
+    const folder = join(where.root, dirname(dirname(manifest.sql)));
+    await removeLeftImports(folder);
+    const file = join(folder, `${LOCAL_IMPORT_PREFIX}${process.pid}-${Date.now()}.sql`);
     try {
       // Copied by the file system, then added to: the import is tens of MiB at 10,000 items, which
       // dev would otherwise read and write again through JavaScript after every save.
       await copyFile(join(where.root, manifest.sql), file);
       await appendFile(file, `\n${liveStatements(current).join(';\n')};\n${STATE_QUERY};\n`);
-      state = stateFrom(await execute(manifest, where, ['--file', file, '--json']));
+      state = stateFrom(await execute(manifest, where, ['--file', file, '--json'], signal));
     } finally {
       await rm(file, { force: true });
     }
@@ -128,12 +128,41 @@ export async function importLocally(
   const drop = droppable(before, current);
   const live = state.generations.some((g) => g.id === current && g.state === 'live');
   if (drop.length > 0 || !live) {
-    await execute(manifest, where, [
-      '--command',
-      `${[...dropStatements(drop), ...(live ? [] : liveStatements(current))].join('; ')};`,
-    ]);
+    await execute(
+      manifest,
+      where,
+      ['--command', `${[...dropStatements(drop), ...(live ? [] : liveStatements(current))].join('; ')};`],
+      signal,
+    );
   }
   return { imported, ms, dropped: drop };
+}
+
+/** A local import's own copy of the SQL (145 MiB at 10,000 items with bodies), by its process's id. */
+const LOCAL_IMPORT_PREFIX = 'd1-import-';
+const LOCAL_IMPORT_FILE = /^d1-import-(\d+)-\d+\.sql$/;
+
+/**
+ * The copies of imports whose process is gone (killed before it could remove its own): each is as
+ * large as the import, and nothing else would ever remove them.
+ */
+async function removeLeftImports(folder: string): Promise<void> {
+  const names = await readdir(folder).catch(() => [] as string[]);
+  const left = names.filter((name) => {
+    const pid = Number(LOCAL_IMPORT_FILE.exec(name)?.[1]);
+    return Number.isSafeInteger(pid) && pid !== process.pid && !alive(pid);
+  });
+  await Promise.all(left.map((name) => rm(join(folder, name), { force: true })));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: a process of another user has that number; its file is not ours to judge.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Every generation but this one and the one live (tables of unfinished imports included). */
@@ -189,8 +218,8 @@ export interface D1State {
 /** The generations and the tables, in one query (each wrangler run costs seconds of start-up). */
 const STATE_QUERY = `CREATE TABLE IF NOT EXISTS ${GENERATIONS_TABLE} (id TEXT PRIMARY KEY, items INTEGER NOT NULL, state TEXT NOT NULL); SELECT id, state FROM ${GENERATIONS_TABLE}; SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ci\\_g%' ESCAPE '\\'`;
 
-async function d1State(manifest: D1Manifest, where: D1Location): Promise<D1State> {
-  return stateFrom(await execute(manifest, where, ['--command', STATE_QUERY, '--json']));
+async function d1State(manifest: D1Manifest, where: D1Location, signal?: AbortSignal): Promise<D1State> {
+  return stateFrom(await execute(manifest, where, ['--command', STATE_QUERY, '--json'], signal));
 }
 
 /** The state from `--json` output whose last two results are STATE_QUERY's selects. */
@@ -204,7 +233,13 @@ function stateFrom(output: string): D1State {
   };
 }
 
-function execute(manifest: D1Manifest, where: D1Location, args: string[]): Promise<string> {
+/** Stops wrangler when `signal` aborts (dev stopping): the promise then rejects with the signal's reason. */
+function execute(
+  manifest: D1Manifest,
+  where: D1Location,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<string> {
   const full = [
     'd1',
     'execute',
@@ -215,13 +250,26 @@ function execute(manifest: D1Manifest, where: D1Location, args: string[]): Promi
     ...args,
   ];
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
     const child = spawnWrangler(full, { cwd: where.root, env: where.env, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
+    let hard: NodeJS.Timeout | undefined;
+    const abort = () => {
+      child.kill('SIGTERM');
+      // wrangler busy reading a large import does not answer SIGTERM (not within 20 s at 10,000
+      // items): it is killed after a grace. Its workerd ends with it, and SQLite keeps the database
+      // whole; the generation it was writing is unfinished, never switched to, dropped next time.
+      hard = setTimeout(() => child.kill('SIGKILL'), ABORT_GRACE_MS);
+    };
+    signal?.addEventListener('abort', abort, { once: true });
     child.stdout?.on('data', (chunk) => (stdout += chunk));
     child.stderr?.on('data', (chunk) => (stderr += chunk));
     child.once('error', reject);
     child.once('exit', (code) => {
+      signal?.removeEventListener('abort', abort);
+      clearTimeout(hard);
+      if (signal?.aborted) return reject(signal.reason);
       if (code === 0) return resolve(stdout);
       const said =
         jsonError(stdout) ??
@@ -246,6 +294,8 @@ function execute(manifest: D1Manifest, where: D1Location, args: string[]): Promi
     });
   });
 }
+
+const ABORT_GRACE_MS = 3000;
 
 /** What wrangler says went wrong when it answers with `--json`: `{ "error": { "text", "notes": [{ "text" }] } }`. */
 function jsonError(stdout: string): string | undefined {

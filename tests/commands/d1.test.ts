@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +138,24 @@ it('finishes while a build writes the next /mcp data beside it (dev: a save duri
   expect(await own()).toBe(false);
   // The MCP data back as the build wrote it, for what follows.
   await buildGeneration();
+}, 360_000);
+
+it("removes the copies of SQL that killed imports left behind, and no running import's", async () => {
+  await site.write('content/posts/septima.es.md', md({ title: 'Séptima entrada', date: '2026-01-07' }));
+  const g = await buildGeneration();
+  // A process that has ended: its number names no process now.
+  const ended = spawn(process.execPath, ['-e', '']);
+  const gone = ended.pid as number;
+  await new Promise((r) => ended.once('exit', r));
+  const root = join(site.root, '.content-index');
+  const left = `d1-import-${gone}-1.sql`;
+  const running = `d1-import-${process.pid}-1.sql`;
+  await writeFile(join(root, left), 'SELECT 1;\n');
+  await writeFile(join(root, running), 'SELECT 1;\n');
+  expect((await importD1()).stdout).toContain(`✓ D1 content-index (local): ${g} is live`);
+  const names = (await readdir(root)).filter((n) => n.startsWith('d1-import-'));
+  expect(names).toEqual([running]);
+  await rm(join(root, running));
 }, 360_000);
 
 it('says there is nothing to import for a site on the embedded backend', async () => {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { D1_SITE, WRANGLER_ENV } from '../helpers/d1.ts';
@@ -39,8 +40,14 @@ async function search(query: string): Promise<string[]> {
   }
 }
 
+/** While this file exists, the local import's run of wrangler hangs (fake-wrangler.mjs). */
+let hangFlag: string;
+let wranglerLog: string;
+
 beforeAll(async () => {
   site = await tempSite(D1_SITE.files, D1_SITE.config);
+  hangFlag = join(site.root, 'hang-imports');
+  wranglerLog = join(site.root, 'wrangler.log');
   await installFunctions(site.root);
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
@@ -49,7 +56,12 @@ beforeAll(async () => {
     [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port)],
     {
       cwd: site.root,
-      env: WRANGLER_ENV,
+      env: {
+        ...WRANGLER_ENV,
+        CONTENT_INDEX_WRANGLER: join(PROJECT_ROOT, 'tests/fixtures/wrangler/fake-wrangler.mjs'),
+        FAKE_WRANGLER_LOG: wranglerLog,
+        FAKE_D1_HANG_WHEN: hangFlag,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // its own process group: the CLI and wrangler stop together
     },
@@ -86,3 +98,23 @@ it('imports the next build after a save, and search finds the new item', async (
   await until('the new item in search', async () => (await search('embeddings')).length === 1);
   expect(await search('embeddings')).toEqual(['Tercera entrada sobre embeddings']);
 });
+
+it('stops at once during an import, ending its wrangler and leaving no copy of the SQL behind', async () => {
+  await writeFile(hangFlag, '');
+  await site.write('content/posts/cuarta.es.md', md({ title: 'Cuarta entrada', date: '2026-01-04' }));
+  const copies = async () =>
+    (await readdir(join(site.root, '.content-index'))).filter((n) => n.startsWith('d1-import-'));
+  const hanging = async () => /^hanging (\d+)$/m.exec(await readFile(wranglerLog, 'utf8'))?.[1];
+  await until('the import under way', async () => (await hanging()) !== undefined);
+  expect(await copies()).toHaveLength(1);
+  const pid = Number(await hanging());
+  // Only dev is told (a process manager's stop, the bench's): not its process group, as a terminal's
+  // Ctrl+C would, which would end the import's wrangler by itself.
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.kill('SIGINT');
+  const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
+  expect(code, output).toBe(0);
+  expect(await copies()).toEqual([]);
+  expect(() => process.kill(pid, 0)).toThrow();
+  expect(output).not.toContain('✗ D1 (local)');
+}, 120_000);
