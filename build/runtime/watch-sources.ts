@@ -22,6 +22,9 @@ export type SourceEvent = 'add' | 'change' | 'unlink';
 /** Long enough for the watcher to have watched a new folder tree before it is read. */
 const RESCAN_MS = 100;
 
+/** How often a content or static folder that is not there is looked for. */
+const LOOK_FOR_MS = 250;
+
 /** Names never watched, wherever they are. */
 const IGNORED_NAMES = ['node_modules', '.git', '.wrangler'];
 
@@ -40,7 +43,7 @@ interface Tree {
   /** The root folder's inode when it was watched: a folder made in its place is another one. */
   ino?: number;
   subscription: Promise<AsyncSubscription | undefined>;
-  /** The root was seen going, or could not be watched: it is watched again when it is back. */
+  /** The root was seen going, or was not there: it is looked for, and watched again when it is back. */
   dead: boolean;
   /** Each known folder's entries (its folders, and its files a build reads): a deleted path is a folder by this. */
   children: Map<string, Set<string>>;
@@ -66,7 +69,8 @@ const BACKENDS: Partial<Record<NodeJS.Platform, BackendType>> = {
  * a 10,000-item site (about a second of CPU). Reports only files a build reads (content files matching
  * the globs, the configuration files, the static folder's files), so an editor's temporary file never
  * triggers or names a rebuild; a file saved by renaming a new file over it (sed -i, vim, many editors)
- * is a change, new folders are read, removed ones reported; symbolic links are not followed. Watch
+ * is a change, new folders are read, removed ones reported, a content or static folder that is not
+ * there is watched once it is (told as added); symbolic links are not followed. Watch
  * errors go to `onError`, never up the stack.
  */
 export function watchSources(
@@ -152,7 +156,10 @@ export function watchSources(
       if (ignored(tree.root, path)) continue;
       const folder = tree.children.has(path);
       if (type === 'delete') {
-        if (path === tree.root) tree.dead = true;
+        if (path === tree.root) {
+          tree.dead = true;
+          lookFor(path);
+        }
         forget(tree, path);
         // A folder removed or moved away is told alone, never the files it held: it is reported.
         if (folder || relevant(path)) report(path, 'unlink');
@@ -207,7 +214,7 @@ export function watchSources(
         );
       } catch (cause) {
         tree.dead = true;
-        // Not there (yet): dev looks for it, and watches it once it is back. Anything else is said.
+        // Not there (yet): looked for, and watched once it is there. Anything else is said.
         if (
           await lstat(root).then(
             () => true,
@@ -215,6 +222,7 @@ export function watchSources(
           )
         )
           error(cause);
+        else lookFor(root);
         return undefined;
       }
       tree.ino = (await lstat(root).catch(() => undefined))?.ino;
@@ -273,6 +281,33 @@ export function watchSources(
     return reviving;
   };
 
+  /**
+   * Content or static folders that are not there, looked for until they are: a folder made where no
+   * watched folder tells it (a static folder below one that did not exist either, `assets/static`).
+   */
+  const missing = new Map<string, NodeJS.Timeout>();
+  function lookFor(root: string): void {
+    if (closed || missing.has(root)) return;
+    const timer = setInterval(() => {
+      if (closed || !treeRoots(plan).includes(root)) {
+        clearInterval(timer);
+        missing.delete(root);
+        return;
+      }
+      void lstat(root).then(
+        (found) => {
+          if (!found.isDirectory() || missing.get(root) !== timer) return;
+          clearInterval(timer);
+          missing.delete(root);
+          void revive(root, false);
+        },
+        () => undefined,
+      );
+    }, LOOK_FOR_MS);
+    timer.unref();
+    missing.set(root, timer);
+  }
+
   for (const root of treeRoots(plan)) trees.set(root, watchTree(root));
   for (const folder of fileFolders(plan)) watchFiles(folder);
   const ready = Promise.all([...trees.values()].map((tree) => tree.subscription)).then(() => undefined);
@@ -295,6 +330,8 @@ export function watchSources(
     returned: (path) => void revive(path, true),
     close: async () => {
       closed = true;
+      for (const timer of missing.values()) clearInterval(timer);
+      missing.clear();
       for (const watcher of folders.values()) watcher.close();
       folders.clear();
       await Promise.all([...trees.keys()].map(unwatchTree));

@@ -135,3 +135,32 @@ it('does not follow a symbolic link into another folder', async () => {
   const told = await until(() => events.some(([path]) => path.endsWith('otro.es.md')));
   expect(told.filter(([path]) => path.includes('link/'))).toEqual([]);
 });
+
+it('watches a static folder made after watching began below a folder that did not exist either', async () => {
+  const nested = watchSources(
+    {
+      contentDir: join(root, 'content'),
+      globs: ['posts/**/*.md'],
+      staticDir: join(root, 'assets/static'),
+      files: [join(root, 'site.config.ts')],
+    },
+    {
+      ignore: [join(root, 'public')],
+      onChange: (path, event) => events.push([path, event]),
+      onError: (error) => events.push([`error: ${error.message}`, 'change']),
+    },
+  );
+  try {
+    await nested.ready;
+    await mkdir(join(root, 'assets/static'), { recursive: true });
+    expect(await until(() => events.length > 0)).toEqual([['assets/static', 'add']]);
+    events = [];
+    await writeFile(join(root, 'assets/static/logo.svg'), '<svg/>');
+    // Its creation, and its write when the two come apart.
+    const told = await until(() => events.length > 0);
+    expect(told).toContainEqual(['assets/static/logo.svg', 'add']);
+    expect(new Set(told.map(([path]) => path))).toEqual(new Set(['assets/static/logo.svg']));
+  } finally {
+    await nested.close();
+  }
+});
