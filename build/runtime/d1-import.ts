@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { d1Tables, GENERATION_PATTERN, GENERATIONS_TABLE } from '../core/edge/mcp/d1-sql.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import { D1_MANIFEST_PATH, type D1Manifest } from '../stages/mcp-output.ts';
-import { spawnWrangler, stripAnsi } from './wrangler.ts';
+import { killGroup, spawnWrangler, stripAnsi } from './wrangler.ts';
 
 /** Where the SQL goes: wrangler's local D1 (for `wrangler pages dev`) or the account's database. */
 export interface D1Location {
@@ -102,19 +102,21 @@ export async function importLocally(
   const { signal } = options;
   const started = performance.now();
   const current = manifest.generation;
+  // Beside the MCP data's folder, not in it: a rebuild that writes the data while this import runs
+  // removes what it does not own from that folder, which broke the import mid-way.
+  const folder = join(where.root, dirname(dirname(manifest.sql)));
+  await removeLeftImports(folder);
   const before = await d1State(manifest, where, signal);
   let state = before;
   let imported = false;
   if (!state.generations.some((g) => g.id === current)) {
-    // Beside the MCP data's folder, not in it: a rebuild that writes the data while this import runs
-    // removes what it does not own from that folder, which broke the import mid-way.
-    const folder = join(where.root, dirname(dirname(manifest.sql)));
-    await removeLeftImports(folder);
     const file = join(folder, `${LOCAL_IMPORT_PREFIX}${process.pid}-${Date.now()}.sql`);
     try {
       // Copied by the file system, then added to: the import is tens of MiB at 10,000 items, which
       // dev would otherwise read and write again through JavaScript after every save.
+      signal?.throwIfAborted();
       await copyFile(join(where.root, manifest.sql), file);
+      signal?.throwIfAborted();
       await appendFile(file, `\n${liveStatements(current).join(';\n')};\n${STATE_QUERY};\n`);
       state = stateFrom(await execute(manifest, where, ['--file', file, '--json'], signal));
     } finally {
@@ -138,21 +140,34 @@ export async function importLocally(
   return { imported, ms, dropped: drop };
 }
 
-/** A local import's own copy of the SQL (145 MiB at 10,000 items with bodies), by its process's id. */
+/** A local import's own copy of the SQL (145 MiB at 10,000 items with bodies), by its process and time. */
 const LOCAL_IMPORT_PREFIX = 'd1-import-';
-const LOCAL_IMPORT_FILE = /^d1-import-(\d+)-\d+\.sql$/;
+const LOCAL_IMPORT_FILE = /^d1-import-(\d+)-(\d+)\.sql$/;
+/**
+ * A copy this recent is never taken for a leftover: its process may be one this one cannot see (another
+ * container on the same folder) that has not read it yet.
+ */
+const LEFT_IMPORT_AGE_MS = 10 * 60_000;
 
 /**
  * The copies of imports whose process is gone (killed before it could remove its own): each is as
- * large as the import, and nothing else would ever remove them.
+ * large as the import, and nothing else would ever remove them. This process's own number is gone too
+ * for a copy made before it started (a container's dev gets the same number each time). Best effort:
+ * a copy that cannot be removed is left, and the import goes on.
  */
 async function removeLeftImports(folder: string): Promise<void> {
   const names = await readdir(folder).catch(() => [] as string[]);
+  const now = Date.now();
+  const startedAt = now - process.uptime() * 1000;
   const left = names.filter((name) => {
-    const pid = Number(LOCAL_IMPORT_FILE.exec(name)?.[1]);
-    return Number.isSafeInteger(pid) && pid !== process.pid && !alive(pid);
+    const found = LOCAL_IMPORT_FILE.exec(name);
+    const pid = Number(found?.[1]);
+    const at = Number(found?.[2]);
+    if (!Number.isSafeInteger(pid) || !Number.isSafeInteger(at) || now - at < LEFT_IMPORT_AGE_MS)
+      return false;
+    return pid === process.pid ? at < startedAt : !alive(pid);
   });
-  await Promise.all(left.map((name) => rm(join(folder, name), { force: true })));
+  await Promise.all(left.map((name) => rm(join(folder, name), { force: true }).catch(() => undefined)));
 }
 
 function alive(pid: number): boolean {
@@ -251,24 +266,38 @@ function execute(
   ];
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const child = spawnWrangler(full, { cwd: where.root, env: where.env, stdio: 'pipe' });
+    // With a signal, in a group of its own: an abort ends wrangler's workerd too (miniflare ends it only
+    // from wrangler's own signal handlers, which a SIGKILL skips).
+    const child = spawnWrangler(full, {
+      cwd: where.root,
+      env: where.env,
+      stdio: 'pipe',
+      ...(signal && { group: true }),
+    });
     let stdout = '';
     let stderr = '';
     let hard: NodeJS.Timeout | undefined;
     const abort = () => {
-      child.kill('SIGTERM');
+      killGroup(child, 'SIGTERM');
       // wrangler busy reading a large import does not answer SIGTERM (not within 20 s at 10,000
-      // items): it is killed after a grace. Its workerd ends with it, and SQLite keeps the database
-      // whole; the generation it was writing is unfinished, never switched to, dropped next time.
-      hard = setTimeout(() => child.kill('SIGKILL'), ABORT_GRACE_MS);
+      // items): it is killed after a grace. SQLite keeps the database whole; the generation it was
+      // writing is unfinished, never switched to, and dropped by the next import.
+      hard = setTimeout(() => killGroup(child, 'SIGKILL'), ABORT_GRACE_MS);
+      hard.unref();
+    };
+    const settle = () => {
+      signal?.removeEventListener('abort', abort);
+      clearTimeout(hard);
     };
     signal?.addEventListener('abort', abort, { once: true });
     child.stdout?.on('data', (chunk) => (stdout += chunk));
     child.stderr?.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
+    child.once('error', (error) => {
+      settle();
+      reject(error);
+    });
     child.once('exit', (code) => {
-      signal?.removeEventListener('abort', abort);
-      clearTimeout(hard);
+      settle();
       if (signal?.aborted) return reject(signal.reason);
       if (code === 0) return resolve(stdout);
       const said =

@@ -199,6 +199,7 @@ export function watchSources(
     };
     tree.subscription = (async () => {
       await after;
+      if (closed) return undefined;
       let subscription: AsyncSubscription;
       try {
         subscription = await subscribe(
@@ -223,6 +224,11 @@ export function watchSources(
         )
           error(cause);
         else lookFor(root);
+        return undefined;
+      }
+      if (closed) {
+        // close() let go of every watch while this one was being made.
+        await subscription.unsubscribe().catch(() => undefined);
         return undefined;
       }
       tree.ino = (await lstat(root).catch(() => undefined))?.ino;
@@ -271,10 +277,15 @@ export function watchSources(
     reviving = reviving.then(async () => {
       if (closed || !treeRoots(plan).includes(path)) return;
       const found = await lstat(path).catch(() => undefined);
-      if (!found?.isDirectory()) return;
       const tree = trees.get(path);
+      if (!found?.isDirectory()) {
+        // Gone again before it could be watched: looked for again.
+        if (!closed && (!tree || tree.dead)) lookFor(path);
+        return;
+      }
       const watching =
         tree && (await tree.subscription) !== undefined && !tree.dead && tree.ino === found.ino;
+      if (closed) return;
       if (!watching) trees.set(path, watchTree(path, tree, unwatchTree(path)));
       if (!watching || told) report(path, 'add');
     });
@@ -332,6 +343,7 @@ export function watchSources(
       closed = true;
       for (const timer of missing.values()) clearInterval(timer);
       missing.clear();
+      await reviving.catch(() => undefined);
       for (const watcher of folders.values()) watcher.close();
       folders.clear();
       await Promise.all([...trees.keys()].map(unwatchTree));

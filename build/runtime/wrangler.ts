@@ -35,14 +35,31 @@ export function wranglerCommand(
 
 export function spawnWrangler(
   args: readonly string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; stdio: 'pipe' | 'inherit' },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    stdio: 'pipe' | 'inherit';
+    /** In a process group of its own (POSIX), for killGroup: what wrangler starts goes with it. */
+    group?: boolean;
+  },
 ): ChildProcess {
   const { command, args: full } = wranglerCommand(args, options.env);
   return spawn(command, full, {
     cwd: options.cwd,
     env: { ...options.env, WRANGLER_SEND_METRICS: 'false' },
     stdio: options.stdio === 'pipe' ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    ...(options.group && process.platform !== 'win32' && { detached: true }),
   });
+}
+
+/** Signals a wrangler spawned with `group` and everything it started (its workerd); else wrangler alone. */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, signal);
+    else child.kill(signal);
+  } catch {
+    child.kill(signal); // no group of its own (ESRCH), or gone already
+  }
 }
 
 export interface SupervisedWrangler {

@@ -117,4 +117,4 @@ it('stops at once during an import, ending its wrangler and leaving no copy of t
   expect(await copies()).toEqual([]);
   expect(() => process.kill(pid, 0)).toThrow();
   expect(output).not.toContain('✗ D1 (local)');
-}, 120_000);
+}, 180_000);
