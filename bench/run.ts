@@ -309,7 +309,17 @@ function verdict(met: boolean): string {
   return met ? 'met' : 'MISSED';
 }
 
+/**
+ * dist/'s build id, built first when stale: in a source checkout the bin rebuilds dist/ whenever the
+ * sources changed, inside the process being measured.
+ */
+async function distBuild(): Promise<string> {
+  await measure(process.execPath, [BIN, '--version'], ROOT);
+  return readFile(join(ROOT, 'dist/build-id'), 'utf8').catch(() => '');
+}
+
 async function main(): Promise<void> {
+  const distAtStart = await distBuild();
   const workdir = await mkdtemp(join(tmpdir(), 'content-index-bench-'));
   const results: SizeFigures[] = [];
   const dev: DevFigures[] = [];
@@ -492,6 +502,13 @@ async function main(): Promise<void> {
     `${JSON.stringify({ date: new Date().toISOString(), node: process.version, results, dev, devHugo, mcp, load }, null, 2)}\n`,
   );
   console.log('\nfigures written to bench/results/latest.json');
+  if ((await distBuild()) !== distAtStart) {
+    // Seen once: a run whose 10k unchanged build "peaked" at 797 MiB, which was esbuild's.
+    console.log(
+      'NOT ONE BUILD: the sources changed during the run and the measured processes rebuilt dist/ (their time and memory include it); run the bench from a checkout nothing edits (git worktree add)',
+    );
+    process.exitCode = 1;
+  }
 }
 
 function printTable(rows: string[][]): void {
