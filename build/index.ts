@@ -17,7 +17,7 @@ import type { LiveSite } from './core/versions/live-check.ts';
 import type { Removals } from './core/versions/removals.ts';
 import { planDeployment } from './stages/deployment.ts';
 import { digest, serializersFingerprint, toolFingerprint } from './stages/fingerprint.ts';
-import { FragmentStore } from './stages/fragment-store.ts';
+import { FragmentStore, leaseStore, type StoreLease } from './stages/fragment-store.ts';
 import { buildItems, type Items, storedItems } from './stages/items.ts';
 import { DEFAULT_MAX_FILE_BYTES, type LoadOptions } from './stages/load.ts';
 import type { McpOutput } from './stages/mcp-output.ts';
@@ -213,7 +213,11 @@ export interface BuildResult {
   summary: BuildSummary;
   /** What the MCP server serves, before a backend's form is chosen for it. */
   mcpPrepared: McpPrepared;
-  /** The MCP backend chosen and what it writes into `.content-index/` (absent with `deployment: false`). */
+  /**
+   * The MCP backend chosen and what it writes into `.content-index/` (absent with `deployment: false`).
+   * Its D1 import's pieces may be read from the project's item store: until the next build() of the
+   * same project without a `store` of its own, which closes it (fragment-store.ts leaseStore).
+   */
   mcp?: McpOutput;
   /**
    * Whether this build wrote the MCP data into `.content-index/` (not in a dry run, nor by default for
@@ -250,6 +254,15 @@ export interface Incremental {
  * nothing is written unless the whole build succeeded.
  */
 export async function build(options: BuildOptions = {}): Promise<BuildResult> {
+  const own: StoreLease = { running: true, pieces: [] };
+  try {
+    return await runBuild(options, own);
+  } finally {
+    own.running = false;
+  }
+}
+
+async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildResult> {
   const run = stages(options);
   const { now } = run;
   const setup = await run.stage('config', () =>
@@ -258,8 +271,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const { root, config } = setup;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   // `cache: false` (--no-cache): a build from nothing, which keeps nothing either.
-  const store =
-    options.store ?? (options.cache === false ? FragmentStore.memory() : FragmentStore.open(root));
+  const store = options.store ?? (options.cache === false ? FragmentStore.memory() : leaseStore(root, own));
   const keys = contexts(setup, options, maxFileBytes);
   const load: LoadOptions = {
     root,
@@ -371,6 +383,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     store.touch();
     if (!options.store) await store.save().catch(() => undefined);
   }
+  if (planned) own.pieces.push(...planned.mcp.files.map((file) => file.content));
   let model: ContentModel | undefined;
   let prepared: McpPrepared | undefined;
   return {

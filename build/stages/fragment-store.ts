@@ -397,6 +397,7 @@ export class FragmentStore {
   }
 
   private readRecords(): Map<string, ItemRecord> {
+    this.assertOpen();
     const records = new Map<string, ItemRecord>();
     if (!this.dir || this.files.size === 0) return records;
     const scratch: Scratch = { buffer: Buffer.alloc(0) };
@@ -450,6 +451,26 @@ export class FragmentStore {
   private shards = new Map<number, { fd: number; at: number; bytes: number }>();
   private retired: number[] = [];
 
+  private closed = false;
+
+  /**
+   * Closes the shard files it holds open. Nothing may be read from it afterwards: what still points
+   * into its files (a build's D1 import in pieces) must be let go first (build/index.ts ownStore).
+   */
+  close(): void {
+    this.closed = true;
+    for (const { fd } of this.shards.values()) closeSync(fd);
+    for (const fd of this.retired) closeSync(fd);
+    this.shards.clear();
+    this.retired = [];
+    this.entries.clear();
+  }
+
+  private assertOpen(): void {
+    if (this.closed)
+      throw new Error('the item store was closed (a later build of the project opened its own)');
+  }
+
   private retire(fd: number): void {
     this.retired.push(fd);
     while (this.retired.length > RETIRED_FILES) closeSync(this.retired.shift() as number);
@@ -464,6 +485,7 @@ export class FragmentStore {
   }
 
   private storedEntry(shard: number, id: string, entryKey: string): string {
+    this.assertOpen();
     let entries = this.entries.get(shard);
     if (!entries) {
       entries = new Map();
@@ -785,4 +807,35 @@ function underRoot(root: string): (path: string) => string {
     path.startsWith('.') || path.startsWith('/') || path.includes('/.') || path.includes('\\')
       ? join(root, path)
       : base + path;
+}
+
+/**
+ * The item stores build() opened itself, by project root, with what of its result reads from them. A
+ * store keeps its shard files open (a result's D1 import is read from them, in pieces), so the one
+ * before is closed when the next build of the same project opens its own: a process that builds in a
+ * loop holds one store's files, not one more per build (EMFILE after a few dozen).
+ */
+const leases = new Map<string, StoreLease>();
+
+export interface StoreLease {
+  store?: FragmentStore;
+  /** Its build has not returned yet: its store is left open (two builds of one project at once). */
+  running: boolean;
+  /** Its result's private files' contents, whose stored pieces read from the store. */
+  pieces: (string | readonly BytePiece[])[];
+}
+
+/** The project's store for a build that owns it, the store of the project's build before closed. */
+export function leaseStore(root: string, lease: StoreLease): FragmentStore {
+  const before = leases.get(root);
+  if (before?.store && !before.running) {
+    // An earlier result's pieces read nothing from here on (a closed number may be reused).
+    for (const content of before.pieces)
+      if (typeof content !== 'string')
+        for (const piece of content) if (piece instanceof StoredBytes) piece.fd = -1;
+    before.store.close();
+  }
+  lease.store = FragmentStore.open(root);
+  leases.set(root, lease);
+  return lease.store;
 }

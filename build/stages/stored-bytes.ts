@@ -33,6 +33,8 @@ export function pieceLength(piece: string | BytePiece): number {
 }
 
 function readAll(fd: number, into: Uint8Array, offset: number, length: number, position: number): void {
+  // Its store closed (fd -1): the number it had may be another file's by now.
+  if (fd < 0) throw new Error('a stored text was read after its item store was closed');
   let done = 0;
   while (done < length) {
     const read = readSync(fd, into, offset + done, length - done, position + done);
