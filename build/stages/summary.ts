@@ -109,6 +109,9 @@ export async function fileSizes(
   // Identical texts (the alias and its version) are hashed and compressed once.
   const digests = new Map<string, string>();
   const compressed = new Map<string, Promise<number>>();
+  // One at a time: each compression holds its text's bytes and zlib's state, and at 10,000 items the
+  // changed outputs together are about 15 MB, all held at once at the build's peak, as it writes.
+  let queue: Promise<unknown> = Promise.resolve();
   return Promise.all(
     files.map(async (file) => {
       let digest = digests.get(file.content);
@@ -120,7 +123,8 @@ export async function fileSizes(
       if (gzipBytes === undefined) {
         let pending = compressed.get(digest);
         if (!pending) {
-          pending = gzip(file.content).then((b) => b.length);
+          pending = queue.then(() => gzip(file.content)).then((b) => b.length);
+          queue = pending;
           compressed.set(digest, pending);
         }
         gzipBytes = pending;
