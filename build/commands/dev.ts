@@ -87,8 +87,6 @@ const VERIFY_MS = 1000;
  * would otherwise wait for (BuildOptions.deferMcpData).
  */
 const MCP_DATA_IDLE_MS = 1000;
-/** While the content folder is missing, this often dev looks for it to come back. */
-const RETURN_POLL_MS = 250;
 
 export function registerDevCommand(program: Command, context: CliContext): void {
   withBuildFlags(
@@ -384,7 +382,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       return true;
     } catch (error) {
       if (isContentIndexError(error)) {
-        awaitContentFolder();
+        // A content folder moved away (a checkout, a sync tool): its return is a change.
+        watcher.awaitReturn(plan.contentDir);
         context.printErr(withDocsPaths(formatProblems(error.problems)));
         context.printErr(
           `✗ ${reason}: ${count(error.problems.length, 'problem')}; still serving the last good build`,
@@ -399,34 +398,6 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     } finally {
       saveWhenIdle();
     }
-  };
-
-  /**
-   * A content folder moved away and back quickly (a checkout, a sync tool) may give the watcher no event
-   * for its return: while it is missing, dev looks for it, and its return is a change.
-   */
-  let returnPoll: ReturnType<typeof setInterval> | undefined;
-  const awaitContentFolder = (): void => {
-    if (returnPoll || stopping) return;
-    const dir = plan.contentDir;
-    void stat(dir).then(
-      () => undefined,
-      () => {
-        if (returnPoll || stopping) return;
-        returnPoll = setInterval(() => {
-          void stat(dir).then(
-            (found) => {
-              if (!found.isDirectory() || returnPoll === undefined) return;
-              clearInterval(returnPoll);
-              returnPoll = undefined;
-              if (!stopping && dir === plan.contentDir) watcher.returned(dir);
-            },
-            () => undefined,
-          );
-        }, RETURN_POLL_MS);
-        returnPoll.unref();
-      },
-    );
   };
 
   const schedule = () => {
@@ -617,7 +588,6 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     clearTimeout(timer);
     clearTimeout(saveTimer);
     clearTimeout(verifyTimer);
-    clearInterval(returnPoll);
     importStop.abort();
     await importing;
     // What the next start (or a wrangler pages dev of its own) bundles: the last build's data itself.

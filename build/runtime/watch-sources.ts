@@ -32,8 +32,12 @@ export interface SourceWatcher {
   /** Resolves when watching has begun: from then on no change is missed. */
   ready: Promise<void>;
   update(plan: WatchPlan): void;
-  /** A content or static folder seen back by other means: watched (again) and reported as a change. */
-  returned(path: string): void;
+  /**
+   * A content or static folder a build found missing (dev): when it is not there, it is looked for, and
+   * once back watched again and reported as a change whatever it holds (a folder moved away and back
+   * quickly may give the watcher no event at all).
+   */
+  awaitReturn(path: string): void;
   close(): Promise<void>;
 }
 
@@ -296,9 +300,15 @@ export function watchSources(
    * Content or static folders that are not there, looked for until they are: a folder made where no
    * watched folder tells it (a static folder below one that did not exist either, `assets/static`).
    */
-  const missing = new Map<string, NodeJS.Timeout>();
-  function lookFor(root: string): void {
-    if (closed || missing.has(root)) return;
+  const missing = new Map<string, { timer: NodeJS.Timeout; told: boolean }>();
+  /** `told`: reported once back even when it is the folder being watched (revive). */
+  function lookFor(root: string, told = false): void {
+    if (closed) return;
+    const looking = missing.get(root);
+    if (looking) {
+      looking.told ||= told;
+      return;
+    }
     const timer = setInterval(() => {
       if (closed || !treeRoots(plan).includes(root)) {
         clearInterval(timer);
@@ -307,16 +317,17 @@ export function watchSources(
       }
       void lstat(root).then(
         (found) => {
-          if (!found.isDirectory() || missing.get(root) !== timer) return;
+          const entry = missing.get(root);
+          if (!found.isDirectory() || entry?.timer !== timer) return;
           clearInterval(timer);
           missing.delete(root);
-          void revive(root, false);
+          void revive(root, entry.told);
         },
         () => undefined,
       );
     }, LOOK_FOR_MS);
     timer.unref();
-    missing.set(root, timer);
+    missing.set(root, { timer, told });
   }
 
   for (const root of treeRoots(plan)) trees.set(root, watchTree(root));
@@ -338,10 +349,14 @@ export function watchSources(
       }
       for (const folder of fileFolders(plan)) if (!folders.has(folder)) watchFiles(folder);
     },
-    returned: (path) => void revive(path, true),
+    awaitReturn: (path) =>
+      void lstat(path).then(
+        () => undefined,
+        () => lookFor(path, true),
+      ),
     close: async () => {
       closed = true;
-      for (const timer of missing.values()) clearInterval(timer);
+      for (const { timer } of missing.values()) clearInterval(timer);
       missing.clear();
       await reviving.catch(() => undefined);
       for (const watcher of folders.values()) watcher.close();

@@ -455,7 +455,7 @@ export class FragmentStore {
 
   /**
    * Closes the shard files it holds open. Nothing may be read from it afterwards: what still points
-   * into its files (a build's D1 import in pieces) must be let go first (build/index.ts ownStore).
+   * into its files (a build's D1 import in pieces) must be let go first (leaseStore).
    */
   close(): void {
     this.closed = true;

@@ -98,9 +98,9 @@ it('tells the configuration files, including one that did not exist when watchin
 
 it('tells a content folder that comes back, with the files written while it was away, and its saves after', async () => {
   await rename(join(root, 'content'), join(root, 'content-aside'));
+  watcher.awaitReturn(join(root, 'content')); // as dev does after a build that found it missing
   await writeFile(join(root, 'content-aside/posts/vuelta.es.md'), '---\ntitle: Vuelta\n---\n');
   await rename(join(root, 'content-aside'), join(root, 'content'));
-  watcher.returned(join(root, 'content')); // as dev does once it finds the folder back
   const told = await until(() => events.some(([path]) => path.endsWith('vuelta.es.md')));
   expect(told).toContainEqual(['content', 'add']);
   expect(told).toContainEqual(['content/posts/vuelta.es.md', 'add']);
@@ -112,9 +112,9 @@ it('tells a content folder that comes back, with the files written while it was 
 it('watches a content folder made again in place of the one removed, and tells nothing for a touch of it', async () => {
   await rm(join(root, 'content'), { recursive: true });
   await until(() => events.some(([path]) => path === join(root, 'content')));
+  watcher.awaitReturn(join(root, 'content'));
   await mkdir(join(root, 'content/posts'), { recursive: true });
   await writeFile(join(root, 'content/posts/hola.es.md'), '---\ntitle: Hola\n---\n');
-  watcher.returned(join(root, 'content'));
   // Told as new or as changed, by the new watch or by the look at the folder back: either way, told.
   await until(() => events.some(([path]) => path.endsWith('hola.es.md')));
   events = [];
