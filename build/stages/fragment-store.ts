@@ -13,6 +13,7 @@ import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import {
   type BytePiece,
+  jsonPieces,
   pieceLength,
   type Scratch,
   SectionReader,
@@ -340,7 +341,7 @@ export class FragmentStore {
     if (this.indexDirty) {
       const index = this.stored ?? this.columns();
       this.indexDirty = false;
-      await writeAtomically(join(this.dir, INDEX_FILE), [JSON.stringify({ ...index, last: this.last })]);
+      await writeAtomically(join(this.dir, INDEX_FILE), jsonPieces({ ...index, last: this.last }, 2));
     }
   }
 
@@ -592,9 +593,9 @@ function encodeRecord(id: string, record: ItemRecord): (string | BytePiece)[] {
       meta.d = [f.d1.translations.length, f.d1.technologies.length, f.d1.bodies.length];
       if (f.d1.digest !== undefined) meta.d.push(f.d1.digest);
       texts.push(
-        f.d1.item,
-        f.d1.search,
-        ...f.d1.translations,
+        f.d1.item as string | BytePiece,
+        f.d1.search as string | BytePiece,
+        ...(f.d1.translations as (string | BytePiece)[]),
         ...f.d1.technologies,
         ...(f.d1.bodies as (string | BytePiece)[]),
         f.d1.terms,
@@ -691,15 +692,17 @@ function decodeFragments(
   }
   if (meta.d) {
     const [translations, technologies, bodies, digest] = meta.d;
+    // Left in the store's file like the bodies, for the import alone: never decoded (some 14 MB of
+    // strings at 10,000 items, then encoded again), at the cost of a read each when written.
     const d1: D1ItemRows = {
-      item: next(),
-      search: next(),
+      item: bytes(),
+      search: bytes(),
       translations: [],
       technologies: [],
       bodies: [],
       terms: '',
     };
-    for (let i = 0; i < translations; i++) d1.translations.push(next());
+    for (let i = 0; i < translations; i++) d1.translations.push(bytes());
     for (let i = 0; i < technologies; i++) d1.technologies.push(next());
     for (let i = 0; i < bodies; i++) d1.bodies.push(bytes());
     d1.terms = next();
@@ -822,7 +825,7 @@ export interface StoreLease {
   /** Its build has not returned yet: its store is left open (two builds of one project at once). */
   running: boolean;
   /** Its result's private files' contents, whose stored pieces read from the store. */
-  pieces: (string | readonly BytePiece[])[];
+  pieces: (string | readonly (string | BytePiece)[])[];
 }
 
 /** The project's store for a build that owns it, the store of the project's build before closed. */

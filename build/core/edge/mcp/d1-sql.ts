@@ -134,17 +134,19 @@ export function joinD1Rows(entries: readonly D1ItemRows[], generation: string): 
  * text here, but for `technologies`, whose rows are `(name, pos)`), and the terms it adds to the
  * one-typo look-ups.
  */
-export interface D1ItemRows {
-  item: string;
-  translations: string[];
+export interface D1ItemRows<Text = string | ByteSpan> {
   /**
-   * Most of an item's rows by far (its texts): as the build made them, or as bytes the item store keeps
-   * (stages/stored-bytes.ts), which go into the import without being decoded, or read at all here.
+   * The rows are as the build made them, or as bytes the item store keeps (stages/stored-bytes.ts),
+   * which go into the import without being decoded, or read at all here: the bodies are most of an
+   * item's rows by far, and the others were some 14 MB of strings at 10,000 items, decoded at every
+   * build only to be encoded again.
    */
-  bodies: (string | ByteSpan)[];
+  item: Text;
+  translations: Text[];
+  bodies: Text[];
   /** Each technology's name as a SQL literal. */
   technologies: string[];
-  search: string;
+  search: Text;
   /** Every term of its search row, each once, separated by spaces (terms hold no space). */
   terms: string;
   /**
@@ -158,7 +160,7 @@ export interface D1ItemRows {
  * The rows of one entry, worked out from that entry alone: what the build keeps per item
  * (build/core/output/item-fragments.ts) and joins (the terms table is the union of every entry's terms).
  */
-export function d1ItemRows({ entry, document: doc }: McpItem): D1ItemRows {
+export function d1ItemRows({ entry, document: doc }: McpItem): D1ItemRows<string> {
   const typeIndex = CONTENT_TYPES.indexOf(entry.item.type);
   const bits = languageBits(entry);
   const translations: string[] = [];
