@@ -180,6 +180,7 @@ export async function writePieces(handle: PieceSink, pieces: readonly (string | 
     while (written < used) written += (await handle.write(buffer, written, used - written)).bytesWritten;
     used = 0;
   };
+  const near = new NearbyReads(pieces);
   for (let i = 0; i < pieces.length; i++) {
     const piece = pieces[i] as string | BytePiece;
     const length = lengths[i] as number;
@@ -193,11 +194,61 @@ export async function writePieces(handle: PieceSink, pieces: readonly (string | 
     }
     if (used + length > buffer.length) await flush();
     if (typeof piece === 'string') buffer.write(piece, used, length, 'utf8');
-    else if (piece instanceof StoredBytes) readAll(piece.fd, buffer, used, length, piece.position);
+    else if (piece instanceof StoredBytes) near.read(i, buffer, used);
     else buffer.set(piece, used);
     used += length;
   }
   await flush();
+}
+
+/** Stored pieces this close after one another in their file are read at once, up to WINDOW_BYTES. */
+const NEAR_BYTES = 4096;
+const WINDOW_BYTES = 256 << 10;
+/** How far ahead the next stored piece is looked for (the texts between rows are skipped). */
+const LOOK_AHEAD = 16;
+
+/**
+ * Reads of stored pieces, those close together in one file made one read: an item's rows of a table
+ * (its translations, its bodies) lie one after the other in the item store's file and go into the
+ * import one after the other, a read each otherwise (some 76,000 reads at 10,000 items).
+ */
+class NearbyReads {
+  private window: Uint8Array | undefined;
+  private fd = -1;
+  private start = 0;
+  private filled = 0;
+
+  constructor(private readonly pieces: readonly (string | BytePiece)[]) {}
+
+  /** Piece `i` (stored bytes) into `into` at `offset`. */
+  read(i: number, into: Uint8Array, offset: number): void {
+    const piece = this.pieces[i] as StoredBytes;
+    const { fd, position, length } = piece;
+    if (fd === this.fd && position >= this.start && position + length <= this.start + this.filled) {
+      const from = position - this.start;
+      into.set((this.window as Uint8Array).subarray(from, from + length), offset);
+      return;
+    }
+    let end = position + length;
+    for (let j = i + 1; j < this.pieces.length && j <= i + LOOK_AHEAD; j++) {
+      const next = this.pieces[j];
+      if (!(next instanceof StoredBytes)) continue;
+      const nextEnd = next.position + next.length;
+      if (next.fd !== fd || next.position < end || next.position - end > NEAR_BYTES) break;
+      if (nextEnd - position > WINDOW_BYTES) break;
+      end = nextEnd;
+    }
+    if (end === position + length) {
+      readAll(fd, into, offset, length, position);
+      return;
+    }
+    this.window ??= Buffer.allocUnsafe(WINDOW_BYTES);
+    readAll(fd, this.window, 0, end - position, position);
+    this.fd = fd;
+    this.start = position;
+    this.filled = end - position;
+    into.set(this.window.subarray(0, length), offset);
+  }
 }
 
 /** A file made of the pieces (see writePieces). */

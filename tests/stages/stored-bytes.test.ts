@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { utf8Length } from '../../build/core/edge/mcp/d1-sql.ts';
-import { bytesOf, jsonPieces, SectionReader, StoredBytes, writePieces } from '../../build/stages/stored-bytes.ts';
+import {
+  bytesOf,
+  jsonPieces,
+  SectionReader,
+  StoredBytes,
+  writePieces,
+} from '../../build/stages/stored-bytes.ts';
 
 // The item store reads its shards through SectionReader (lines and texts decoded as they come, the D1
 // bodies' rows left in the file), and the D1 import groups its rows by their UTF-8 length.
@@ -77,6 +83,51 @@ describe('writePieces', () => {
         .map((b, i) => b ?? Buffer.from(i === 1 ? stored : 'xx')),
     );
     expect((await readFile(target)).equals(expected)).toBe(true);
+  });
+
+  it('reads stored pieces near one another at once, and each where it is whatever the order', async () => {
+    // Rows as the item store lays them out: neighbours, small gaps, a gap too wide, a jump back, and
+    // another file in between, each with texts between them as the import has.
+    const a = join(dir, 'rows-a');
+    const b = join(dir, 'rows-b');
+    const textA = Array.from({ length: 400 }, (_, i) => `fila ${i} ñ ${'x'.repeat(i % 50)}|`).join('');
+    const textB = 'otro archivo ✓ '.repeat(20_000);
+    writeFileSync(a, textA);
+    writeFileSync(b, textB);
+    const fds = [openSync(a, 'r'), openSync(b, 'r')] as const;
+    try {
+      const spans: [file: 0 | 1, start: number, end: number][] = [
+        [0, 0, 10],
+        [0, 10, 30],
+        [0, 40, 45],
+        [0, 100, 200],
+        [0, 9_000, 9_010], // past NEAR_BYTES: read alone
+        [0, 50, 60], // behind the window
+        [1, 0, 5],
+        [0, 60, 80],
+        [1, 5, 200_000], // near, but past the window
+        [1, 200_000, 280_000],
+        [0, 80, 81],
+      ];
+      const pieces = spans.flatMap(([file, start, end], i) => [
+        `<${i}>`,
+        new StoredBytes(fds[file], start, end - start),
+      ]);
+      const sources = [Buffer.from(textA), Buffer.from(textB)];
+      const expected = Buffer.concat(
+        spans.flatMap(([file, start, end], i) => [
+          Buffer.from(`<${i}>`),
+          (sources[file] as Buffer).subarray(start, end),
+        ]),
+      );
+      const target = join(dir, 'near');
+      const handle = await open(target, 'w');
+      await writePieces(handle, pieces);
+      await handle.close();
+      expect((await readFile(target)).equals(expected)).toBe(true);
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
   });
 });
 
