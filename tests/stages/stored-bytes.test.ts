@@ -131,6 +131,44 @@ describe('writePieces', () => {
   });
 });
 
+describe('writePieces into a slow sink', () => {
+  // A sink that takes its time and part of what it is given, as a file system under load may: the
+  // bytes still come in order, and a failed write fails the whole, with nothing left unhandled.
+  const sink = (failAt?: number) => {
+    const chunks: Buffer[] = [];
+    let calls = 0;
+    return {
+      chunks,
+      async write(buffer: Uint8Array, offset: number, length: number) {
+        calls++;
+        await new Promise((r) => setTimeout(r, calls % 3));
+        if (calls === failAt) throw new Error('disco lleno');
+        const taken = Math.max(1, Math.floor(length / 2));
+        chunks.push(Buffer.from(buffer.subarray(offset, offset + taken)));
+        return { bytesWritten: taken };
+      },
+    };
+  };
+  const pieces = () => {
+    const made: (string | Uint8Array)[] = [];
+    for (let i = 0; i < 700; i++) made.push(`fila ${i} ñ|`, Buffer.alloc(15_000 + (i % 7), i % 251));
+    made.push(Buffer.alloc(9 << 20, 7)); // past a buffer: written on its own, after what came before
+    made.push('fin ✓');
+    return made;
+  };
+
+  it('writes every byte in order, a write taking part of what it is given', async () => {
+    const out = sink();
+    await writePieces(out, pieces());
+    expect(Buffer.concat(out.chunks).equals(Buffer.concat(pieces().map((p) => Buffer.from(p))))).toBe(true);
+  });
+
+  it('fails with the write that failed, wherever it was', async () => {
+    for (const failAt of [1, 2, 5, 40])
+      await expect(writePieces(sink(failAt), pieces())).rejects.toThrow('disco lleno');
+  });
+});
+
 describe('utf8Length', () => {
   it('is the length Node encodes, for every width and for lone surrogates', () => {
     for (const text of [
