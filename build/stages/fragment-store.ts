@@ -12,6 +12,7 @@ import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/
 import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import {
+  asPiece,
   type BytePiece,
   jsonPieces,
   pieceLength,
@@ -324,7 +325,7 @@ export class FragmentStore {
         }
         await writeAtomically(file, [header, ...items, ...entries]);
         // Entries still read from the file just replaced are now in memory (entryText above): let it go,
-        // and hold the new one for the bodies left in it.
+        // and hold the new one for the D1 rows left in it.
         const open = this.shards.get(shard);
         this.shards.delete(shard);
         if (moved.length > 0) {
@@ -444,7 +445,7 @@ export class FragmentStore {
   /** Entries read back from a shard's file, by item id: [its entry key, its JSON]. */
   private entries = new Map<number, Map<string, [string, string]>>();
   /**
-   * Shard files whose entries may still be read, and whose D1 body rows are read where they are (kept
+   * Shard files whose entries may still be read, and whose D1 rows are read where they are (kept
    * open: stored-bytes.ts). A file replaced by save() is closed only RETIRED_FILES replacements later:
    * the rows of an item replaced since may still be on their way into an import being written (dev
    * writes one build's /mcp data while the next is built), and a closed number can be another file's.
@@ -545,7 +546,7 @@ interface StoredIndex {
 
 /**
  * What a record keeps besides its texts, as JSON. The texts follow it, their lengths in bytes in `n`:
- * each is decoded alone (decodeShard), never parsed, and the D1 bodies' rows not even read.
+ * each is decoded alone (decodeShard), never parsed, and the D1 rows not even read.
  */
 interface RecordMeta {
   id: string;
@@ -593,11 +594,11 @@ function encodeRecord(id: string, record: ItemRecord): (string | BytePiece)[] {
       meta.d = [f.d1.translations.length, f.d1.technologies.length, f.d1.bodies.length];
       if (f.d1.digest !== undefined) meta.d.push(f.d1.digest);
       texts.push(
-        f.d1.item as string | BytePiece,
-        f.d1.search as string | BytePiece,
-        ...(f.d1.translations as (string | BytePiece)[]),
+        asPiece(f.d1.item),
+        asPiece(f.d1.search),
+        ...f.d1.translations.map(asPiece),
         ...f.d1.technologies,
-        ...(f.d1.bodies as (string | BytePiece)[]),
+        ...f.d1.bodies.map(asPiece),
         f.d1.terms,
       );
     }
@@ -609,8 +610,8 @@ function encodeRecord(id: string, record: ItemRecord): (string | BytePiece)[] {
 
 /**
  * The records of a shard's items section. Its texts are measured in bytes: each is decoded alone, but
- * for the D1 bodies (four fifths of the section at 10,000 items), which stay in the file all the way
- * into the import (stored-bytes.ts).
+ * for the D1 rows (their bodies alone four fifths of the section at 10,000 items), which stay in the
+ * file all the way into the import (stored-bytes.ts).
  */
 function decodeShard(
   items: SectionReader,
@@ -693,7 +694,7 @@ function decodeFragments(
   if (meta.d) {
     const [translations, technologies, bodies, digest] = meta.d;
     // Left in the store's file like the bodies, for the import alone: never decoded (some 14 MB of
-    // strings at 10,000 items, then encoded again), at the cost of a read each when written.
+    // strings at 10,000 items, then encoded again), at the cost of reading them when written.
     const d1: D1ItemRows = {
       item: bytes(),
       search: bytes(),

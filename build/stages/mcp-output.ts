@@ -17,7 +17,7 @@ import type { DeployLimits } from '../core/output/cloudflare-limits.ts';
 import { formatSize } from '../core/output/deploy-limits.ts';
 import { d1RowsOf, embeddedOf, sizeOf } from '../core/output/item-fragments.ts';
 import type { McpMaterial } from '../core/output/render.ts';
-import { type BytePiece, bytesOf, pieceLength, StoredBytes } from './stored-bytes.ts';
+import { asPiece, type BytePiece, bytesOf, pieceLength } from './stored-bytes.ts';
 import { d1BindingProblems, readWranglerConfig } from './wrangler-config.ts';
 
 const gzip = promisify(gzipCallback);
@@ -195,16 +195,10 @@ function sqlPieces(statements: readonly SqlStatement[]): { pieces: (string | Byt
   };
   for (const statement of statements) {
     if (typeof statement === 'string') add(statement);
-    else for (const piece of statement) add(typeof piece === 'string' ? piece : asBytes(piece));
+    else for (const piece of statement) add(asPiece(piece));
     add('\n');
   }
   return { pieces, bytes };
-}
-
-/** A row's bytes as the build holds them: made as a Uint8Array, or kept by the item store. */
-function asBytes(span: ByteSpan): BytePiece {
-  if (span instanceof Uint8Array || span instanceof StoredBytes) return span;
-  throw new Error('a D1 row of an unknown kind');
 }
 
 /**
@@ -222,7 +216,7 @@ function rowsDigest(rows: D1ItemRows): string {
   const hash = createHash('sha256');
   // Bytes and their count: the same whether a text is a string the build made or bytes the store kept.
   const part = (text: string | ByteSpan) => {
-    const bytes = typeof text === 'string' ? text : bytesOf(asBytes(text));
+    const bytes = typeof text === 'string' ? text : bytesOf(asPiece(text));
     hash.update(`${pieceLength(bytes)}:`).update(bytes);
   };
   part(rows.item);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,6 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { BUNDLED } from '../core/bundled.ts';
 import type { ParsedSource } from './parse/parse-source.js';
 import { headHash, readHead, readWhole, sourceHash } from './parse/read-head.js';
-import { writeFilePieces } from './stored-bytes.ts';
 
 /** Relative to the project root: the tool's private folder (never published). */
 export const CACHE_DIR = '.content-index/cache';
@@ -323,7 +322,7 @@ export class ParseCache {
       try {
         const body = Buffer.from(JSON.stringify(stored));
         // Its two parts written one after the other: joined, a shard's 5 MB were copied once more.
-        await writeFilePieces(staging, [`${this.identity}\n${seal(body)}\n`, body]);
+        await writeFile(staging, [`${this.identity}\n${seal(body)}\n`, body]);
         await rename(staging, file);
       } catch (error) {
         this.dirty.add(shard);

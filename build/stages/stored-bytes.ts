@@ -61,6 +61,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   );
 }
 
+/** A row's bytes as the build holds them (made as a Uint8Array, or kept by the item store), checked. */
+export function asPiece(span: string | { readonly length: number }): string | BytePiece {
+  if (typeof span === 'string' || span instanceof Uint8Array || span instanceof StoredBytes) return span;
+  throw new Error('a D1 row of an unknown kind');
+}
+
 export function pieceLength(piece: string | BytePiece): number {
   return typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
 }
@@ -167,20 +173,22 @@ const READ_BYTES = 1 << 20;
 const LINE_BYTES = 64 << 10;
 
 /**
- * Writes the pieces in order through one reusable buffer: stored bytes read straight into it, texts
- * encoded straight into it, nothing of the whole held at once.
+ * Writes the pieces in order through one reusable buffer: stored bytes read into it (neighbours in one
+ * read: NearbyReads), texts encoded straight into it, nothing of the whole held at once.
  */
 export async function writePieces(handle: PieceSink, pieces: readonly (string | BytePiece)[]): Promise<void> {
   const lengths = pieces.map(pieceLength);
   const total = lengths.reduce((sum, length) => sum + length, 0);
   const buffer = Buffer.allocUnsafe(Math.min(total, 4 << 20));
   let used = 0;
+  const near = new NearbyReads(pieces);
   const flush = async () => {
     let written = 0;
     while (written < used) written += (await handle.write(buffer, written, used - written)).bytesWritten;
     used = 0;
+    // While it waited, the item store may have moved pieces to a file that reuses a number it read.
+    near.forget();
   };
-  const near = new NearbyReads(pieces);
   for (let i = 0; i < pieces.length; i++) {
     const piece = pieces[i] as string | BytePiece;
     const length = lengths[i] as number;
@@ -214,11 +222,18 @@ const LOOK_AHEAD = 16;
  */
 class NearbyReads {
   private window: Uint8Array | undefined;
-  private fd = -1;
+  /** The file the window was read from (NaN: none; -1 is a closed store's). */
+  private fd = Number.NaN;
   private start = 0;
   private filled = 0;
 
   constructor(private readonly pieces: readonly (string | BytePiece)[]) {}
+
+  /** Nothing is served from what was read before (the caller waited: pieces may have moved). */
+  forget(): void {
+    this.fd = Number.NaN;
+    this.filled = 0;
+  }
 
   /** Piece `i` (stored bytes) into `into` at `offset`. */
   read(i: number, into: Uint8Array, offset: number): void {

@@ -131,6 +131,43 @@ describe('writePieces', () => {
   });
 });
 
+describe('writePieces, stored pieces moved while it waits', () => {
+  it('reads a piece moved during a write from where it is now, not from what it read before', async () => {
+    // The item store replaces a shard while an import is being written (dev): its pieces move to the
+    // new file, whose descriptor may have the number a closed file had. Nothing read before a write is
+    // served after it.
+    const before = join(dir, 'shard-old');
+    const after = join(dir, 'shard-new');
+    writeFileSync(before, 'A'.repeat(40));
+    writeFileSync(after, 'B'.repeat(40));
+    const fd = openSync(before, 'r');
+    const first = new StoredBytes(fd, 0, 10);
+    const moved = new StoredBytes(fd, 10, 10); // near the first: read with it
+    const filler = 'x'.repeat((4 << 20) - 10); // fills the buffer: a write comes between the two
+    const chunks: Buffer[] = [];
+    let reopened = -1;
+    const sink = {
+      async write(buffer: Uint8Array, offset: number, length: number) {
+        chunks.push(Buffer.from(buffer.subarray(offset, offset + length)));
+        if (reopened < 0) {
+          closeSync(fd);
+          reopened = openSync(after, 'r'); // most likely the same number
+          moved.fd = reopened;
+        }
+        return { bytesWritten: length };
+      },
+    };
+    try {
+      await writePieces(sink, [first, filler, moved]);
+      const out = Buffer.concat(chunks).toString('latin1');
+      expect(out.slice(0, 10)).toBe('A'.repeat(10));
+      expect(out.slice(-10)).toBe('B'.repeat(10));
+    } finally {
+      closeSync(reopened < 0 ? fd : reopened);
+    }
+  });
+});
+
 describe('writePieces into a slow sink', () => {
   // A sink that takes its time and part of what it is given, as a file system under load may: the
   // bytes still come in order, and a failed write fails the whole, with nothing left unhandled.
