@@ -4,9 +4,9 @@ import { open } from 'node:fs/promises';
 /**
  * Bytes a build leaves in a file it holds open instead of reading them: the items' D1 rows (their
  * bodies alone are four fifths of the item store at 10,000 items) go from the store's file into the D1
- * import without ever being held in memory (fragment-store.ts, mcp-output.ts). Memory a build touches is what
- * costs on a machine short of it; reading 150 MB into new buffers took longer than the rest of the
- * load stage.
+ * import without ever being held in memory (fragment-store.ts, mcp-output.ts). Memory a build touches
+ * is what costs on a machine short of it; reading 150 MB into new buffers took longer than the rest of
+ * the load stage.
  */
 export class StoredBytes {
   constructor(
@@ -218,7 +218,8 @@ const LOOK_AHEAD = 16;
 /**
  * Reads of stored pieces, those close together in one file made one read: an item's rows of a table
  * (its translations, its bodies) lie one after the other in the item store's file and go into the
- * import one after the other, a read each otherwise (some 76,000 reads at 10,000 items).
+ * import one after the other, a read each otherwise (74,323 reads for an edit at 10,000 items, 40,445
+ * this way).
  */
 class NearbyReads {
   private window: Uint8Array | undefined;
