@@ -4,16 +4,18 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { ContentEntry, LeftOut } from '../core/content/model.ts';
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language } from '../core/edge/languages.ts';
-import type { D1ItemRows } from '../core/edge/mcp/d1-sql.ts';
+import { type D1ItemRows, d1RowBody } from '../core/edge/mcp/d1-sql.ts';
 import type { EmbeddedItem } from '../core/edge/mcp/embedded.ts';
 import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
 import type { Problem } from '../core/errors.ts';
 import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
+import { withBodies } from './entry-form.ts';
 import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import {
   asPiece,
   type BytePiece,
+  bytesOf,
   jsonPieces,
   pieceLength,
   type Scratch,
@@ -74,9 +76,10 @@ export interface LastBuild {
 export const STORE_DIR = `${CACHE_DIR}/items`;
 /**
  * Bumped when what the store's files hold changes form. 5: each item's D1 rows with their digest. 6: a
- * whole file's hash of its bytes (read-head.js sourceHash).
+ * whole file's hash of its bytes (read-head.js sourceHash). 7: entries without the bodies their D1 rows
+ * hold, and keys made of both (entry-form.ts).
  */
-const STORE_FORMAT = 6;
+const STORE_FORMAT = 7;
 const INDEX_FILE = 'index.json';
 /** Item records are spread over this many files, so that an edit rewrites one. */
 const SHARDS = 32;
@@ -308,10 +311,12 @@ export class FragmentStore {
       for (const [shard, kept] of byShard) {
         const items: (string | BytePiece)[] = [];
         const entries: string[] = [];
+        const bare = new Set<ItemRecord>();
         for (const [id, record] of kept) {
-          items.push(...encodeRecord(id, record));
-          if (record.entry)
-            entries.push(`${JSON.stringify([id, record.entryKey()])}\t${this.entryText(record)}\n`);
+          const entry = record.entry && this.entryText(record);
+          if (entry?.bare) bare.add(record);
+          items.push(...encodeRecord(id, record, entry?.bare ?? false));
+          if (entry) entries.push(`${JSON.stringify([id, record.entryKey()])}\t${entry.text}\n`);
         }
         const sections = [items, entries].map((parts) => parts.reduce((n, p) => n + pieceLength(p), 0));
         const header = `${sections.join(' ')}\n`;
@@ -325,16 +330,26 @@ export class FragmentStore {
         }
         await writeAtomically(file, [header, ...items, ...entries]);
         // Entries still read from the file just replaced are now in memory (entryText above): let it go,
-        // and hold the new one for the D1 rows left in it.
+        // and hold the new one for the D1 rows and the entries left in it.
         const open = this.shards.get(shard);
         this.shards.delete(shard);
-        if (moved.length > 0) {
+        this.entries.delete(shard);
+        if (moved.length > 0 || entries.length > 0) {
           const fd = openSync(file, 'r');
           for (const [bytes, position] of moved) {
             bytes.fd = fd;
             bytes.position = position;
           }
           this.shards.set(shard, { fd, at: at, bytes: sections[1] ?? 0 });
+          // An entry's JSON made by this build is read back from the file when asked again: made for
+          // each item at once (a build from nothing), with every body in it, they were the cold
+          // build's peak (some 340 MB at 10,000 items).
+          for (const [id, record] of kept) {
+            if (!record.entry) continue;
+            const key = record.entryKey();
+            this.raw.set(record, { read: () => this.storedEntry(shard, id, key), bare: bare.has(record) });
+            delete record.entryJson;
+          }
         }
         if (open) this.retire(open.fd);
       }
@@ -427,9 +442,10 @@ export class FragmentStore {
         this.shards.set(shard, file);
         const items = new SectionReader(fd, newline + 1, newline + 1 + itemsBytes, scratch);
         const decoded = decodeShard(items, records, (id, entryKey) => this.storedEntry(shard, id, entryKey));
-        for (const id of decoded) {
+        for (const [id, bare] of decoded) {
           const record = records.get(id);
-          if (record?.entry) this.raw.set(record, () => this.storedEntry(shard, id, record.entryKey()));
+          if (record?.entry)
+            this.raw.set(record, { read: () => this.storedEntry(shard, id, record.entryKey()), bare });
         }
       } catch {
         // A damaged shard: its items are made again (and the shard written whole).
@@ -477,13 +493,21 @@ export class FragmentStore {
     this.retired.push(fd);
     while (this.retired.length > RETIRED_FILES) closeSync(this.retired.shift() as number);
   }
-  /** The JSON of each record's entry as the store holds it, for records read from disk. */
-  private raw = new WeakMap<ItemRecord, () => string>();
+  /**
+   * The JSON of each record's entry as the store holds it, for records read from disk or written there;
+   * `bare`: without its bodies, which are in its D1 rows (entry-form.ts).
+   */
+  private raw = new WeakMap<ItemRecord, { read: () => string; bare: boolean }>();
 
-  /** A record's entry as JSON: from the store's file when it came from there, else made now. */
-  private entryText(record: ItemRecord): string {
+  /**
+   * A record's entry as JSON: from the store's file when it is there, else made now, without its bodies
+   * when its D1 rows hold them.
+   */
+  private entryText(record: ItemRecord): { text: string; bare: boolean } {
     const raw = this.raw.get(record);
-    return raw ? raw() : (record.entryJson?.() ?? JSON.stringify(record.entry?.()));
+    if (raw) return { text: raw.read(), bare: raw.bare };
+    if (record.fragments?.d1 && record.entryJson) return { text: record.entryJson(), bare: true };
+    return { text: JSON.stringify(record.entry?.()), bare: false };
   }
 
   private storedEntry(shard: number, id: string, entryKey: string): string {
@@ -567,18 +591,18 @@ interface RecordMeta {
    */
   d?: [translations: number, technologies: number, bodies: number, digest?: string];
   z?: ItemFragments['size'];
-  /** It has an entry (kept in the shard's entries section). */
-  x?: 1;
+  /** It has an entry (kept in the shard's entries section): whole (1), or its bodies in its D1 rows (2). */
+  x?: 1 | 2;
   n: number[];
 }
 
-function encodeRecord(id: string, record: ItemRecord): (string | BytePiece)[] {
+function encodeRecord(id: string, record: ItemRecord, bare: boolean): (string | BytePiece)[] {
   const texts: (string | BytePiece)[] = [];
   const meta: RecordMeta = { id, s: record.sources, e: record.entryKey(), n: [] };
   if (record.changesAt !== undefined) meta.c = record.changesAt;
   if (record.leftOut.length > 0) meta.l = record.leftOut;
   if (record.warnings.length > 0) meta.w = record.warnings;
-  if (record.entry) meta.x = 1;
+  if (record.entry) meta.x = bare ? 2 : 1;
   const f = record.fragments;
   if (f) {
     meta.f = storedFacts(f.facts);
@@ -618,8 +642,8 @@ function decodeShard(
   records: Map<string, ItemRecord>,
   /** Its entry's JSON, as the shard's entries section holds it. */
   entryText: (id: string, entryKey: string) => string,
-): string[] {
-  const read: string[] = [];
+): [id: string, bare: boolean][] {
+  const read: [string, boolean][] = [];
   while (!items.done) {
     const meta = JSON.parse(items.line()) as RecordMeta;
     let k = 0;
@@ -643,17 +667,31 @@ function decodeShard(
       const { id, e } = meta;
       let entry: ContentEntry | undefined;
       const entryOf = () => {
-        entry ??= JSON.parse(entryText(id, e)) as ContentEntry;
+        if (!entry) {
+          const text = entryText(id, e);
+          entry = meta.x === 2 ? withBodies(text, bodyIn(record)) : (JSON.parse(text) as ContentEntry);
+        }
         return entry;
       };
       record.entry = entryOf;
       if (meta.f) record.fragments = decodeFragments(meta, next, entryOf);
+      if (meta.x === 2 && !record.fragments?.d1) throw new Error('bodies without their rows');
     }
     if (k !== meta.n.length) throw new Error('unread texts');
     records.set(meta.id, record);
-    read.push(meta.id);
+    read.push([meta.id, meta.x === 2]);
   }
   return read;
+}
+
+/** An entry's body `index` (in LANGUAGES order), read back from the record's D1 rows. */
+function bodyIn(record: ItemRecord): (index: number, lang: Language) => string {
+  return (index, lang) => {
+    const row = record.fragments?.d1?.bodies[index];
+    if (row === undefined) throw new Error(`the item store has no body ${index} for an entry`);
+    const text = typeof row === 'string' ? row : Buffer.from(bytesOf(asPiece(row))).toString('utf8');
+    return d1RowBody(text, lang);
+  };
 }
 
 interface Next {

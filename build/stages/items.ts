@@ -10,12 +10,19 @@ import {
   itemOf,
   leftOutOrder,
 } from '../core/content/assemble.ts';
-import type { BranchFile, ContentModel, FollowedLink, LeftOut, SourceFile } from '../core/content/model.ts';
+import type {
+  BranchFile,
+  ContentEntry,
+  ContentModel,
+  FollowedLink,
+  LeftOut,
+  SourceFile,
+} from '../core/content/model.ts';
 import type { HugoPublication } from '../core/content/publication.ts';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
 import { type ItemFragments, renderItem } from '../core/output/item-fragments.ts';
 import type { SerializerRegistry } from '../core/serializers/registry.ts';
-import { digest } from './fingerprint.ts';
+import { entryKey, entryWithoutBodies } from './entry-form.ts';
 import type { FileRecord, FragmentStore, ItemRecord } from './fragment-store.ts';
 import {
   branchesKey,
@@ -243,10 +250,10 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     }
     const previous = store.items.get(id);
     // Closures made here would keep every file this function read alive: made by module functions.
-    const json = item.entry ? once(constant(item.entry), stringify) : undefined;
+    const json = item.entry ? once(constant(item.entry), entryWithoutBodies) : undefined;
     const record: ItemRecord = {
       sources: key,
-      entryKey: json ? once(json, keyWith(options.renderer)) : constant(''),
+      entryKey: json && item.entry ? once(json, keyWith(options.renderer, item.entry)) : constant(''),
       ...(json && { entryJson: json }),
       ...(item.changesAt !== undefined && { changesAt: Date.parse(item.changesAt) }),
       leftOut: item.leftOut,
@@ -387,18 +394,21 @@ async function fail(options: ItemsOptions, listing: Listing): Promise<never> {
   ]);
 }
 
-const stringify = (value: unknown): string => JSON.stringify(value);
-
 /** An entry's key from its JSON: what its fragments are made from, with the renderer (tool, serializers). */
-function keyWith(renderer: string): (json: string) => string {
-  return (json) => digest(renderer, json);
+function keyWith(renderer: string, entry: ContentEntry): (json: string) => string {
+  return (json) => entryKey(renderer, json, entry);
 }
 
 /** `make` of what `from` gives, worked out when first asked (an entry's JSON, and its key from it). */
 function once<T, U>(from: () => T, make: (value: T) => U): () => U {
+  let source: (() => T) | undefined = from;
   let made: { value: U } | undefined;
   return () => {
-    made ??= { value: make(from()) };
+    if (!made) {
+      made = { value: make((source as () => T)()) };
+      // An entry's key made, its JSON is let go with it (the store reads it back from its file).
+      source = undefined;
+    }
     return made.value;
   };
 }

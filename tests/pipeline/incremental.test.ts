@@ -342,6 +342,61 @@ describe('a kept store (as dev keeps it between builds)', () => {
     await edit('28', 'Nota veintiocho editada');
     result = await sameAsCold(s, kept());
     expect(result?.incremental.redoneItems).toEqual(['post/nota-28']);
+    // Made by this process and saved: its entry's JSON is let go, read back from the file when asked.
+    expect(store.items.get('post/nota-28')?.entryJson).toBeDefined();
+    await store.save();
+    expect(store.items.get('post/nota-28')?.entryJson).toBeUndefined();
+    await edit('02', 'Nota dos editada otra vez');
+    result = await sameAsCold(s, kept());
+    expect(result?.incremental.redoneItems).toEqual(['post/nota-02']);
+    await store.save();
+    result = await sameAsCold(s, { ...options, store: FragmentStore.open(s.root) });
+    expect(result?.incremental.redone).toBe(0);
+  });
+
+  it("keeps an entry's bodies once, in its D1 rows, and puts them back where the entry is read again", async () => {
+    // Quotes (doubled in SQL), accents, and English canonical: not the first of the languages.
+    const config = { ...FIXTURE_CONFIG, canonicalLanguage: 'en', mcp: { backend: 'd1' } };
+    site = await tempSite(
+      {
+        'content/posts/uno.es.md': md(
+          { title: 'Uno', date: '2025-01-10' },
+          "L'zqxuno, dice 'hola' ''dos''.\n",
+        ),
+        'content/posts/uno.en.md': md({ title: 'One', date: '2025-01-10' }, "It's zqxone, yes.\n"),
+        'content/posts/solo.en.md': md({ title: 'Solo', date: '2025-01-11' }, 'Only zqxsolo, señal.\n'),
+        'content/posts/solo.pt-br.md': md({ title: 'Só', date: '2025-01-11' }, 'Só zqxso, ação.\n'),
+        'wrangler.toml': `name = "t"\n${D1_WRANGLER}`,
+      },
+      config,
+    );
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
+    expect((await sameAsCold(s, options))?.mcp?.backend).toBe('d1');
+    // Each body is once in the store (its D1 row), not again in the entry, nor in its canonical copy
+    // (the comma: only a body's text has it, not the search terms).
+    const stored = async () => {
+      const dir = join(s.root, '.content-index/cache/items');
+      const names = (await readdir(dir)).filter((name) => name !== 'index.json');
+      return (await Promise.all(names.map((name) => readFile(join(dir, name), 'utf8')))).join('');
+    };
+    for (const word of ['zqxuno,', 'zqxone,', 'zqxsolo,', 'zqxso,'])
+      expect((await stored()).split(word).length - 1, word).toBe(1);
+    // Another backend: the kept fragments make their embedded share from the entries read back, bodies
+    // and all (the module carries them), as a build from nothing does; and back to D1.
+    const configure = (backend: string) =>
+      s.write('site.config.ts', `export default ${JSON.stringify({ ...config, mcp: { backend } })};\n`);
+    await configure('embedded');
+    let result = await sameAsCold(s, options);
+    expect(result?.incremental.redone).toBe(0);
+    expect(result?.mcp?.backend).toBe('embedded');
+    expect(Object.values(await privateFiles(s.root)).join('')).toContain("L'zqxuno, dice 'hola' ''dos''.");
+    await configure('d1');
+    result = await sameAsCold(s, options);
+    expect(result?.incremental.redone).toBe(0);
+    expect(result?.model.entries.find((e) => e.id === 'post/solo')?.canonical.body).toBe(
+      'Only zqxsolo, señal.',
+    );
   });
 });
 

@@ -314,3 +314,42 @@ export function sqlString(value: string): string {
   const quoted = `'${value.replaceAll("'", "''")}'`;
   return value.includes('\u0000') ? `(${quoted.split('\u0000').join("' || char(0) || '")})` : quoted;
 }
+
+/**
+ * The body a `bodies` row of d1ItemRows holds, given the row and its language: the item store keeps an
+ * entry's bodies only there (stages/fragment-store.ts), where they would otherwise be a second time.
+ */
+export function d1RowBody(row: string, lang: string): string {
+  const prefix = `, ${sqlString(lang)}, `;
+  if (!row.startsWith(prefix) || !row.endsWith(')')) throw new Error(`not a ${lang} body row`);
+  return sqlStringValue(row.slice(prefix.length, -1));
+}
+
+/** The text sqlString made `literal` of (a quoted text, or quoted texts joined by NULs). */
+export function sqlStringValue(literal: string): string {
+  const joined = literal.startsWith('(') && literal.endsWith(')');
+  const end = joined ? literal.length - 1 : literal.length;
+  let i = joined ? 1 : 0;
+  let value = '';
+  for (;;) {
+    if (literal[i] !== "'") throw new Error('not a SQL string literal');
+    // Quotes inside are doubled: the literal ends at the first quote not followed by another.
+    let close = literal.indexOf("'", i + 1);
+    let text = '';
+    let from = i + 1;
+    while (close >= 0 && literal[close + 1] === "'") {
+      text += literal.slice(from, close + 1);
+      from = close + 2;
+      close = literal.indexOf("'", from);
+    }
+    if (close < 0) throw new Error('not a SQL string literal');
+    value += text + literal.slice(from, close);
+    i = close + 1;
+    if (i === end) return value;
+    if (!joined || !literal.startsWith(NUL_JOIN, i)) throw new Error('not a SQL string literal');
+    value += '\u0000';
+    i += NUL_JOIN.length;
+  }
+}
+
+const NUL_JOIN = ' || char(0) || ';
