@@ -9,7 +9,7 @@ import type { EmbeddedItem } from '../core/edge/mcp/embedded.ts';
 import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
 import type { Problem } from '../core/errors.ts';
 import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
-import { withBodies } from './entry-form.ts';
+import { entryBodies, withBodies } from './entry-form.ts';
 import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import {
@@ -341,9 +341,8 @@ export class FragmentStore {
             bytes.position = position;
           }
           this.shards.set(shard, { fd, at: at, bytes: sections[1] ?? 0 });
-          // An entry's JSON made by this build is read back from the file when asked again: made for
-          // each item at once (a build from nothing), with every body in it, they were the cold
-          // build's peak (some 340 MB at 10,000 items).
+          // An entry's JSON made by this build is let go, read back from the file when asked again:
+          // dev keeps its store for as long as it runs, and a build from nothing makes them all.
           for (const [id, record] of kept) {
             if (!record.entry) continue;
             const key = record.entryKey();
@@ -506,8 +505,11 @@ export class FragmentStore {
   private entryText(record: ItemRecord): { text: string; bare: boolean } {
     const raw = this.raw.get(record);
     if (raw) return { text: raw.read(), bare: raw.bare };
-    if (record.fragments?.d1 && record.entryJson) return { text: record.entryJson(), bare: true };
-    return { text: JSON.stringify(record.entry?.()), bare: false };
+    const entry = record.entry?.();
+    const rows = record.fragments?.d1;
+    if (entry && rows && record.entryJson && rows.bodies.length === entryBodies(entry).length)
+      return { text: record.entryJson(), bare: true };
+    return { text: JSON.stringify(entry), bare: false };
   }
 
   private storedEntry(shard: number, id: string, entryKey: string): string {
