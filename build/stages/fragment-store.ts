@@ -9,7 +9,7 @@ import type { EmbeddedItem } from '../core/edge/mcp/embedded.ts';
 import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
 import type { Problem } from '../core/errors.ts';
 import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
-import { entryBodies, withBodies } from './entry-form.ts';
+import { bodiesLeftOut, entryBodies, withBodies } from './entry-form.ts';
 import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import {
@@ -299,8 +299,21 @@ export class FragmentStore {
     this.indexDirty = true;
   }
 
-  /** Writes what changed since the store was read: each file whole or not at all (a rename). */
-  async save(): Promise<void> {
+  /**
+   * Writes what changed since the store was read: each file whole or not at all (a rename). One save at
+   * a time (dev saves when idle, and a save may still be writing when the next is asked for): a save
+   * that finished after a later one would leave a shard with the older records, which the later
+   * one's now read their entries from.
+   */
+  save(): Promise<void> {
+    const saved = this.saving.then(() => this.saveNow());
+    this.saving = saved.catch(() => undefined);
+    return saved;
+  }
+
+  private saving: Promise<void> = Promise.resolve();
+
+  private async saveNow(): Promise<void> {
     if (!this.dir) return;
     await mkdir(this.dir, { recursive: true });
     const records = this.records;
@@ -311,12 +324,10 @@ export class FragmentStore {
       for (const [shard, kept] of byShard) {
         const items: (string | BytePiece)[] = [];
         const entries: string[] = [];
-        const bare = new Set<ItemRecord>();
         for (const [id, record] of kept) {
           const entry = record.entry && this.entryText(record);
-          if (entry?.bare) bare.add(record);
-          items.push(...encodeRecord(id, record, entry?.bare ?? false));
-          if (entry) entries.push(`${JSON.stringify([id, record.entryKey()])}\t${entry.text}\n`);
+          items.push(...encodeRecord(id, record, entry !== undefined && bodiesLeftOut(entry)));
+          if (entry) entries.push(`${JSON.stringify([id, record.entryKey()])}\t${entry}\n`);
         }
         const sections = [items, entries].map((parts) => parts.reduce((n, p) => n + pieceLength(p), 0));
         const header = `${sections.join(' ')}\n`;
@@ -346,7 +357,7 @@ export class FragmentStore {
           for (const [id, record] of kept) {
             if (!record.entry) continue;
             const key = record.entryKey();
-            this.raw.set(record, { read: () => this.storedEntry(shard, id, key), bare: bare.has(record) });
+            this.raw.set(record, () => this.storedEntry(shard, id, key));
             delete record.entryJson;
           }
         }
@@ -441,10 +452,9 @@ export class FragmentStore {
         this.shards.set(shard, file);
         const items = new SectionReader(fd, newline + 1, newline + 1 + itemsBytes, scratch);
         const decoded = decodeShard(items, records, (id, entryKey) => this.storedEntry(shard, id, entryKey));
-        for (const [id, bare] of decoded) {
+        for (const id of decoded) {
           const record = records.get(id);
-          if (record?.entry)
-            this.raw.set(record, { read: () => this.storedEntry(shard, id, record.entryKey()), bare });
+          if (record?.entry) this.raw.set(record, () => this.storedEntry(shard, id, record.entryKey()));
         }
       } catch {
         // A damaged shard: its items are made again (and the shard written whole).
@@ -493,23 +503,23 @@ export class FragmentStore {
     while (this.retired.length > RETIRED_FILES) closeSync(this.retired.shift() as number);
   }
   /**
-   * The JSON of each record's entry as the store holds it, for records read from disk or written there;
-   * `bare`: without its bodies, which are in its D1 rows (entry-form.ts).
+   * The JSON of each record's entry as the store holds it (entry-form.ts), for records read from disk or
+   * written there.
    */
-  private raw = new WeakMap<ItemRecord, { read: () => string; bare: boolean }>();
+  private raw = new WeakMap<ItemRecord, () => string>();
 
   /**
    * A record's entry as JSON: from the store's file when it is there, else made now, without its bodies
    * when its D1 rows hold them.
    */
-  private entryText(record: ItemRecord): { text: string; bare: boolean } {
+  private entryText(record: ItemRecord): string {
     const raw = this.raw.get(record);
-    if (raw) return { text: raw.read(), bare: raw.bare };
+    if (raw) return raw();
     const entry = record.entry?.();
     const rows = record.fragments?.d1;
     if (entry && rows && record.entryJson && rows.bodies.length === entryBodies(entry).length)
-      return { text: record.entryJson(), bare: true };
-    return { text: JSON.stringify(entry), bare: false };
+      return record.entryJson();
+    return JSON.stringify(entry);
   }
 
   private storedEntry(shard: number, id: string, entryKey: string): string {
@@ -644,8 +654,8 @@ function decodeShard(
   records: Map<string, ItemRecord>,
   /** Its entry's JSON, as the shard's entries section holds it. */
   entryText: (id: string, entryKey: string) => string,
-): [id: string, bare: boolean][] {
-  const read: [string, boolean][] = [];
+): string[] {
+  const read: string[] = [];
   while (!items.done) {
     const meta = JSON.parse(items.line()) as RecordMeta;
     let k = 0;
@@ -669,10 +679,9 @@ function decodeShard(
       const { id, e } = meta;
       let entry: ContentEntry | undefined;
       const entryOf = () => {
-        if (!entry) {
-          const text = entryText(id, e);
-          entry = meta.x === 2 ? withBodies(text, bodyIn(record)) : (JSON.parse(text) as ContentEntry);
-        }
+        // By what the text holds, not by `x`: the text is the one the shard holds now, written by a later
+        // record of the same entry (whose fragments are this one's) when this one's were rewritten.
+        entry ??= withBodies(entryText(id, e), bodyIn(record));
         return entry;
       };
       record.entry = entryOf;
@@ -681,7 +690,7 @@ function decodeShard(
     }
     if (k !== meta.n.length) throw new Error('unread texts');
     records.set(meta.id, record);
-    read.push([meta.id, meta.x === 2]);
+    read.push(meta.id);
   }
   return read;
 }

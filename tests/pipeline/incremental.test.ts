@@ -350,8 +350,53 @@ describe('a kept store (as dev keeps it between builds)', () => {
     result = await sameAsCold(s, kept());
     expect(result?.incremental.redoneItems).toEqual(['post/nota-02']);
     await store.save();
+    // Read back by another store, each entry with its bodies: the embedded backend's share is made
+    // from them (nothing recalled: the configuration changed).
+    await s.write(
+      'site.config.ts',
+      `export default ${JSON.stringify({ ...FIXTURE_CONFIG, mcp: { backend: 'embedded' } })};\n`,
+    );
     result = await sameAsCold(s, { ...options, store: FragmentStore.open(s.root) });
-    expect(result?.incremental.redone).toBe(0);
+    expect(result?.incremental).toMatchObject({ unchanged: false, redone: 0 });
+    expect(result?.mcp?.backend).toBe('embedded');
+  });
+
+  it('reads an entry back by what its shard holds now, whichever record wrote it', async () => {
+    // post/uno is kept whole first (a build that made no D1 rows), then with rows; an edit that leaves
+    // its entry as it was makes a new record with its fragments, written without its bodies. The old
+    // record's entry, asked for by those fragments, is then that text: its bodies come from the rows.
+    const config = { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } };
+    let mate = 0;
+    while (shardOf(`post/otra-${mate}`) !== shardOf('post/uno')) mate++;
+    const other = `content/posts/otra-${mate}.es.md`;
+    site = await tempSite(
+      {
+        'content/posts/uno.es.md': md({ title: 'Uno', date: '2025-01-10' }, 'Texto zqxuno del cuerpo.\n'),
+        [other]: md({ title: 'Otra', date: '2025-01-11' }, 'Otro cuerpo.\n'),
+        'wrangler.toml': `name = "t"\n${D1_WRANGLER}`,
+      },
+      config,
+    );
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE };
+    await build({ root: s.root, ...options, deployment: false });
+    await s.write(other, md({ title: 'Otra editada', date: '2025-01-11' }, 'Otro cuerpo.\n'));
+    await build({ root: s.root, ...options });
+    const store = FragmentStore.open(s.root);
+    await s.write(
+      'content/posts/uno.es.md',
+      md({ title: 'Uno', date: '2025-01-10' }, 'Texto zqxuno  del cuerpo.\n\n'),
+    );
+    let result = await sameAsCold(s, { ...options, store });
+    expect(result?.incremental).toMatchObject({ assembled: 1, redone: 0 });
+    await store.save();
+    await s.write(
+      'site.config.ts',
+      `export default ${JSON.stringify({ ...config, mcp: { backend: 'embedded' } })};\n`,
+    );
+    result = await sameAsCold(s, { ...options, store });
+    expect(result?.mcp?.backend).toBe('embedded');
+    expect(Object.values(await privateFiles(s.root)).join('')).toContain('Texto zqxuno del cuerpo.');
   });
 
   it("keeps an entry's bodies once, in its D1 rows, and puts them back where the entry is read again", async () => {
