@@ -45,7 +45,10 @@ export interface ItemRecord {
   sources: string;
   /** The digest of its entry, which its fragments were made from; '' when it has none (worked out when asked). */
   entryKey: () => string;
-  /** Its entry's JSON, when made by this build (worked out when asked, once). */
+  /**
+   * Its entry's JSON without its bodies (entry-form.ts), when made by this build (worked out when asked,
+   * once; let go once written).
+   */
   entryJson?: () => string;
   /** When the clock alone may change it (a file dated ahead coming due), in ms. */
   changesAt?: number;
@@ -695,12 +698,14 @@ function decodeShard(
   return read;
 }
 
+const UTF8 = new TextDecoder();
+
 /** An entry's body `index` (in LANGUAGES order), read back from the record's D1 rows. */
 function bodyIn(record: ItemRecord): (index: number, lang: Language) => string {
   return (index, lang) => {
     const row = record.fragments?.d1?.bodies[index];
     if (row === undefined) throw new Error(`the item store has no body ${index} for an entry`);
-    const text = typeof row === 'string' ? row : Buffer.from(bytesOf(asPiece(row))).toString('utf8');
+    const text = typeof row === 'string' ? row : UTF8.decode(bytesOf(asPiece(row)));
     return d1RowBody(text, lang);
   };
 }
