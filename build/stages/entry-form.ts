@@ -20,16 +20,6 @@ function withoutBody(t: Translation): unknown {
   return t.body ? { ...t, body: 0 } : t;
 }
 
-/**
- * Whether entryWithoutBodies left bodies out of this JSON: `"body":0` is nowhere else in an entry's
- * JSON (a text holding those characters has its quotes escaped).
- */
-export function bodiesLeftOut(json: string): boolean {
-  return json.includes(LEFT_OUT);
-}
-
-const LEFT_OUT = '"body":0';
-
 /** The entry's bodies in LANGUAGES order, as its D1 rows hold them (a translation without one has none). */
 export function entryBodies(entry: ContentEntry): [Language, string][] {
   return LANGUAGES.flatMap((lang) => {

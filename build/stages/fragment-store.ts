@@ -9,7 +9,7 @@ import type { EmbeddedItem } from '../core/edge/mcp/embedded.ts';
 import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
 import type { Problem } from '../core/errors.ts';
 import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
-import { bodiesLeftOut, entryBodies, withBodies } from './entry-form.ts';
+import { entryBodies, withBodies } from './entry-form.ts';
 import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import {
@@ -328,8 +328,8 @@ export class FragmentStore {
         const items: (string | BytePiece)[] = [];
         const entries: string[] = [];
         for (const [id, record] of kept) {
+          items.push(...encodeRecord(id, record));
           const entry = record.entry && this.entryText(record);
-          items.push(...encodeRecord(id, record, entry !== undefined && bodiesLeftOut(entry)));
           if (entry) entries.push(`${JSON.stringify([id, record.entryKey()])}\t${entry}\n`);
         }
         const sections = [items, entries].map((parts) => parts.reduce((n, p) => n + pieceLength(p), 0));
@@ -606,18 +606,18 @@ interface RecordMeta {
    */
   d?: [translations: number, technologies: number, bodies: number, digest?: string];
   z?: ItemFragments['size'];
-  /** It has an entry (kept in the shard's entries section): whole (1), or its bodies in its D1 rows (2). */
-  x?: 1 | 2;
+  /** It has an entry (kept in the shard's entries section, its bodies in its D1 rows: entry-form.ts). */
+  x?: 1;
   n: number[];
 }
 
-function encodeRecord(id: string, record: ItemRecord, bare: boolean): (string | BytePiece)[] {
+function encodeRecord(id: string, record: ItemRecord): (string | BytePiece)[] {
   const texts: (string | BytePiece)[] = [];
   const meta: RecordMeta = { id, s: record.sources, e: record.entryKey(), n: [] };
   if (record.changesAt !== undefined) meta.c = record.changesAt;
   if (record.leftOut.length > 0) meta.l = record.leftOut;
   if (record.warnings.length > 0) meta.w = record.warnings;
-  if (record.entry) meta.x = bare ? 2 : 1;
+  if (record.entry) meta.x = 1;
   const f = record.fragments;
   if (f) {
     meta.f = storedFacts(f.facts);
@@ -682,14 +682,13 @@ function decodeShard(
       const { id, e } = meta;
       let entry: ContentEntry | undefined;
       const entryOf = () => {
-        // By what the text holds, not by `x`: the text is the one the shard holds now, written by a later
-        // record of the same entry (whose fragments are this one's) when this one's were rewritten.
+        // Its bodies left out or not, as the text the shard holds now says: a later record of the same
+        // entry (whose fragments are this one's) may have written it since.
         entry ??= withBodies(entryText(id, e), bodyIn(record));
         return entry;
       };
       record.entry = entryOf;
       if (meta.f) record.fragments = decodeFragments(meta, next, entryOf);
-      if (meta.x === 2 && !record.fragments?.d1) throw new Error('bodies without their rows');
     }
     if (k !== meta.n.length) throw new Error('unread texts');
     records.set(meta.id, record);
