@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { readRedoc } from '../build/stages/redoc-bundle.js';
-import { DIST, distState, filesUnder, ROOT, STAMP, stampText } from './dist-inputs.mjs';
+import { DIST, distState, filesUnder, ROOT, STAMP, stampText, writeStamp } from './dist-inputs.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -201,7 +201,7 @@ async function buildDist(hash, stamps) {
     await rm(staging, { recursive: true, force: true });
   }
   await mkdir(dirname(STAMP), { recursive: true });
-  await writeFile(STAMP, stampText(hash, stamps));
+  await writeStamp(stampText(hash, stamps));
   if (!process.argv.includes('--quiet')) {
     console.error(`dist/ built in ${Math.round(performance.now() - started)} ms`);
   }

@@ -3,7 +3,7 @@
 // dist/ in a source checkout. Kept apart from build-dist.mjs so the question costs only stats or hashing.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +95,23 @@ export function stampText(hash, stamps) {
   return `${JSON.stringify({ hash, ...(stamps !== undefined && { stamps }) })}\n`;
 }
 
+/**
+ * Writes the stamp whole or not at all: processes of a checkout ask for it at the same time (the test
+ * suite starts many), and a stamp read while another process was writing it in place read as empty,
+ * so dist/ was taken for stale and rebuilt under the commands running it.
+ * @param {string} text
+ */
+export async function writeStamp(text) {
+  const temporary = `${STAMP}.${process.pid}.${Date.now()}`;
+  try {
+    await writeFile(temporary, text);
+    await rename(temporary, STAMP);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
 /** @returns {{ hash?: string, stamps?: string }} */
 function readStamp() {
   try {
@@ -124,7 +141,7 @@ export async function distState() {
   const current = stamp.hash === hash && built;
   if (current && stamps !== undefined) {
     // The same contents under new stamps (a checkout, a `touch`): remembered, so the next run skips the hash.
-    await writeFile(STAMP, stampText(hash, stamps)).catch(() => {});
+    await writeStamp(stampText(hash, stamps)).catch(() => {});
   }
   return { current, hash, stamps };
 }

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Checkout, copyCheckout } from './helpers/checkout.ts';
@@ -96,4 +97,47 @@ it('runs what the sources say in a source checkout: dist/ built or rebuilt first
   expect(hidden.stderr).toContain('content-index: the sources changed since dist/ was built; rebuilding it');
   expect(hidden.stdout).toContain('Build a READ-only Content Index API');
   await writeFile(cli, original);
+});
+
+it('never takes dist/ for stale while another command of the checkout records the stamp', async () => {
+  // The commands of a checkout (the test suite starts many at once) share one stamp. A command that
+  // finds the same sources under new stamps records them; one that read the stamp half-written took
+  // dist/ for stale and rebuilt it under the commands running it.
+  expect((await checkout.run(process.execPath, ['bin/content-index.js', '--version'])).code).toBe(0);
+  await new Promise((resolve) => setTimeout(resolve, 2_100)); // the inputs older than RACY_MS
+  const script = (role: 'recorder' | 'asker') => `
+    import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+    const { distState, STAMP } = await import(${JSON.stringify(pathToFileURL(join(checkout.root, 'scripts/dist-inputs.mjs')).href)});
+    const until = Date.now() + 2_500;
+    let stale = 0;
+    let asked = 0;
+    let torn = 0;
+    while (Date.now() < until) {
+      if (${JSON.stringify(role)} === 'recorder') {
+        // New stamps for the same sources (as a checkout or a touch gives): distState records them.
+        let stamp;
+        try {
+          stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
+        } catch {
+          torn++; // read while being written
+          continue;
+        }
+        writeFileSync(STAMP + '.test', JSON.stringify({ ...stamp, stamps: 'other' }));
+        renameSync(STAMP + '.test', STAMP);
+      }
+      asked++;
+      if (!(await distState()).current) stale++;
+    }
+    console.log(JSON.stringify({ asked, stale, torn }));
+  `;
+  const run = (role: 'recorder' | 'asker') =>
+    checkout.run(process.execPath, ['--input-type=module', '-e', script(role)]);
+  const [recorder, asker] = await Promise.all([run('recorder'), run('asker')]);
+  expect(recorder.stderr).toBe('');
+  expect(asker.stderr).toBe('');
+  const [recorded, asked] = [JSON.parse(recorder.stdout), JSON.parse(asker.stdout)];
+  // Enough rounds for the two to meet (each round rewrites the stamp), and not one of them stale.
+  expect(recorded.asked).toBeGreaterThan(20);
+  expect(asked.asked).toBeGreaterThan(20);
+  expect([recorded.stale, asked.stale, recorded.torn]).toEqual([0, 0, 0]);
 });
