@@ -12,13 +12,29 @@ import { REDOC_FILES, readRedoc } from './redoc-bundle.js';
  */
 export async function docsAssets(folder: string): Promise<OutputFile[]> {
   if (REDOC_FILES[0] !== DOCS_SCRIPT) throw new Error(`docs-page.ts expects ${DOCS_SCRIPT}`);
-  const files = BUNDLED
-    ? await Promise.all(
+  read ??= readFiles();
+  // Forgotten when it failed, so that the next build (dev) reads again instead of failing the same way.
+  read.catch(() => {
+    read = undefined;
+  });
+  const files = await read;
+  return files.map((file) => ({ path: `${folder}${file.name}`, content: file.content }));
+}
+
+/**
+ * Read once per process: the files are the tool's own and never change under it, and dev's builds
+ * otherwise read and decoded the 1.1 MB bundle again at every save, then compared it in full with the
+ * last build's copy before writing (the same string each time is known unchanged at once).
+ */
+let read: Promise<{ name: string; content: string }[]> | undefined;
+
+function readFiles(): Promise<{ name: string; content: string }[]> {
+  return BUNDLED
+    ? Promise.all(
         REDOC_FILES.map(async (name) => ({
           name,
           content: await readFile(new URL(`./vendor/redoc/${name}`, import.meta.url), 'utf8'),
         })),
       )
-    : await readRedoc(createRequire(import.meta.url).resolve(`redoc/bundles/${DOCS_SCRIPT}`));
-  return files.map((file) => ({ path: `${folder}${file.name}`, content: file.content }));
+    : readRedoc(createRequire(import.meta.url).resolve(`redoc/bundles/${DOCS_SCRIPT}`));
 }
