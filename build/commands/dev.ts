@@ -30,6 +30,7 @@ import type { McpOutput } from '../stages/mcp-output.ts';
 import { existingFolderProblem, refusedOutput } from '../stages/output/guard.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
 import { ParseCache } from '../stages/parse-cache.ts';
+import { loadParsers } from '../stages/parse-files.ts';
 import {
   type BuildFlags,
   buildOptions,
@@ -648,6 +649,19 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     pages?.kill();
   });
   schedule(); // what was saved during the first build
+  // While wrangler starts (seconds), what the first save would otherwise load and decode on its way
+  // to being served: the parsers, and the store's records when the first build found nothing changed
+  // (some 150 ms and a full collection at 1,000 items). A rebuild under way reads what it needs itself.
+  const warm = async () => {
+    await loadParsers().catch(() => undefined);
+    if (running || stopping) return;
+    try {
+      store.warm();
+    } catch {
+      // A store that cannot be read is the next build's to report (it builds without it).
+    }
+  };
+  setImmediate(() => void warm());
   await finished;
 }
 

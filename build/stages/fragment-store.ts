@@ -282,6 +282,16 @@ export class FragmentStore {
   }
 
   /**
+   * Reads from disk now what a build asks for first (the listing, the files, every item's record),
+   * when the process has time to spare: dev's first save after a start otherwise decoded them all.
+   */
+  warm(): void {
+    void this.listing;
+    void this.files;
+    void this.items;
+  }
+
+  /**
    * What a build read and made: its listing, its files and its items. Records that are not the ones
    * the store holds go to disk at the next save.
    */

@@ -14,6 +14,14 @@ export interface ParseFilesOptions {
   bodies?: boolean;
 }
 
+/**
+ * Loads the parsers (gray-matter, js-yaml, smol-toml, jsonc-parser) ahead of the first file that needs
+ * them: dev, once it serves, so that its first save does not load them.
+ */
+export async function loadParsers(): Promise<void> {
+  await import('./parse/parse-chunk.js');
+}
+
 /** Share of the files given to the worker: it starts later than the main thread does. */
 const WORKER_SHARE = 0.45;
 

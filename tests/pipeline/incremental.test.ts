@@ -361,6 +361,29 @@ describe('a kept store (as dev keeps it between builds)', () => {
     expect(result?.mcp?.backend).toBe('embedded');
   });
 
+  it('reads every record when warmed, so that a build after it reads none (dev, before its first save)', async () => {
+    site = await tempSite({
+      'content/posts/uno.es.md': md({ title: 'Uno', date: '2025-01-10' }),
+      'content/posts/dos.es.md': md({ title: 'Dos', date: '2025-01-11' }),
+    });
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE };
+    await build({ root: s.root, ...options });
+    const store = FragmentStore.open(s.root);
+    store.warm();
+    // The store's files gone after the warm-up: what a build asks for next is what it read then.
+    await rename(join(s.root, '.content-index/cache/items'), join(s.root, 'items-away'));
+    expect([...store.items.keys()].sort()).toEqual(['post/dos', 'post/uno']);
+    expect([...store.files.keys()].map((path) => path.split('/').pop()).sort()).toEqual([
+      'dos.es.md',
+      'uno.es.md',
+    ]);
+    await rename(join(s.root, 'items-away'), join(s.root, '.content-index/cache/items'));
+    await s.write('content/posts/uno.es.md', md({ title: 'Uno editado', date: '2025-01-10' }));
+    const result = await sameAsCold(s, { ...options, store });
+    expect(result?.incremental.redoneItems).toEqual(['post/uno']);
+  });
+
   it('reads an entry back by what its shard holds now, whichever record wrote it', async () => {
     // post/uno is kept whole first (a build that made no D1 rows), then with rows; an edit that leaves
     // its entry as it was makes a new record with its fragments, written without its bodies. The old
