@@ -1,7 +1,7 @@
 // What dist/ is made from, and whether the dist/ on disk was made from the sources as they are now:
 // scripts/build-dist.mjs stamps each build with it, and bin/content-index.js asks it before running
 // dist/ in a source checkout. Kept apart from build-dist.mjs so the question costs only stats or hashing.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -102,7 +102,7 @@ export function stampText(hash, stamps) {
  * @param {string} text
  */
 export async function writeStamp(text) {
-  const temporary = `${STAMP}.${process.pid}.${Date.now()}`;
+  const temporary = `${STAMP}.${process.pid}.${randomBytes(6).toString('hex')}`;
   try {
     await writeFile(temporary, text);
     await rename(temporary, STAMP);

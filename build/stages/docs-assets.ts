@@ -12,11 +12,14 @@ import { REDOC_FILES, readRedoc } from './redoc-bundle.js';
  */
 export async function docsAssets(folder: string): Promise<OutputFile[]> {
   if (REDOC_FILES[0] !== DOCS_SCRIPT) throw new Error(`docs-page.ts expects ${DOCS_SCRIPT}`);
-  read ??= readFiles();
-  // Forgotten when it failed, so that the next build (dev) reads again instead of failing the same way.
-  read.catch(() => {
-    read = undefined;
-  });
+  if (!read) {
+    const reading = readFiles();
+    // Forgotten when it failed, so that the next build (dev) reads again instead of failing the same way.
+    reading.catch(() => {
+      if (read === reading) read = undefined;
+    });
+    read = reading;
+  }
   const files = await read;
   return files.map((file) => ({ path: `${folder}${file.name}`, content: file.content }));
 }

@@ -345,13 +345,16 @@ describe('a build with invalid sources', () => {
   });
 
   it('names the environment variable when an override is invalid', async () => {
+    const before = process.env.CONTENT_INDEX_IMAGE_BASE_URL;
     process.env.CONTENT_INDEX_IMAGE_BASE_URL = 'ftp://images';
     try {
       await expectFailure({}, [
         'environment variable CONTENT_INDEX_IMAGE_BASE_URL: images: must be an https address without a user name or password',
       ]);
     } finally {
-      delete process.env.CONTENT_INDEX_IMAGE_BASE_URL;
+      // Put back as it was: the suite's files share their process (vitest.config.ts).
+      if (before === undefined) delete process.env.CONTENT_INDEX_IMAGE_BASE_URL;
+      else process.env.CONTENT_INDEX_IMAGE_BASE_URL = before;
     }
   });
 });
