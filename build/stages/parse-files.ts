@@ -16,7 +16,7 @@ export interface ParseFilesOptions {
 
 /**
  * Loads the parsers (gray-matter, js-yaml, smol-toml, jsonc-parser) ahead of the first file that needs
- * them: dev, once it serves, so that its first save does not load them.
+ * them: dev, while wrangler starts, so that its first save does not load them.
  */
 export async function loadParsers(): Promise<void> {
   await import('./parse/parse-chunk.js');
