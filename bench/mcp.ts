@@ -27,7 +27,7 @@
  *
  * `BENCH_MCP_PROFILE=DIR` writes a `node --cpu-prof` profile of every sample into DIR.
  */
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -388,7 +388,11 @@ async function measureD1(
     wrangler: D1_SITE_WRANGLER,
   });
   const buildMs = performance.now() - started;
-  const sqlBytes = (await stat(join(site, '.content-index/d1/import.sql'))).size;
+  // The import's files, as the manifest lists them (the import joins them into one SQL file).
+  const { parts } = JSON.parse(await readFile(join(site, '.content-index/d1/import.json'), 'utf8')) as {
+    parts: { bytes: number }[];
+  };
+  const sqlBytes = parts.reduce((sum, part) => sum + part.bytes, 0);
   const state = join(site, 'state');
   await mkdir(state, { recursive: true });
   const importStarted = performance.now();

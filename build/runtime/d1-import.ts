@@ -1,9 +1,14 @@
-import { appendFile, copyFile, readdir, readFile, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { appendFile, type FileHandle, open, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { d1Tables, GENERATION_PATTERN, GENERATIONS_TABLE } from '../core/edge/mcp/d1-sql.ts';
+import {
+  d1Tables,
+  GENERATION_PATTERN,
+  GENERATION_PLACEHOLDER,
+  GENERATIONS_TABLE,
+} from '../core/edge/mcp/d1-sql.ts';
 import { ContentIndexError } from '../core/errors.ts';
-import { D1_MANIFEST_PATH, type D1Manifest } from '../stages/mcp-output.ts';
+import { D1_DIR, D1_MANIFEST_PATH, type D1Manifest } from '../stages/mcp-output.ts';
 import { killGroup, spawnWrangler, stripAnsi } from './wrangler.ts';
 
 /** Where the SQL goes: wrangler's local D1 (for `wrangler pages dev`) or the account's database. */
@@ -20,18 +25,98 @@ export interface D1Location {
 export async function readD1Manifest(root: string): Promise<D1Manifest | undefined> {
   const text = await readFile(join(root, D1_MANIFEST_PATH), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
-  const manifest = JSON.parse(text) as D1Manifest;
-  if (!GENERATION_PATTERN.test(manifest.generation)) {
+  let manifest: D1Manifest | undefined;
+  try {
+    manifest = JSON.parse(text) as D1Manifest;
+  } catch {}
+  if (!manifest || !GENERATION_PATTERN.test(manifest.generation) || !wellFormed(manifest.parts)) {
     throw new ContentIndexError([
       {
         code: 'source_unreadable',
         file: D1_MANIFEST_PATH,
-        message: 'is damaged',
+        message: 'is damaged, or was written by an older content-index',
         hint: 'run content-index build again',
       },
     ]);
   }
   return manifest;
+}
+
+function wellFormed(parts: unknown): parts is D1Manifest['parts'] {
+  const count = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
+  return (
+    Array.isArray(parts) &&
+    parts.length > 0 &&
+    parts.every(
+      (part: Partial<D1Manifest['parts'][number]> | null) =>
+        typeof part?.path === 'string' &&
+        part.path.startsWith(`${D1_DIR}/`) &&
+        !part.path.slice(D1_DIR.length + 1).includes('/') &&
+        !part.path.includes('..') &&
+        count(part.bytes) &&
+        Array.isArray(part.marks) &&
+        part.marks.every((at) => count(at) && at + GENERATION_PLACEHOLDER.length <= (part.bytes as number)),
+    )
+  );
+}
+
+/**
+ * The import as one SQL file at `file`: the build's files joined in the manifest's order, the
+ * generation put in place of the placeholder at each of their marks. Every file is opened before any
+ * is read: a build that replaces them meanwhile (dev saving again) removes files this one then still
+ * reads whole. A file missing or not as the manifest describes it is an error: the build that wrote
+ * the manifest is gone, or the folder was changed by hand.
+ */
+export async function writeJoinedImport(root: string, manifest: D1Manifest, file: string): Promise<void> {
+  const generation = Buffer.from(manifest.generation);
+  const placeholder = Buffer.from(GENERATION_PLACEHOLDER);
+  const handles: FileHandle[] = [];
+  const damaged = (path: string, message: string) =>
+    new ContentIndexError([
+      {
+        code: 'source_unreadable',
+        file: path,
+        message,
+        hint: 'run content-index build again (it writes the D1 import whole)',
+      },
+    ]);
+  try {
+    for (const part of manifest.parts) {
+      handles.push(
+        await open(join(root, part.path), 'r').catch(() => {
+          throw damaged(part.path, `is missing: the D1 import of ${manifest.generation} is not whole`);
+        }),
+      );
+    }
+    const out = await open(file, 'w');
+    try {
+      for (const [i, part] of manifest.parts.entries()) {
+        const bytes = await (handles[i] as FileHandle).readFile();
+        if (bytes.length !== part.bytes) throw damaged(part.path, 'is not the size the manifest gives it');
+        for (const at of part.marks) {
+          if (!bytes.subarray(at, at + placeholder.length).equals(placeholder))
+            throw damaged(part.path, 'does not hold the generation placeholder where the manifest says');
+          generation.copy(bytes, at);
+        }
+        await out.write(bytes);
+      }
+    } finally {
+      await out.close();
+    }
+  } finally {
+    await Promise.all(handles.map((handle) => handle.close()));
+  }
+}
+
+/** The import's SQL as one text, with its generation (tests, and a look at what an import runs). */
+export async function readJoinedImport(root: string, manifest: D1Manifest): Promise<string> {
+  const file = join(root, PRIVATE_DIR, `${LOCAL_IMPORT_PREFIX}${process.pid}-${Date.now()}-read.sql`);
+  try {
+    await writeJoinedImport(root, manifest, file);
+    return await readFile(file, 'utf8');
+  } finally {
+    await rm(file, { force: true });
+  }
 }
 
 interface Generation {
@@ -60,7 +145,13 @@ export async function importGeneration(
   if (before.generations.some((g) => g.id === manifest.generation)) {
     return { imported: false, ms: performance.now() - started, state: before };
   }
-  await execute(manifest, where, ['--file', join(where.root, manifest.sql)]);
+  const file = join(where.root, PRIVATE_DIR, `${LOCAL_IMPORT_PREFIX}${process.pid}-${Date.now()}.sql`);
+  try {
+    await writeJoinedImport(where.root, manifest, file);
+    await execute(manifest, where, ['--file', file]);
+  } finally {
+    await rm(file, { force: true });
+  }
   const ms = performance.now() - started;
   const after = await d1State(manifest, where);
   if (!after.generations.some((g) => g.id === manifest.generation)) throw unfinished(manifest);
@@ -104,7 +195,7 @@ export async function importLocally(
   const current = manifest.generation;
   // Beside the MCP data's folder, not in it: a rebuild that writes the data while this import runs
   // removes what it does not own from that folder, which broke the import mid-way.
-  const folder = join(where.root, dirname(dirname(manifest.sql)));
+  const folder = join(where.root, PRIVATE_DIR);
   await removeLeftImports(folder);
   const before = await d1State(manifest, where, signal);
   let state = before;
@@ -112,10 +203,8 @@ export async function importLocally(
   if (!state.generations.some((g) => g.id === current)) {
     const file = join(folder, `${LOCAL_IMPORT_PREFIX}${process.pid}-${Date.now()}.sql`);
     try {
-      // Copied by the file system, then added to: the import is tens of MiB at 10,000 items, which
-      // dev would otherwise read and write again through JavaScript after every save.
       signal?.throwIfAborted();
-      await copyFile(join(where.root, manifest.sql), file);
+      await writeJoinedImport(where.root, manifest, file);
       signal?.throwIfAborted();
       await appendFile(file, `\n${liveStatements(current).join(';\n')};\n${STATE_QUERY};\n`);
       state = stateFrom(await execute(manifest, where, ['--file', file, '--json'], signal));
@@ -140,9 +229,10 @@ export async function importLocally(
   return { imported, ms, dropped: drop };
 }
 
-/** A local import's own copy of the SQL (145 MiB at 10,000 items with bodies), by its process and time. */
+/** An import's own joined copy of the SQL (145 MiB at 10,000 items with bodies), by its process and time. */
 const LOCAL_IMPORT_PREFIX = 'd1-import-';
-const LOCAL_IMPORT_FILE = /^d1-import-(\d+)-(\d+)\.sql$/;
+const LOCAL_IMPORT_FILE = /^d1-import-(\d+)-(\d+)(?:-read)?\.sql$/;
+const PRIVATE_DIR = D1_DIR.slice(0, D1_DIR.lastIndexOf('/'));
 /**
  * A copy this recent is never taken for a leftover: its process may be one this one cannot see (another
  * container on the same folder) that has not read it yet.

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { SiteConfig } from '../core/config/site-config.ts';
 import { type D1Target, d1DataOf } from '../core/edge/mcp/d1-backend.ts';
-import { type ByteSpan, type D1ItemRows, joinD1Rows, type SqlStatement } from '../core/edge/mcp/d1-sql.ts';
+import { type ByteSpan, type D1ImportFile, type D1ItemRows, joinD1Rows } from '../core/edge/mcp/d1-sql.ts';
 import { type EmbeddedData, embeddedSizeBound, joinEmbedded } from '../core/edge/mcp/embedded.ts';
 import {
   MCP_MODULE_PATH,
@@ -22,16 +22,27 @@ import { d1BindingProblems, readWranglerConfig } from './wrangler-config.ts';
 
 const gzip = promisify(gzipCallback);
 
-/** The D1 import the build leaves for `content-index d1 import` and deploy: the SQL and what it is for. */
-export const D1_SQL_PATH = '.content-index/d1/import.sql';
-export const D1_MANIFEST_PATH = '.content-index/d1/import.json';
+/**
+ * The D1 import the build leaves for `content-index d1 import` and deploy: what it is for, and its SQL in
+ * files named after what they hold (D1_DIR), which the import joins in the manifest's order.
+ */
+export const D1_DIR = '.content-index/d1';
+export const D1_MANIFEST_PATH = `${D1_DIR}/import.json`;
 
 export interface D1Manifest {
   generation: string;
   database: string;
   binding: string;
   items: number;
-  sql: string;
+  /** The SQL's files in order: each one's path from the project root, its size, and where the generation goes in it. */
+  parts: D1Part[];
+}
+
+export interface D1Part {
+  path: string;
+  bytes: number;
+  /** Byte offsets of GENERATION_PLACEHOLDER, which the import replaces with the generation. */
+  marks: number[];
 }
 
 /** A file of the project's private folder, relative to the project root. */
@@ -39,6 +50,11 @@ export interface PrivateFile {
   path: string;
   /** Its text, or its bytes in pieces, in order (the D1 import: tens of MiB, never joined into one). */
   content: string | readonly (string | BytePiece)[];
+  /**
+   * Named after its content (the D1 import's files): a file of that name and size holds it already, and
+   * is not written again.
+   */
+  named?: { bytes: number };
 }
 
 export interface McpOutput {
@@ -109,7 +125,7 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
   problems.push(...(problem ? [problem] : d1BindingProblems(wrangler, config.mcp.d1, configFile)));
   const rows = material.items.map(d1RowsOf);
   const generation = d1Generation(rows);
-  const imported = joinD1Rows(rows, generation);
+  const imported = joinD1Rows(rows);
   for (const pos of imported.oversized) {
     problems.push({
       code: 'deploy_limit',
@@ -119,7 +135,8 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
       hint: 'shorten its title, description or tags',
     });
   }
-  const { pieces: sql, bytes: sqlBytes } = sqlPieces(imported.statements);
+  const sqlFiles = imported.files.map((file) => sqlFile(file, rows));
+  const sqlBytes = sqlFiles.reduce((sum, file) => sum + file.part.bytes, 0);
   const databaseBytes = limits.d1DatabaseBytes;
   if (sqlBytes > databaseBytes) {
     problems.push({
@@ -141,14 +158,18 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
     ),
   );
   const gzipBytes = (await gzip(module)).length;
-  const manifest: D1Manifest = { ...target, items, sql: D1_SQL_PATH };
+  const manifest: D1Manifest = { ...target, items, parts: sqlFiles.map((file) => file.part) };
   return {
     backend: 'd1',
     reason: choice.reason,
     files: [
       ...moduleFiles(module),
-      { path: D1_SQL_PATH, content: sql },
-      { path: D1_MANIFEST_PATH, content: `${JSON.stringify(manifest, null, 2)}\n` },
+      ...sqlFiles.map(({ part, pieces }) => ({
+        path: part.path,
+        content: pieces,
+        named: { bytes: part.bytes },
+      })),
+      { path: D1_MANIFEST_PATH, content: `${JSON.stringify(manifest)}\n` },
     ],
     module: { bytes: Buffer.byteLength(module), gzipBytes },
     workerGzipBytes: FUNCTIONS_CODE_GZIP_BYTES + gzipBytes,
@@ -181,24 +202,43 @@ export function d1Generation(rows: readonly D1ItemRows[]): string {
 }
 
 /**
- * The statements as pieces, each followed by a line break: the bytes of kept rows as they are (in the
- * item store's files until written: stored-bytes.ts), the texts between them as they are, each
- * measured here and encoded only as it is written (as a Buffer each, the 40,000 texts between the rows
- * of 10,000 items were as many objects held until the write).
+ * One file of the import as pieces, each statement followed by a line break: the bytes of kept rows as
+ * they are (in the item store's files until written: stored-bytes.ts), the texts between them as they
+ * are, each measured here and encoded only as it is written (as a Buffer each, the 40,000 texts between
+ * the rows of 10,000 items were as many objects held until the write). Its name is a digest of what it
+ * holds: for the entries' files, of their rows' digests (made once and kept with the rows), so naming
+ * a file of unchanged entries reads none of their bytes.
  */
-function sqlPieces(statements: readonly SqlStatement[]): { pieces: (string | BytePiece)[]; bytes: number } {
+function sqlFile(
+  file: D1ImportFile,
+  rows: readonly D1ItemRows[],
+): { part: D1Part; pieces: (string | BytePiece)[] } {
   const pieces: (string | BytePiece)[] = [];
+  const marks: number[] = [];
   let bytes = 0;
   const add = (piece: string | BytePiece) => {
     pieces.push(piece);
     bytes += pieceLength(piece);
   };
-  for (const statement of statements) {
+  const hash = createHash('sha256').update(`${D1_SQL_VERSION}\n${SCHEMA_SQL}\n${file.kind}\n`);
+  file.statements.forEach((statement, i) => {
+    for (const at of file.marks[i] ?? []) marks.push(bytes + at);
     if (typeof statement === 'string') add(statement);
     else for (const piece of statement) add(asPiece(piece));
     add('\n');
+  });
+  if (file.kind === 'entries') {
+    const first = file.first ?? 0;
+    hash.update(`${first} ${file.count}\n`);
+    for (const row of rows.slice(first, first + (file.count ?? 0))) hash.update(`${row.digest}\n`);
+  } else {
+    for (const piece of pieces) hash.update(typeof piece === 'string' ? piece : bytesOf(piece));
   }
-  return { pieces, bytes };
+  const name =
+    file.kind === 'entries'
+      ? `entries-${String(file.first).padStart(6, '0')}-${hash.digest('hex').slice(0, 16)}.sql`
+      : `${file.kind}-${hash.digest('hex').slice(0, 16)}.sql`;
+  return { part: { path: `${D1_DIR}/${name}`, bytes, marks }, pieces };
 }
 
 /**
@@ -207,10 +247,12 @@ function sqlPieces(statements: readonly SqlStatement[]): { pieces: (string | Byt
  * SQL "already imported". (A change of what rowsDigest hashes also needs the item store's STORE_FORMAT
  * to go up: the digests are kept there.)
  */
-const D1_SQL_VERSION = 1;
+const D1_SQL_VERSION = 2;
 
 /** The import's statements around the rows, for a generation of no items: a change to them is a new name. */
-const SCHEMA_SQL = joinD1Rows([], 'g000000000000').statements.join('\n');
+const SCHEMA_SQL = joinD1Rows([])
+  .files.flatMap((file) => file.statements)
+  .join('\n');
 
 function rowsDigest(rows: D1ItemRows): string {
   const hash = createHash('sha256');

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { access, copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { MCP_MODULE_PATH } from '../core/edge/mcp/worker-module.ts';
 import type { PrivateFile } from './mcp-output.ts';
@@ -56,6 +56,8 @@ export async function stagePrivateFiles(
   try {
     for (const file of files) {
       const target = join(root, file.path);
+      // A file named after its content is there already when a file of that name and size is.
+      if (file.named && (await sizeOf(target)) === file.named.bytes) continue;
       // Only a whole text is compared: the module, which wrangler watches; the D1 import is not watched.
       if (typeof file.content === 'string') {
         const current = await readFile(target, 'utf8').catch(() => undefined);
@@ -169,6 +171,13 @@ export async function privateFilesAre(root: string, files: readonly PrivateFile[
     }
   }
   return wanted.size === 0;
+}
+
+function sizeOf(path: string): Promise<number | undefined> {
+  return stat(path).then(
+    (s) => (s.isFile() ? s.size : undefined),
+    () => undefined,
+  );
 }
 
 /** Whether the file's bytes are `content`: a text compared whole, pieces (the D1 import) by their digest. */

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { readD1Manifest, readJoinedImport } from '../../build/runtime/d1-import.ts';
 import { D1_WRANGLER } from './project.ts';
 import { FIXTURE_CONFIG, md, PROJECT_ROOT } from './site.ts';
 
@@ -51,4 +52,11 @@ export async function generations(root: string, persistTo: string) {
   )) as [{ id: string; state: string }[], { name: string }[]];
   const withTables = [...new Set(tables.map((t) => /^ci_(g[0-9a-f]{12})_/.exec(t.name)?.[1] ?? ''))].sort();
   return { states: Object.fromEntries(rows.map((r) => [r.id, r.state])), withTables };
+}
+
+/** The D1 import the last build of `root` wrote, joined as an import runs it (with its generation). */
+export async function d1ImportSql(root: string): Promise<string> {
+  const manifest = await readD1Manifest(root);
+  if (!manifest) throw new Error(`${root}: the last build wrote no D1 import`);
+  return readJoinedImport(root, manifest);
 }

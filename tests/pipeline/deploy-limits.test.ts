@@ -1,8 +1,9 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EMBEDDED_MODULE_BYTES, PLAN_LIMITS } from '../../build/core/output/cloudflare-limits.ts';
 import { build, ContentIndexError } from '../../build/index.ts';
+import { d1ImportSql } from '../helpers/d1.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
 import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -299,7 +300,7 @@ describe('the D1 backend', () => {
     site = await tempSite({ ...FILES, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` }, D1);
     const clock = () => new Date('2026-02-01T00:00:00Z');
     const first = await build({ root: site.root, clock });
-    const sql = await readFile(join(site.root, '.content-index/d1/import.sql'), 'utf8');
+    const sql = await d1ImportSql(site.root);
     const generation = first.mcp?.d1?.generation ?? '';
     expect(generation).toMatch(/^g[0-9a-f]{12}$/);
     expect(sql).toContain(`CREATE VIRTUAL TABLE ci_${generation}_search USING fts5(`);
@@ -309,20 +310,34 @@ describe('the D1 backend', () => {
     );
     const module = await readFile(join(site.root, '.content-index/worker/mcp-data.mjs'), 'utf8');
     expect(module).not.toMatch(/"entries"|"search"|Entrada número 0/);
-    expect(JSON.parse(await readFile(join(site.root, '.content-index/d1/import.json'), 'utf8'))).toEqual({
+    const manifest = JSON.parse(await readFile(join(site.root, '.content-index/d1/import.json'), 'utf8'));
+    expect(manifest).toEqual({
       binding: 'CONTENT_INDEX_DB',
       database: 'content-index',
       generation,
       items: 6,
-      sql: '.content-index/d1/import.sql',
+      parts: expect.any(Array),
     });
+    // Its files in the order the import joins them, named after what they hold, and nothing else.
+    const parts = (manifest.parts as { path: string }[]).map((p) => p.path);
+    expect(parts.map((p) => /^\.content-index\/d1\/([a-z]+)-/.exec(p)?.[1])).toEqual([
+      'schema',
+      'entries',
+      'terms',
+      'done',
+    ]);
+    expect((await readdir(join(site.root, '.content-index/d1'))).sort()).toEqual(
+      ['import.json', ...parts.map((p) => p.slice('.content-index/d1/'.length))].sort(),
+    );
+    // No file names the generation: it is put in as the import joins them.
+    for (const part of parts) expect(await readFile(join(site.root, part), 'utf8')).not.toContain(generation);
     expect((await build({ root: site.root, clock })).mcp?.d1?.generation).toBe(generation);
     await site.write('content/posts/nueva.es.md', md({ title: 'Nueva', date: '2026-01-20' }));
     expect((await build({ root: site.root, clock })).mcp?.d1?.generation).not.toBe(generation);
     // Back to embedded: the D1 import is not left behind for a deploy to find.
     await site.write('site.config.ts', `export default ${JSON.stringify(FIXTURE_CONFIG)};\n`);
     await build({ root: site.root, clock });
-    await expect(readFile(join(site.root, '.content-index/d1/import.sql'))).rejects.toThrow();
+    expect(await readdir(join(site.root, '.content-index/d1')).catch(() => [])).toEqual([]);
   });
 });
 

@@ -1,13 +1,15 @@
-import { readdir, readFile, rename, rm, utimes } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HugoPublication } from '../../build/core/content/publication.ts';
+import { GENERATION_PLACEHOLDER } from '../../build/core/edge/mcp/d1-sql.ts';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import type { SerializerRegistry } from '../../build/core/serializers/registry.ts';
 import { type BuildOptions, type BuildResult, build, SERIALIZERS } from '../../build/index.ts';
 import { FragmentStore, shardOf } from '../../build/stages/fragment-store.ts';
 import { bytesOf } from '../../build/stages/stored-bytes.ts';
 import { V2 } from '../fixtures/v2/serializer.ts';
+import { d1ImportSql } from '../helpers/d1.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
 import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -296,6 +298,73 @@ describe('an incremental build gives the bytes of a build from nothing', () => {
   }
 });
 
+describe('the D1 import', () => {
+  it("rewrites only the files of the entries that changed, and joins as a build from nothing's", async () => {
+    // 300 posts: three files of entries (PART_ENTRIES = 128). The import is the same statements in
+    // every build but for the files an edit touches: a file's name is a digest of what it holds, and
+    // the generation, which every statement names, is put in by the import as it joins them.
+    const posts: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) {
+      const n = String(i).padStart(3, '0');
+      posts[`content/posts/nota-${n}.es.md`] = md(
+        { title: `Nota ${n}`, date: `2025-01-${String((i % 28) + 1).padStart(2, '0')}` },
+        `El cuerpo de la nota ${n}: modelos de lenguaje.\n`,
+      );
+    }
+    site = await tempSite(
+      { ...posts, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` },
+      { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } },
+    );
+    const s = site;
+    const d1 = join(s.root, '.content-index/d1');
+    const stamps = async () => {
+      const found: Record<string, string> = {};
+      for (const name of await readdir(d1)) {
+        const st = await stat(join(d1, name));
+        found[name] = `${st.ino}:${st.mtimeMs}`;
+      }
+      return found;
+    };
+    const first = await build({ root: s.root, clock: () => JUNE });
+    const before = await stamps();
+    expect(Object.keys(before).filter((name) => name.startsWith('entries-'))).toHaveLength(3);
+    // Words the site holds already: the one-typo look-ups (the terms' file) stay as they were.
+    await s.write(
+      'content/posts/nota-150.es.md',
+      md({ title: 'Nota 150', date: '2025-01-11' }, 'El cuerpo de la nota 150: lenguaje de modelos.\n'),
+    );
+    const edited = await build({ root: s.root, clock: () => JUNE });
+    expect(edited.incremental.redoneItems).toEqual(['post/nota-150']);
+    expect(edited.mcp?.d1?.generation).not.toBe(first.mcp?.d1?.generation);
+    const after = await stamps();
+    const kept = Object.keys(after).filter((name) => before[name] === after[name]);
+    const written = Object.keys(after).filter((name) => before[name] !== after[name]);
+    expect(written.map((name) => name.replace(/-[0-9a-f]{16}\.sql$/, ''))).toEqual([
+      'entries-000128',
+      'import.json',
+    ]);
+    expect(kept.map((name) => name.replace(/-[0-9a-f]{16}\.sql$/, '')).sort()).toEqual([
+      'done',
+      'entries-000000',
+      'entries-000256',
+      'schema',
+      'terms',
+    ]);
+    const sql = await d1ImportSql(s.root);
+    expect(sql).toContain('lenguaje de modelos');
+    expect(sql).toContain(`INSERT INTO ci_${edited.mcp?.d1?.generation}_bodies (pos, lang, text) VALUES`);
+    expect(sql).not.toContain(GENERATION_PLACEHOLDER);
+    // A file removed by hand is written again by the next build; the import is a build from nothing's.
+    await rm(join(d1, written[0] as string));
+    await build({ root: s.root, clock: () => JUNE });
+    expect(await d1ImportSql(s.root)).toBe(sql);
+    await rm(join(s.root, '.content-index'), { recursive: true });
+    await build({ root: s.root, clock: () => JUNE });
+    expect(await d1ImportSql(s.root)).toBe(sql);
+    expect(Object.keys(await stamps()).sort()).toEqual(Object.keys(after).sort());
+  });
+});
+
 describe('a kept store (as dev keeps it between builds)', () => {
   it('gives the bytes of a build from nothing after it saved, its bodies read from the files it wrote', async () => {
     // The item store leaves the D1 rows of the bodies in its files (stored-bytes.ts) and points them at
@@ -335,7 +404,7 @@ describe('a kept store (as dev keeps it between builds)', () => {
     await edit('00', 'Nota cero editada');
     result = await sameAsCold(s, kept());
     expect(result?.incremental.redoneItems).toEqual(['post/nota-00']);
-    expect((await privateFiles(s.root))['.content-index/d1/import.sql']).toContain(
+    expect(await d1ImportSql(s.root)).toContain(
       `El cuerpo número 28, con acentos: señal, ${'texto '.repeat(29)}fin.`,
     );
     await store.save();

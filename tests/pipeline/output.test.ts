@@ -59,7 +59,7 @@ describe('drafts and future-dated items', () => {
     const d1 = await tempSite({ ...FILES, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` }, D1_CONFIG);
     try {
       await build({ root: d1.root, clock });
-      await access(join(d1.root, '.content-index/d1/import.sql'));
+      await access(join(d1.root, '.content-index/d1/import.json'));
       await leavesNoTrace(d1);
     } finally {
       await d1.dispose();

@@ -10,6 +10,7 @@ import { sourcesUnchanged } from '../../build/stages/items.ts';
 import { DEFAULT_MAX_FILE_BYTES } from '../../build/stages/load.ts';
 import { CACHE_DIR, ParseCache } from '../../build/stages/parse-cache.ts';
 import { bytesOf } from '../../build/stages/stored-bytes.ts';
+import { d1ImportSql } from '../helpers/d1.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
 import { FIXTURE_CONFIG, md, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -123,8 +124,10 @@ describe('the parse cache', () => {
       await expectSameAsCold(s, cached);
       expect(await contentTitles(s)).toEqual(['Cuatro', 'Dos', 'Tres', 'Uno']);
       const backend =
-        mode === 'stamps alone' ? '.content-index/d1/import.sql' : '.content-index/worker/mcp-data.mjs';
-      await expect(readFile(join(s.root, backend), 'utf8')).resolves.toContain('Cuatro');
+        mode === 'stamps alone'
+          ? d1ImportSql(s.root)
+          : readFile(join(s.root, '.content-index/worker/mcp-data.mjs'), 'utf8');
+      await expect(backend).resolves.toContain('Cuatro');
       if (mode === 'stamps alone') expect(memory.size).toBe(Object.keys(FILES).length);
       else {
         const shards = await Promise.all(

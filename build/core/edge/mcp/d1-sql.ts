@@ -66,12 +66,40 @@ export function languageToken(bit: number): string {
 const STATEMENT_BYTES = 30_000;
 
 /**
- * The import of the entries' rows ({@link d1ItemRows}), in index order: their positions are their
- * places. `generation` names its tables: the build names it after the rows (stages/mcp-output.ts).
+ * Stands for the generation in the import's files, as long as one: the import puts the generation in
+ * its place as it joins them (runtime/d1-import.ts). A file's bytes then depend only on what it holds,
+ * so a build rewrites only the files whose entries changed instead of the whole import (145 MiB at
+ * 10,000 items with bodies), whose every statement named the generation.
  */
-export function joinD1Rows(entries: readonly D1ItemRows[], generation: string): D1Import {
+export const GENERATION_PLACEHOLDER = 'g____________';
+
+/** The entries of one file of the import: a file never holds a statement of two of them. */
+export const PART_ENTRIES = 128;
+
+/** One file of the import: its statements, each followed by a line break when written. */
+export interface D1ImportFile {
+  /** `schema` first, then `entries` in order, then `terms`, and `done` last. */
+  kind: 'schema' | 'entries' | 'terms' | 'done';
+  /** `entries`: the position of its first entry, and how many it holds. */
+  first?: number;
+  count?: number;
+  statements: SqlStatement[];
+  /**
+   * Where the placeholder stands in each statement: UTF-16 offsets in its first piece, all of them
+   * before any entry's text (in the SQL's own ASCII), so they are byte offsets too.
+   */
+  marks: number[][];
+}
+
+/**
+ * The import of the entries' rows ({@link d1ItemRows}), in index order: their positions are their
+ * places. Its tables are named with {@link GENERATION_PLACEHOLDER}: the build names the generation
+ * after the rows (stages/mcp-output.ts), the import puts it in.
+ */
+export function joinD1Rows(entries: readonly D1ItemRows[]): D1Import {
+  const generation = GENERATION_PLACEHOLDER;
   const t = d1Tables(generation);
-  const out: SqlStatement[] = [
+  const schema = [
     `-- content-index ${MCP_DATA_FORMAT}: the MCP tables of one build (${entries.length} items). Written by content-index build; imported by content-index d1 import and deploy.`,
     `CREATE TABLE IF NOT EXISTS ${GENERATIONS_TABLE} (id TEXT PRIMARY KEY, items INTEGER NOT NULL, state TEXT NOT NULL);`,
     // A generation cut short by an earlier attempt is started again from nothing.
@@ -88,45 +116,70 @@ export function joinD1Rows(entries: readonly D1ItemRows[], generation: string): 
     `CREATE VIRTUAL TABLE ${t.search} USING fts5(${SEARCH_COLUMNS.join(', ')}, tokenize = "unicode61 remove_diacritics 2", content = '', detail = full);`,
     `CREATE TABLE ${t.terms} (key TEXT NOT NULL, position INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (key, position, term)) WITHOUT ROWID;`,
   ];
+  const files: D1ImportFile[] = [{ kind: 'schema', statements: schema, marks: schema.map(placeholders) }];
   const oversized = new Set<number>();
-  const items = new Inserts(
-    `INSERT INTO ${t.items} (pos, type, languages, item, date, tags) VALUES`,
-    oversized,
-  );
-  const translations = new Inserts(
-    `INSERT INTO ${t.translations} (pos, lang, title, description, tags, url) VALUES`,
-    oversized,
-  );
-  const bodies = new Inserts(`INSERT INTO ${t.bodies} (pos, lang, text) VALUES`, oversized);
-  const technologies = new Inserts(`INSERT INTO ${t.technologies} (name, pos) VALUES`, oversized);
-  const search = new Inserts(
-    `INSERT INTO ${t.search} (rowid, ${SEARCH_COLUMNS.join(', ')}) VALUES`,
-    oversized,
-  );
   const vocabulary = new Set<string>();
-  entries.forEach((rows, pos) => {
-    items.add(pos, `(${pos}`, rows.item);
-    for (const row of rows.translations) translations.add(pos, `(${pos}`, row);
-    for (const row of rows.bodies) bodies.add(pos, `(${pos}`, row);
-    for (const name of rows.technologies) technologies.add(pos, `(${name}, ${pos})`);
-    search.add(pos, `(${pos}`, rows.search);
-    if (rows.terms !== '') for (const term of rows.terms.split(' ')) vocabulary.add(term);
-  });
+  for (let first = 0; first < entries.length; first += PART_ENTRIES) {
+    const items = new Inserts(
+      `INSERT INTO ${t.items} (pos, type, languages, item, date, tags) VALUES`,
+      oversized,
+    );
+    const translations = new Inserts(
+      `INSERT INTO ${t.translations} (pos, lang, title, description, tags, url) VALUES`,
+      oversized,
+    );
+    const bodies = new Inserts(`INSERT INTO ${t.bodies} (pos, lang, text) VALUES`, oversized);
+    const technologies = new Inserts(`INSERT INTO ${t.technologies} (name, pos) VALUES`, oversized);
+    const search = new Inserts(
+      `INSERT INTO ${t.search} (rowid, ${SEARCH_COLUMNS.join(', ')}) VALUES`,
+      oversized,
+    );
+    const count = Math.min(PART_ENTRIES, entries.length - first);
+    for (let pos = first; pos < first + count; pos++) {
+      const rows = entries[pos] as D1ItemRows;
+      items.add(pos, `(${pos}`, rows.item);
+      for (const row of rows.translations) translations.add(pos, `(${pos}`, row);
+      for (const row of rows.bodies) bodies.add(pos, `(${pos}`, row);
+      for (const name of rows.technologies) technologies.add(pos, `(${name}, ${pos})`);
+      search.add(pos, `(${pos}`, rows.search);
+      if (rows.terms !== '') for (const term of rows.terms.split(' ')) vocabulary.add(term);
+    }
+    const statements = [
+      ...items.finish(),
+      ...translations.finish(),
+      ...bodies.finish(),
+      ...technologies.finish(),
+      ...search.finish(),
+    ];
+    files.push({ kind: 'entries', first, count, statements, marks: statements.map(() => [INSERT_MARK]) });
+  }
   const terms = new Inserts(`INSERT INTO ${t.terms} (key, position, term) VALUES`, oversized);
   for (const term of [...vocabulary].sort()) for (const row of termRows(term)) terms.add(-1, row);
-  out.push(
-    ...items.finish(),
-    ...translations.finish(),
-    ...bodies.finish(),
-    ...technologies.finish(),
-    ...search.finish(),
-    ...terms.finish(),
-  );
+  const termStatements = terms.finish();
+  if (termStatements.length > 0) {
+    files.push({ kind: 'terms', statements: termStatements, marks: termStatements.map(() => [INSERT_MARK]) });
+  }
   // Last: its presence says every statement above ran.
-  out.push(
+  const done = [
     `INSERT INTO ${GENERATIONS_TABLE} (id, items, state) VALUES ('${generation}', ${entries.length}, 'ready');`,
-  );
-  return { statements: out, oversized: [...oversized].sort((a, b) => a - b) };
+  ];
+  files.push({ kind: 'done', statements: done, marks: done.map(placeholders) });
+  return { files, oversized: [...oversized].sort((a, b) => a - b) };
+}
+
+/** Where the placeholder stands in an INSERT of a generation's table (`INSERT INTO ci_` before it). */
+const INSERT_MARK = 'INSERT INTO ci_'.length;
+
+/** Every place of the placeholder in a statement of the SQL's own (no entry's text in it). */
+function placeholders(statement: string): number[] {
+  const found: number[] = [];
+  for (
+    let at = statement.indexOf(GENERATION_PLACEHOLDER);
+    at >= 0;
+    at = statement.indexOf(GENERATION_PLACEHOLDER, at + 1)
+  )
+    found.push(at);
+  return found;
 }
 
 /**
@@ -228,10 +281,10 @@ export type SqlStatement = string | readonly (string | ByteSpan)[];
 
 export interface D1Import {
   /**
-   * The SQL, one statement after another, each followed by a line break. Kept apart: at 10,000 items
-   * the import is tens of MiB, which the build writes piece by piece instead of joining it.
+   * The SQL in files, each a statement after another. Kept apart: at 10,000 items the import is tens of
+   * MiB, which the build writes piece by piece instead of joining it, and only the files that changed.
    */
-  statements: SqlStatement[];
+  files: D1ImportFile[];
   /** Entries whose row alone passes D1's 100 KB statement limit: the import would fail on them. */
   oversized: number[];
 }
