@@ -239,6 +239,11 @@ export interface Incremental {
   /** Source files listed, and read (the others were known by their stamps). */
   files: number;
   read: number;
+  /**
+   * Items whose key (a digest of their files) was worked out; dev, knowing which files changed, takes
+   * the other items' from their records.
+   */
+  keyed: number;
   /** Items assembled again from their files, and items whose fragments were made (the rest were kept). */
   assembled: number;
   redone: number;
@@ -477,6 +482,7 @@ function recalled(
       unchanged: true,
       files: store.files.size,
       read: 0,
+      keyed: 0,
       assembled: 0,
       redone: 0,
       reused: summary.items.total,

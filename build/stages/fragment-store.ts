@@ -295,7 +295,20 @@ export class FragmentStore {
    * What a build read and made: its listing, its files and its items. Records that are not the ones
    * the store holds go to disk at the next save.
    */
-  learn(listing: Listing, files: Map<string, FileRecord>, records: Map<string, ItemRecord>): void {
+  /**
+   * What every item's key of the last build that learned was made with besides its files (the build's
+   * context and list pages), in this process only: a build of the same that knows which files changed
+   * (dev) takes the other items' keys from their records instead of hashing their files' again.
+   */
+  keyBase: string | undefined;
+
+  learn(
+    listing: Listing,
+    files: Map<string, FileRecord>,
+    records: Map<string, ItemRecord>,
+    keyBase?: string,
+  ): void {
+    this.keyBase = keyBase;
     const previous = this.items;
     for (const [id, record] of records) if (previous.get(id) !== record) this.dirty.add(shardOf(id));
     for (const id of previous.keys()) if (!records.has(id)) this.dirty.add(shardOf(id));

@@ -79,7 +79,7 @@ export interface Items {
   /** Items whose fragments this build made, with each version's item as a value (checked before writing). */
   fresh: { fragments: ItemFragments; values: Record<string, unknown> }[];
   /** What this build did: source files, items assembled again, items whose fragments it made. */
-  counts: { files: number; read: number; assembled: number; redone: number; reused: number };
+  counts: { files: number; read: number; keyed: number; assembled: number; redone: number; reused: number };
   /** The ids of the items whose fragments this build made (the first few hundred). */
   redone: string[];
   /** The earliest instant (ms) at which the clock alone changes an item, if any. */
@@ -207,7 +207,29 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     return record;
   };
 
-  let keys = new Map([...groups].map(([id, indexes]) => [id, sourcesKey(indexes)] as const));
+  // Dev, the files it changed known and the rest of the listing as the last build left it: an item none
+  // of those files belonged to, nor belongs to now, has the files it had, with the hashes they had, so
+  // its key is its record's when the build's context and list pages are the last build's too.
+  const keyBase = `${options.context}\u0000${cascades}`;
+  const touched = new Set<string>();
+  const carried = hinted && store.keyBase === keyBase;
+  if (carried) {
+    tasks.forEach((task, i) => {
+      if (known[i]) return;
+      const before = store.files.get(task.path)?.item;
+      const now = itemOfTask(i);
+      if (before !== undefined) touched.add(before);
+      if (now !== undefined) touched.add(now);
+    });
+  }
+  const hashed = new Set<string>();
+  const keyOf = (id: string, indexes: readonly number[]) => {
+    const kept = carried && !touched.has(id) ? store.items.get(id)?.sources : undefined;
+    if (kept !== undefined) return kept;
+    hashed.add(id);
+    return sourcesKey(indexes);
+  };
+  let keys = new Map([...groups].map(([id, indexes]) => [id, keyOf(id, indexes)] as const));
   let stale = [...groups.keys()].filter((id) => !reusable(id, keys.get(id) ?? ''));
   // The files of the items to assemble again that were not read (an unchanged translation of an edited file).
   const unread = stale.flatMap((id) =>
@@ -216,7 +238,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   if (readable && unread.length > 0) {
     readable = take(await readTasks(unread, unread.length > DIRECT_READS));
     grouped();
-    keys = new Map([...groups].map(([id, indexes]) => [id, sourcesKey(indexes)] as const));
+    keys = new Map([...groups].map(([id, indexes]) => [id, keyOf(id, indexes)] as const));
     stale = [...groups.keys()].filter((id) => !reusable(id, keys.get(id) ?? ''));
   }
   const staleSet = new Set(stale);
@@ -280,7 +302,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   const addresses = new Set<string>();
   let translations = 0;
   for (const item of items) {
-    for (const url of item.facts.urls) addresses.add(addressKey(url));
+    for (const key of addressKeysOf(item.facts)) addresses.add(key);
     translations += item.facts.urls.length;
   }
   if (addresses.size !== translations) await fail(options, listing);
@@ -312,7 +334,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
       seen.set(task.path, before);
     else seen.set(task.path, { stamp, racy, hash, item: id });
   });
-  store.learn(listing, seen, records);
+  store.learn(listing, seen, records, keyBase);
 
   return {
     items: order.map((o) => o.item),
@@ -323,6 +345,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     counts: {
       files: tasks.length,
       read: reads,
+      keyed: hashed.size,
       assembled: made.size,
       redone: fresh.length,
       reused: items.length - fresh.length,
@@ -351,6 +374,17 @@ function modelOf(records: readonly ItemRecord[], leftOut: LeftOut[]): () => Cont
  * The listing of the last build when dev's watcher says which files changed and none was added or
  * removed (`hinted`: the other files are taken as they were), else a new one.
  */
+// An item's addresses as compared for collisions, made once per facts (dev keeps them between builds).
+const ADDRESS_KEYS = new WeakMap<ItemFragments['facts'], string[]>();
+function addressKeysOf(facts: ItemFragments['facts']): string[] {
+  let keys = ADDRESS_KEYS.get(facts);
+  if (!keys) {
+    keys = facts.urls.map(addressKey);
+    ADDRESS_KEYS.set(facts, keys);
+  }
+  return keys;
+}
+
 async function listingOf(options: ItemsOptions): Promise<{ listing: Listing; hinted: boolean }> {
   const previous = options.store.listing;
   if (previous && options.changed && listingHolds(previous, options, options.changed))

@@ -430,6 +430,44 @@ describe('a kept store (as dev keeps it between builds)', () => {
     expect(result?.mcp?.backend).toBe('embedded');
   });
 
+  it("takes the other items' keys from their records when the changed files are named, and moves a file between items as a build from nothing", async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    // Files written this instant are trusted by their stamps (no racy window), as files saved earlier.
+    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    const options: BuildOptions = { clock: () => JUNE, store };
+    const path = (p: string) => join(s.root, p);
+    const first = await build({ root: s.root, ...options });
+    // Every item of the files: the five published, the draft and the one dated ahead.
+    const items = 7;
+    expect(first.incremental.keyed).toBe(items);
+    const english = (extra: Record<string, unknown>) =>
+      s.write(
+        'content/posts/uno.en.md',
+        md(
+          { title: 'One', description: 'The first', date: '2025-01-10', tags: ['ia'], ...extra },
+          'Running language models on a laptop.\n',
+        ),
+      );
+    // A translation joins another item (Hugo's translationKey), then comes back: both items are keyed
+    // and redone, the others keep the keys they had.
+    await english({ translationKey: 'dos' });
+    let result = await sameAsCold(s, { ...options, changed: new Set([path('content/posts/uno.en.md')]) });
+    expect(result?.incremental.keyed).toBe(2);
+    expect([...(result?.incremental.redoneItems ?? [])].sort()).toEqual(['post/dos', 'post/uno']);
+    await english({});
+    result = await sameAsCold(s, { ...options, changed: new Set([path('content/posts/uno.en.md')]) });
+    expect(result?.incremental.keyed).toBe(2);
+    expect([...(result?.incremental.redoneItems ?? [])].sort()).toEqual(['post/dos', 'post/uno']);
+    await s.write('content/tips/atajo.es.md', md({ title: 'Atajo editado', description: 'Un atajo' }, ''));
+    result = await sameAsCold(s, { ...options, changed: new Set([path('content/tips/atajo.es.md')]) });
+    expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['tip/atajo'] });
+    // Without the hint every item is keyed again.
+    await s.write('content/tips/atajo.es.md', md({ title: 'Atajo', description: 'Un atajo de teclado' }, ''));
+    result = await sameAsCold(s, options);
+    expect(result?.incremental).toMatchObject({ keyed: items, redoneItems: ['tip/atajo'] });
+  });
+
   it('reads every record when warmed, so that a build after it reads none (dev, before its first save)', async () => {
     site = await tempSite({
       'content/posts/uno.es.md': md({ title: 'Uno', date: '2025-01-10' }),
