@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { appendFile, type FileHandle, open, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -42,6 +43,9 @@ export async function readD1Manifest(root: string): Promise<D1Manifest | undefin
   return manifest;
 }
 
+/** The names the build gives the import's files (mcp-output.ts): nothing else is ever opened. */
+const PART_NAME = /^(?:entries-\d{6}|schema|terms|done)-[0-9a-f]{16}\.sql$/;
+
 function wellFormed(parts: unknown): parts is D1Manifest['parts'] {
   const count = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
   return (
@@ -51,8 +55,7 @@ function wellFormed(parts: unknown): parts is D1Manifest['parts'] {
       (part: Partial<D1Manifest['parts'][number]> | null) =>
         typeof part?.path === 'string' &&
         part.path.startsWith(`${D1_DIR}/`) &&
-        !part.path.slice(D1_DIR.length + 1).includes('/') &&
-        !part.path.includes('..') &&
+        PART_NAME.test(part.path.slice(D1_DIR.length + 1)) &&
         count(part.bytes) &&
         Array.isArray(part.marks) &&
         part.marks.every((at) => count(at) && at + GENERATION_PLACEHOLDER.length <= (part.bytes as number)),
@@ -60,63 +63,105 @@ function wellFormed(parts: unknown): parts is D1Manifest['parts'] {
   );
 }
 
+/** The import's files, opened, ready to be joined into one SQL file. */
+export interface OpenedImport {
+  /** Writes the joined SQL to `file` (made new: an existing file is an error), the generation put in. */
+  write(file: string): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
- * The import as one SQL file at `file`: the build's files joined in the manifest's order, the
- * generation put in place of the placeholder at each of their marks. Every file is opened before any
- * is read: a build that replaces them meanwhile (dev saving again) removes files this one then still
- * reads whole. A file missing or not as the manifest describes it is an error: the build that wrote
- * the manifest is gone, or the folder was changed by hand.
+ * Opens every file of the import before any is read: a build that replaces them meanwhile (dev saving
+ * again while an import waits for wrangler) removes files this one still reads whole. A file missing,
+ * or not as the manifest describes it, is an error: the build that wrote the manifest is gone, or the
+ * folder was changed by hand.
  */
-export async function writeJoinedImport(root: string, manifest: D1Manifest, file: string): Promise<void> {
-  const generation = Buffer.from(manifest.generation);
-  const placeholder = Buffer.from(GENERATION_PLACEHOLDER);
+export async function openImport(root: string, manifest: D1Manifest): Promise<OpenedImport> {
   const handles: FileHandle[] = [];
-  const damaged = (path: string, message: string) =>
-    new ContentIndexError([
-      {
-        code: 'source_unreadable',
-        file: path,
-        message,
-        hint: 'run content-index build again (it writes the D1 import whole)',
-      },
-    ]);
+  const close = () => Promise.all(handles.splice(0).map((handle) => handle.close())).then(() => undefined);
   try {
     for (const part of manifest.parts) {
-      handles.push(
-        await open(join(root, part.path), 'r').catch(() => {
-          throw damaged(part.path, `is missing: the D1 import of ${manifest.generation} is not whole`);
-        }),
-      );
+      const handle = await open(join(root, part.path), 'r').catch((error: NodeJS.ErrnoException) => {
+        throw damaged(
+          part.path,
+          error.code === 'ENOENT'
+            ? `is missing: the D1 import of ${manifest.generation} is not whole (a build since replaced it?)`
+            : `cannot be opened (${error.code ?? error.message})`,
+          error.code === 'ENOENT' ? 'run content-index build again' : undefined,
+        );
+      });
+      handles.push(handle);
     }
-    const out = await open(file, 'w');
-    try {
-      for (const [i, part] of manifest.parts.entries()) {
-        const bytes = await (handles[i] as FileHandle).readFile();
-        if (bytes.length !== part.bytes) throw damaged(part.path, 'is not the size the manifest gives it');
-        for (const at of part.marks) {
-          if (!bytes.subarray(at, at + placeholder.length).equals(placeholder))
-            throw damaged(part.path, 'does not hold the generation placeholder where the manifest says');
-          generation.copy(bytes, at);
-        }
-        await out.write(bytes);
-      }
-    } finally {
-      await out.close();
-    }
-  } finally {
-    await Promise.all(handles.map((handle) => handle.close()));
+  } catch (error) {
+    await close();
+    throw error;
   }
+  return {
+    close,
+    async write(file) {
+      const generation = Buffer.from(manifest.generation);
+      const placeholder = Buffer.from(GENERATION_PLACEHOLDER);
+      const out = await open(file, 'wx');
+      try {
+        for (const [i, part] of manifest.parts.entries()) {
+          const bytes = await (handles[i] as FileHandle).readFile();
+          if (bytes.length !== part.bytes) throw damaged(part.path, 'is not the size import.json gives it');
+          for (const at of part.marks) {
+            if (!bytes.subarray(at, at + placeholder.length).equals(placeholder))
+              throw damaged(part.path, 'does not hold the generation placeholder where import.json says');
+            generation.copy(bytes, at);
+          }
+          await out.write(bytes);
+        }
+      } finally {
+        await out.close();
+      }
+    },
+  };
+}
+
+/** The joined SQL of an import written to `file` (see openImport). */
+export async function writeJoinedImport(root: string, manifest: D1Manifest, file: string): Promise<void> {
+  const opened = await openImport(root, manifest);
+  try {
+    await opened.write(file);
+  } finally {
+    await opened.close();
+  }
+}
+
+function damaged(path: string, message: string, hint?: string): ContentIndexError {
+  return new ContentIndexError([
+    {
+      code: 'source_unreadable',
+      file: path,
+      message,
+      // The build keeps a file of the right name and size as it is: only a folder made anew is whole.
+      hint: hint ?? `remove ${D1_DIR}/ and run content-index build again (it writes the D1 import whole)`,
+    },
+  ]);
 }
 
 /** The import's SQL as one text, with its generation (tests, and a look at what an import runs). */
 export async function readJoinedImport(root: string, manifest: D1Manifest): Promise<string> {
-  const file = join(root, PRIVATE_DIR, `${LOCAL_IMPORT_PREFIX}${process.pid}-${Date.now()}-read.sql`);
+  const file = importCopy(root, 'read');
   try {
     await writeJoinedImport(root, manifest, file);
     return await readFile(file, 'utf8');
   } finally {
     await rm(file, { force: true });
   }
+}
+
+/**
+ * Where an import joins its files: beside the MCP data's folder, not in it (a rebuild that writes the
+ * data while the import runs removes what it does not own from that folder), named by its process, its
+ * time and random bytes (two imports of one process in one millisecond), so that a copy a killed
+ * process left is recognised and removed (removeLeftImports).
+ */
+function importCopy(root: string, kind?: 'read'): string {
+  const name = `${LOCAL_IMPORT_PREFIX}${process.pid}-${Date.now()}-${randomBytes(4).toString('hex')}`;
+  return join(root, PRIVATE_DIR, `${name}${kind ? `-${kind}` : ''}.sql`);
 }
 
 interface Generation {
@@ -141,15 +186,19 @@ export async function importGeneration(
   where: D1Location,
 ): Promise<ImportResult & { state: D1State }> {
   const started = performance.now();
-  const before = await d1State(manifest, where);
-  if (before.generations.some((g) => g.id === manifest.generation)) {
-    return { imported: false, ms: performance.now() - started, state: before };
-  }
-  const file = join(where.root, PRIVATE_DIR, `${LOCAL_IMPORT_PREFIX}${process.pid}-${Date.now()}.sql`);
+  await removeLeftImports(join(where.root, PRIVATE_DIR));
+  const opened = await openImport(where.root, manifest);
+  const file = importCopy(where.root);
   try {
-    await writeJoinedImport(where.root, manifest, file);
+    const before = await d1State(manifest, where);
+    if (before.generations.some((g) => g.id === manifest.generation)) {
+      return { imported: false, ms: performance.now() - started, state: before };
+    }
+    await opened.write(file);
+    await opened.close();
     await execute(manifest, where, ['--file', file]);
   } finally {
+    await opened.close();
     await rm(file, { force: true });
   }
   const ms = performance.now() - started;
@@ -193,26 +242,32 @@ export async function importLocally(
   const { signal } = options;
   const started = performance.now();
   const current = manifest.generation;
-  // Beside the MCP data's folder, not in it: a rebuild that writes the data while this import runs
-  // removes what it does not own from that folder, which broke the import mid-way.
-  const folder = join(where.root, PRIVATE_DIR);
-  await removeLeftImports(folder);
-  const before = await d1State(manifest, where, signal);
-  let state = before;
+  await removeLeftImports(join(where.root, PRIVATE_DIR));
+  // Opened now: the state is read first, which takes wrangler seconds, and a save meanwhile replaces them.
+  const opened = await openImport(where.root, manifest);
+  let before: D1State;
+  let state: D1State;
   let imported = false;
-  if (!state.generations.some((g) => g.id === current)) {
-    const file = join(folder, `${LOCAL_IMPORT_PREFIX}${process.pid}-${Date.now()}.sql`);
-    try {
-      signal?.throwIfAborted();
-      await writeJoinedImport(where.root, manifest, file);
-      signal?.throwIfAborted();
-      await appendFile(file, `\n${liveStatements(current).join(';\n')};\n${STATE_QUERY};\n`);
-      state = stateFrom(await execute(manifest, where, ['--file', file, '--json'], signal));
-    } finally {
-      await rm(file, { force: true });
+  try {
+    before = await d1State(manifest, where, signal);
+    state = before;
+    if (!state.generations.some((g) => g.id === current)) {
+      const file = importCopy(where.root);
+      try {
+        signal?.throwIfAborted();
+        await opened.write(file);
+        await opened.close();
+        signal?.throwIfAborted();
+        await appendFile(file, `\n${liveStatements(current).join(';\n')};\n${STATE_QUERY};\n`);
+        state = stateFrom(await execute(manifest, where, ['--file', file, '--json'], signal));
+      } finally {
+        await rm(file, { force: true });
+      }
+      if (!state.generations.some((g) => g.id === current)) throw unfinished(manifest);
+      imported = true;
     }
-    if (!state.generations.some((g) => g.id === current)) throw unfinished(manifest);
-    imported = true;
+  } finally {
+    await opened.close();
   }
   const ms = performance.now() - started;
   // From the state before the switch: the generation live then is the one kept as `previous`.
@@ -231,7 +286,7 @@ export async function importLocally(
 
 /** An import's own joined copy of the SQL (145 MiB at 10,000 items with bodies), by its process and time. */
 const LOCAL_IMPORT_PREFIX = 'd1-import-';
-const LOCAL_IMPORT_FILE = /^d1-import-(\d+)-(\d+)(?:-read)?\.sql$/;
+const LOCAL_IMPORT_FILE = /^d1-import-(\d+)-(\d+)(?:-[0-9a-f]{8})?(?:-read)?\.sql$/;
 const PRIVATE_DIR = D1_DIR.slice(0, D1_DIR.lastIndexOf('/'));
 /**
  * A copy this recent is never taken for a leftover: its process may be one this one cannot see (another

@@ -209,19 +209,30 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
 
   // Dev, the files it changed known and the rest of the listing as the last build left it: an item none
   // of those files belonged to, nor belongs to now, has the files it had, with the hashes they had, so
-  // its key is its record's when the build's context and list pages are the last build's too.
+  // its key is its record's when the build's context and list pages are the last build's too. A file
+  // known by its stamp but read all the same (through the parse cache, or as an unchanged translation
+  // of an edited file) counts as changed when what was read is not what its record says: the parse
+  // cache can know a text the store never learned (a build that failed after reading it).
   const keyBase = `${options.context}\u0000${cascades}`;
   const touched = new Set<string>();
   const carried = hinted && store.keyBase === keyBase;
-  if (carried) {
+  const touch = () => {
+    touched.clear();
+    if (!carried) return;
     tasks.forEach((task, i) => {
-      if (known[i]) return;
-      const before = store.files.get(task.path)?.item;
+      const record = known[i];
       const now = itemOfTask(i);
+      if (
+        record &&
+        (!hashes.has(task.path) || (hashes.get(task.path) === record.hash && now === record.item))
+      )
+        return;
+      const before = record?.item ?? store.files.get(task.path)?.item;
       if (before !== undefined) touched.add(before);
       if (now !== undefined) touched.add(now);
     });
-  }
+  };
+  touch();
   const hashed = new Set<string>();
   const keyOf = (id: string, indexes: readonly number[]) => {
     const kept = carried && !touched.has(id) ? store.items.get(id)?.sources : undefined;
@@ -238,6 +249,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   if (readable && unread.length > 0) {
     readable = take(await readTasks(unread, unread.length > DIRECT_READS));
     grouped();
+    touch();
     keys = new Map([...groups].map(([id, indexes]) => [id, keyOf(id, indexes)] as const));
     stale = [...groups.keys()].filter((id) => !reusable(id, keys.get(id) ?? ''));
   }

@@ -230,7 +230,10 @@ function sqlFile(
   if (file.kind === 'entries') {
     const first = file.first ?? 0;
     hash.update(`${first} ${file.count}\n`);
-    for (const row of rows.slice(first, first + (file.count ?? 0))) hash.update(`${row.digest}\n`);
+    for (const row of rows.slice(first, first + (file.count ?? 0))) {
+      row.digest ??= rowsDigest(row);
+      hash.update(`${row.digest}\n`);
+    }
   } else {
     for (const piece of pieces) hash.update(typeof piece === 'string' ? piece : bytesOf(piece));
   }

@@ -124,9 +124,7 @@ it('finishes while a build writes the next /mcp data beside it (dev: a save duri
   // The import's own SQL file, once written: then the MCP data is written again, as a rebuild of dev
   // does, which removes from .content-index/d1/ and worker/ whatever is not the new data's.
   const root = join(site.root, '.content-index');
-  const own = async () =>
-    (await readdir(root)).some((n) => n.startsWith('d1-import-')) ||
-    (await readdir(join(root, 'd1')).catch(() => [] as string[])).includes('import-and-switch.sql');
+  const own = async () => (await readdir(root)).some((n) => n.startsWith('d1-import-'));
   const deadline = Date.now() + 60_000;
   while (!(await own()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   expect(await own()).toBe(true);

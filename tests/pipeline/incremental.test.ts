@@ -1,4 +1,4 @@
-import { readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HugoPublication } from '../../build/core/content/publication.ts';
@@ -7,6 +7,8 @@ import { isContentIndexError } from '../../build/core/errors.ts';
 import type { SerializerRegistry } from '../../build/core/serializers/registry.ts';
 import { type BuildOptions, type BuildResult, build, SERIALIZERS } from '../../build/index.ts';
 import { FragmentStore, shardOf } from '../../build/stages/fragment-store.ts';
+import { DEFAULT_MAX_FILE_BYTES } from '../../build/stages/load.ts';
+import { ParseCache } from '../../build/stages/parse-cache.ts';
 import { bytesOf } from '../../build/stages/stored-bytes.ts';
 import { V2 } from '../fixtures/v2/serializer.ts';
 import { d1ImportSql } from '../helpers/d1.ts';
@@ -466,6 +468,53 @@ describe('a kept store (as dev keeps it between builds)', () => {
     await s.write('content/tips/atajo.es.md', md({ title: 'Atajo', description: 'Un atajo de teclado' }, ''));
     result = await sameAsCold(s, options);
     expect(result?.incremental).toMatchObject({ keyed: items, redoneItems: ['tip/atajo'] });
+  });
+
+  it("keys every item again when a list page's cascade changed, whichever files the watcher named", async () => {
+    const cascade = (expiryDate: string) => md({ title: 'Entradas', cascade: { expiryDate } });
+    site = await tempSite({ ...FILES, 'content/posts/_index.md': cascade('2027-05-01') });
+    const s = site;
+    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    // Hugo's rules: an expiryDate passed leaves the page out.
+    const options: BuildOptions = { clock: () => JUNE, store, hugo: HUGO };
+    await build({ root: s.root, ...options });
+    expect(await titles(s)).toContain('Uno');
+    // The posts expire by the cascade; the watcher names the tip edited at the same time.
+    await s.write('content/posts/_index.md', cascade('2026-05-01'));
+    await s.write('content/tips/atajo.es.md', md({ title: 'Atajo editado', description: 'Un atajo' }, ''));
+    const result = await sameAsCold(s, {
+      ...options,
+      changed: new Set([join(s.root, 'content/tips/atajo.es.md')]),
+    });
+    expect(await titles(s)).toEqual(['Caduca', 'Motor', 'Atajo editado']);
+    expect(result?.incremental.keyed).toBe(7);
+  });
+
+  it('keys an item again whose file the parse cache read newer than its record (a save in a build that failed)', async () => {
+    // Over 256 files to look at, the build reads every file through the parse cache, which learns what
+    // a build that then fails read; the store does not. The next build, told only of other files,
+    // finds the edited one known by its stamp, but reads its new text through the cache.
+    const posts: Record<string, string> = {};
+    const post = (n: number, title: string) => md({ title, date: '2025-01-10' }, `Cuerpo ${n}.\n`);
+    for (let n = 0; n < 302; n++)
+      posts[`content/posts/nota-${String(n).padStart(3, '0')}.es.md`] = post(n, `Nota ${n}`);
+    site = await tempSite(posts);
+    const s = site;
+    const path = (n: number) => join(s.root, `content/posts/nota-${String(n).padStart(3, '0')}.es.md`);
+    const cache = ParseCache.open(s.root, { maxFileBytes: DEFAULT_MAX_FILE_BYTES, racyMs: 0 });
+    const store = FragmentStore.memory({ racyMs: 0 });
+    const options: BuildOptions = { clock: () => JUNE, cache, store };
+    await build({ root: s.root, ...options });
+    await writeFile(path(0), post(0, 'Nota cero editada'));
+    await writeFile(path(1), '---\ntitle: [sin cerrar\n---\n');
+    await expect(build({ root: s.root, ...options, changed: new Set([path(0), path(1)]) })).rejects.toThrow();
+    await writeFile(path(1), post(1, 'Nota 1'));
+    const later = new Date(Date.now() + 60_000);
+    const others = Array.from({ length: 300 }, (_, i) => path(i + 2));
+    for (const other of others) await utimes(other, later, later);
+    const result = await sameAsCold(s, { ...options, changed: new Set([path(1), ...others]) });
+    expect(await titles(s)).toContain('Nota cero editada');
+    expect(result?.incremental.redoneItems).toContain('post/nota-000');
   });
 
   it('reads every record when warmed, so that a build after it reads none (dev, before its first save)', async () => {
