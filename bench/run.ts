@@ -246,6 +246,11 @@ async function measureDevLoop(
   };
   try {
     await until(() => log.includes('✓ serving'), 'did not start');
+    // dev serves while its first local D1 import runs (a minute at 10,000 items): the first save waits
+    // for it, as every later save waits for its own save's import. Without this the saves and the
+    // imports were one apart, and each save was served while the import before it ran.
+    if (log.includes('until the local D1 import is done'))
+      await until(() => log.includes('D1 (local)'), 'the first local D1 import never finished', 600_000);
     const settled = () => {
       // Every rebuild finished, and its local D1 import too when it has one.
       const rebuilt = log.split('✓ rebuilt').length + log.split('✗ rebuilt').length;
