@@ -381,10 +381,6 @@ function modelOf(records: readonly ItemRecord[], leftOut: LeftOut[]): () => Cont
   return () => ({ entries: records.flatMap((r) => (r.entry ? [r.entry()] : [])), leftOut });
 }
 
-/**
- * The listing of the last build when dev's watcher says which files changed and none was added or
- * removed (`hinted`: the other files are taken as they were), else a new one.
- */
 // Each file's place in the listing, by its absolute and its shown path, made once per listing (dev
 // keeps its listing between saves: 25,900 files at 10,000 items).
 const PLACES = new WeakMap<
@@ -414,6 +410,10 @@ function addressKeysOf(facts: ItemFragments['facts']): string[] {
   return keys;
 }
 
+/**
+ * The listing of the last build when dev's watcher says which files changed and none was added or
+ * removed (`hinted`: the other files are taken as they were), else a new one.
+ */
 async function listingOf(options: ItemsOptions): Promise<{ listing: Listing; hinted: boolean }> {
   const previous = options.store.listing;
   if (previous && options.changed && listingHolds(previous, options, options.changed))
