@@ -10,6 +10,7 @@ import {
 } from '../core/edge/mcp/d1-sql.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import { D1_DIR, D1_MANIFEST_PATH, type D1Manifest } from '../stages/mcp-output.ts';
+import { PRIVATE_DIR } from '../stages/output/place.ts';
 import { killGroup, spawnWrangler, stripAnsi } from './wrangler.ts';
 
 /** Where the SQL goes: wrangler's local D1 (for `wrangler pages dev`) or the account's database. */
@@ -287,7 +288,6 @@ export async function importLocally(
 /** An import's own joined copy of the SQL (145 MiB at 10,000 items with bodies), by its process and time. */
 const LOCAL_IMPORT_PREFIX = 'd1-import-';
 const LOCAL_IMPORT_FILE = /^d1-import-(\d+)-(\d+)(?:-[0-9a-f]{8})?(?:-read)?\.sql$/;
-const PRIVATE_DIR = D1_DIR.slice(0, D1_DIR.lastIndexOf('/'));
 /**
  * A copy this recent is never taken for a leftover: its process may be one this one cannot see (another
  * container on the same folder) that has not read it yet.
