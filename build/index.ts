@@ -341,6 +341,8 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
         ...(options.limits && { limits: options.limits }),
         ...(options.dryRun && { dryRun: true }),
         ...(options.writeMcpData !== undefined && { writeMcpData: options.writeMcpData }),
+        // --no-cache: the D1 import's files are made whole, as the first build made them.
+        ...(options.cache === false && { fromNothing: true }),
       }),
     );
   // Dev: the output is served before the MCP data is worked out (it is never deployed from here).

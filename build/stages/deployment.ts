@@ -4,6 +4,7 @@ import type { DeployLimits } from '../core/output/cloudflare-limits.ts';
 import { type DeploymentFigures, deployLimits, deploymentProblems } from '../core/output/deploy-limits.ts';
 import type { Rendered } from '../core/output/render.ts';
 import { type McpOutput, mcpOutput } from './mcp-output.ts';
+import { textBytes } from './output/output-text.ts';
 import { PRIVATE_DIR } from './output/place.ts';
 import type { Setup } from './setup.ts';
 import { servedOutput } from './wrangler-config.ts';
@@ -24,7 +25,12 @@ export interface Deployment {
 export async function planDeployment(
   setup: Setup,
   rendered: Rendered,
-  options: { limits?: Partial<DeployLimits>; dryRun?: boolean; writeMcpData?: boolean },
+  options: {
+    limits?: Partial<DeployLimits>;
+    dryRun?: boolean;
+    writeMcpData?: boolean;
+    fromNothing?: boolean;
+  },
 ): Promise<Deployment> {
   const { root, config, configPath, outDir } = setup;
   const limits = deployLimits(config.plan, options.limits);
@@ -34,11 +40,12 @@ export async function planDeployment(
     root,
     limits,
     fileOf: (pos) => rendered.mcp.items[pos]?.facts.file ?? `item ${pos}`,
+    ...(options.fromNothing && { fromNothing: true }),
   });
   const figures: DeploymentFigures = {
     plan: config.plan,
     limits,
-    files: rendered.files.map((f) => ({ path: f.path, bytes: Buffer.byteLength(f.content) })),
+    files: rendered.files.map((f) => ({ path: f.path, bytes: textBytes(f) })),
     otherFiles: await countOtherFiles(root, outDir, setup.staticDir),
     workerGzipBytes: mcp.workerGzipBytes,
     items: rendered.mcp.items.length,

@@ -6,6 +6,7 @@ import type { ContentEntry, LeftOut } from '../core/content/model.ts';
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language } from '../core/edge/languages.ts';
 import { type D1ItemRows, d1RowBody } from '../core/edge/mcp/d1-sql.ts';
 import type { EmbeddedItem } from '../core/edge/mcp/embedded.ts';
+import type { McpItem } from '../core/edge/mcp/mcp-data.ts';
 import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
 import type { Problem } from '../core/errors.ts';
 import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
@@ -18,8 +19,7 @@ import {
   bytesOf,
   jsonPieces,
   pieceLength,
-  type Scratch,
-  SectionReader,
+  readAll,
   StoredBytes,
   writeFilePieces,
 } from './stored-bytes.ts';
@@ -80,9 +80,10 @@ export const STORE_DIR = `${CACHE_DIR}/items`;
 /**
  * Bumped when what the store's files hold changes form. 5: each item's D1 rows with their digest. 6: a
  * whole file's hash of its bytes (read-head.js sourceHash). 7: entries without the bodies their D1 rows
- * hold, and keys made of both (entry-form.ts).
+ * hold, and keys made of both (entry-form.ts). 8: a shard's texts apart from its D1 rows, measured in
+ * UTF-16 units (decodeShard).
  */
-const STORE_FORMAT = 7;
+const STORE_FORMAT = 8;
 const INDEX_FILE = 'index.json';
 /** Item records are spread over this many files, so that an edit rewrites one. */
 const SHARDS = 32;
@@ -315,7 +316,10 @@ export class FragmentStore {
     this.records = records;
     if (listing !== this.listing || !sameFiles(files, this.files)) {
       this.indexDirty = true;
-      this.listing = listing;
+      // The listing made from the index as read, and the same again: its columns are kept, and only
+      // the files whose records changed are written into them (an edit at 10,000 items made all 25,900
+      // rows of every column again).
+      if (listing !== this.listing || !this.patchColumns(files)) this.listing = listing;
     }
     this.files = files;
   }
@@ -348,24 +352,25 @@ export class FragmentStore {
       for (const [id, record] of records) byShard.get(shardOf(id))?.push([id, record]);
       this.dirty.clear();
       for (const [shard, kept] of byShard) {
-        const items: (string | BytePiece)[] = [];
+        const items: string[] = [];
+        const rows: (string | BytePiece)[] = [];
         const entries: string[] = [];
         for (const [id, record] of kept) {
-          items.push(...encodeRecord(id, record));
+          encodeRecord(id, record, items, rows);
           const entry = record.entry && this.entryText(record);
           if (entry) entries.push(`${JSON.stringify([id, record.entryKey()])}\t${entry}\n`);
         }
-        const sections = [items, entries].map((parts) => parts.reduce((n, p) => n + pieceLength(p), 0));
+        const sections = [items, rows, entries].map((parts) => parts.reduce((n, p) => n + pieceLength(p), 0));
         const header = `${sections.join(' ')}\n`;
         const file = join(this.dir, shardFile(shard));
         // Read before the file they are in is replaced; then they are in the new one, at these places.
         const moved: [StoredBytes, number][] = [];
-        let at = Buffer.byteLength(header);
-        for (const part of items) {
+        let at = Buffer.byteLength(header) + (sections[0] ?? 0);
+        for (const part of rows) {
           if (part instanceof StoredBytes) moved.push([part, at]);
           at += pieceLength(part);
         }
-        await writeAtomically(file, [header, ...items, ...entries]);
+        await writeAtomically(file, [header, ...items, ...rows, ...entries]);
         // Entries still read from the file just replaced are now in memory (entryText above): let it go,
         // and hold the new one for the D1 rows and the entries left in it.
         const open = this.shards.get(shard);
@@ -377,7 +382,7 @@ export class FragmentStore {
             bytes.fd = fd;
             bytes.position = position;
           }
-          this.shards.set(shard, { fd, at: at, bytes: sections[1] ?? 0 });
+          this.shards.set(shard, { fd, at: at, bytes: sections[2] ?? 0 });
           // An entry's JSON made by this build is let go, read back from the file when asked again:
           // dev keeps its store for as long as it runs, and a build from nothing makes them all.
           for (const [id, record] of kept) {
@@ -397,23 +402,31 @@ export class FragmentStore {
     }
   }
 
+  /**
+   * Writes into the index as read the records of `files` that are not the ones it holds, when its
+   * listing is the store's; false when there is no index as read to write into.
+   */
+  private patchColumns(files: ReadonlyMap<string, FileRecord>): boolean {
+    const index = this.stored;
+    const tasks = this.madeListing?.tasks;
+    if (!index?.listing || !tasks || tasks.length !== index.listing.paths.length) return false;
+    const before = this.files;
+    tasks.forEach((task, i) => {
+      const record = files.get(task.path);
+      if (record !== before.get(task.path)) setColumns(index.files, i, task.location, record);
+    });
+    return true;
+  }
+
   /** The index as it is written: the listing's tasks and the file records as columns. */
   private columns(): StoredIndex {
     const listing = this.listing;
     const tasks = listing?.tasks ?? [];
     const files = this.files;
     const f: StoredIndex['files'] = { size: [], mtime: [], ctime: [], ino: [], racy: [], hash: [], item: [] };
-    for (const { path, location } of tasks) {
-      const record = files.get(path);
-      f.size.push(record?.stamp.size ?? 0);
-      f.mtime.push(record?.stamp.mtimeMs ?? 0);
-      f.ctime.push(record?.stamp.ctimeMs ?? 0);
-      f.ino.push(record?.stamp.ino ?? 0);
-      f.racy.push(record?.racy ? 1 : 0);
-      f.hash.push(record?.hash ?? 0);
-      // Only an item other than its file's type and name (a translationKey) is written.
-      f.item.push(!record || record.item === `${location.type}/${location.name}` ? 0 : record.item);
-    }
+    tasks.forEach(({ path, location }, i) => {
+      setColumns(f, i, location, files.get(path));
+    });
     return {
       format: STORE_FORMAT,
       root: this.root,
@@ -453,7 +466,6 @@ export class FragmentStore {
     this.assertOpen();
     const records = new Map<string, ItemRecord>();
     if (!this.dir || this.files.size === 0) return records;
-    const scratch: Scratch = { buffer: Buffer.alloc(0) };
     for (let shard = 0; shard < SHARDS; shard++) {
       let fd: number;
       try {
@@ -462,21 +474,23 @@ export class FragmentStore {
         continue;
       }
       try {
-        // `<items bytes> <entries bytes>` then the items, then the entries (read only when asked).
+        // `<items> <rows> <entries>` (their sizes in bytes), then the items: each record's line and its
+        // texts, read and decoded whole; the D1 rows, left in the file; the entries, read when asked.
         const head = Buffer.alloc(64);
         const read = readSync(fd, head, 0, head.length, 0);
         const newline = head.subarray(0, read).indexOf(10);
-        const [itemsBytes = Number.NaN, entriesBytes = Number.NaN] = head
-          .toString('latin1', 0, newline)
-          .split(' ')
-          .map(Number);
-        if (newline < 0 || !Number.isSafeInteger(itemsBytes) || !Number.isSafeInteger(entriesBytes))
+        const sizes = head.toString('latin1', 0, Math.max(newline, 0)).split(' ').map(Number);
+        const [itemsBytes = Number.NaN, rowsBytes = Number.NaN, entriesBytes = Number.NaN] = sizes;
+        if (newline < 0 || sizes.length !== 3 || !sizes.every(Number.isSafeInteger))
           throw new Error('no header');
-        // Its bodies are read only when an import is written: a file cut short is found here, not then.
-        if (fstatSync(fd).size !== newline + 1 + itemsBytes + entriesBytes) throw new Error('truncated');
-        const file = { fd, at: newline + 1 + itemsBytes, bytes: entriesBytes };
+        // Its rows are read only when an import is written: a file cut short is found here, not then.
+        const rowsAt = newline + 1 + itemsBytes;
+        if (fstatSync(fd).size !== rowsAt + rowsBytes + entriesBytes) throw new Error('truncated');
+        const file = { fd, at: rowsAt + rowsBytes, bytes: entriesBytes };
         this.shards.set(shard, file);
-        const items = new SectionReader(fd, newline + 1, newline + 1 + itemsBytes, scratch);
+        const bytes = Buffer.allocUnsafe(itemsBytes);
+        readAll(fd, bytes, 0, itemsBytes, newline + 1);
+        const items = new ShardReader(bytes.toString('utf8'), fd, rowsAt, rowsAt + rowsBytes);
         const decoded = decodeShard(items, records, (id, entryKey) => this.storedEntry(shard, id, entryKey));
         for (const id of decoded) {
           const record = records.get(id);
@@ -573,6 +587,23 @@ export class FragmentStore {
   }
 }
 
+/** File `i`'s row of the index's columns. */
+function setColumns(
+  f: StoredIndex['files'],
+  i: number,
+  location: Listing['tasks'][number]['location'],
+  record: FileRecord | undefined,
+): void {
+  f.size[i] = record?.stamp.size ?? 0;
+  f.mtime[i] = record?.stamp.mtimeMs ?? 0;
+  f.ctime[i] = record?.stamp.ctimeMs ?? 0;
+  f.ino[i] = record?.stamp.ino ?? 0;
+  f.racy[i] = record?.racy ? 1 : 0;
+  f.hash[i] = record?.hash ?? 0;
+  // Only an item other than its file's type and name (a translationKey) is written.
+  f.item[i] = !record || record.item === `${location.type}/${location.name}` ? 0 : record.item;
+}
+
 function sameFiles(a: ReadonlyMap<string, FileRecord>, b: ReadonlyMap<string, FileRecord>): boolean {
   if (a.size !== b.size) return false;
   for (const [path, record] of a) if (b.get(path) !== record) return false;
@@ -607,8 +638,8 @@ interface StoredIndex {
 }
 
 /**
- * What a record keeps besides its texts, as JSON. The texts follow it, their lengths in bytes in `n`:
- * each is decoded alone (decodeShard), never parsed, and the D1 rows not even read.
+ * What a record keeps besides its texts, as JSON. Its texts follow it in the items section, their
+ * lengths in UTF-16 units in `n`; its D1 rows are in the rows section, their lengths in bytes in `r`.
  */
 interface RecordMeta {
   id: string;
@@ -632,11 +663,20 @@ interface RecordMeta {
   /** It has an entry (kept in the shard's entries section, its bodies in its D1 rows: entry-form.ts). */
   x?: 1;
   n: number[];
+  r: number[];
 }
 
-function encodeRecord(id: string, record: ItemRecord): (string | BytePiece)[] {
-  const texts: (string | BytePiece)[] = [];
-  const meta: RecordMeta = { id, s: record.sources, e: record.entryKey(), n: [] };
+function encodeRecord(
+  id: string,
+  record: ItemRecord,
+  /** The shard's items section: the record's line, then its texts, each measured in UTF-16 units. */
+  items: string[],
+  /** The shard's rows section: its D1 rows, each measured in bytes. */
+  rows: (string | BytePiece)[],
+): void {
+  const texts: string[] = [];
+  const kept: (string | BytePiece)[] = [];
+  const meta: RecordMeta = { id, s: record.sources, e: record.entryKey(), n: [], r: [] };
   if (record.changesAt !== undefined) meta.c = record.changesAt;
   if (record.leftOut.length > 0) meta.l = record.leftOut;
   if (record.warnings.length > 0) meta.w = record.warnings;
@@ -655,69 +695,188 @@ function encodeRecord(id: string, record: ItemRecord): (string | BytePiece)[] {
     if (f.d1) {
       meta.d = [f.d1.translations.length, f.d1.technologies.length, f.d1.bodies.length];
       if (f.d1.digest !== undefined) meta.d.push(f.d1.digest);
-      texts.push(
+      kept.push(
         asPiece(f.d1.item),
         asPiece(f.d1.search),
         ...f.d1.translations.map(asPiece),
-        ...f.d1.technologies,
         ...f.d1.bodies.map(asPiece),
-        f.d1.terms,
       );
+      texts.push(...f.d1.technologies, f.d1.terms);
     }
     if (f.size) meta.z = f.size;
   }
-  meta.n = texts.map(pieceLength);
-  return [`${JSON.stringify(meta)}\n`, ...texts];
+  meta.n = texts.map((text) => text.length);
+  meta.r = kept.map(pieceLength);
+  items.push(`${JSON.stringify(meta)}\n`, ...texts);
+  rows.push(...kept);
 }
 
 /**
- * The records of a shard's items section. Its texts are measured in bytes: each is decoded alone, but
- * for the D1 rows (their bodies alone four fifths of the section at 10,000 items), which stay in the
- * file all the way into the import (stored-bytes.ts).
+ * The records of a shard. Its items section is decoded whole, as one string (large: V8 makes it where
+ * its young generation never copies it), and each record's texts are slices of it: decoded one by one,
+ * at 10,000 items they were 40,000 strings, nearly all of them kept by the build, that every
+ * collection of the young generation copied while the records were read. The D1 rows (their bodies
+ * alone nine tenths of the file) stay in the file all the way into the import (stored-bytes.ts).
  */
 function decodeShard(
-  items: SectionReader,
+  shard: ShardReader,
   records: Map<string, ItemRecord>,
   /** Its entry's JSON, as the shard's entries section holds it. */
   entryText: (id: string, entryKey: string) => string,
 ): string[] {
   const read: string[] = [];
-  while (!items.done) {
-    const meta = JSON.parse(items.line()) as RecordMeta;
-    let k = 0;
-    const length = () => {
-      const n = meta.n[k++];
-      if (n === undefined) throw new Error('truncated');
-      return n;
-    };
-    const next: Next = {
-      text: () => items.text(length()),
-      bytes: () => items.span(length()),
-    };
+  while (!shard.done) {
+    const meta = JSON.parse(shard.line()) as RecordMeta;
+    const texts = new Texts(shard, meta.n, meta.r);
     const record: ItemRecord = {
       sources: meta.s,
-      entryKey: () => meta.e,
+      entryKey: constant(meta.e),
       ...(meta.c !== undefined && { changesAt: meta.c }),
       leftOut: meta.l ?? [],
       warnings: meta.w ?? [],
     };
     if (meta.x) {
-      const { id, e } = meta;
-      let entry: ContentEntry | undefined;
-      const entryOf = () => {
-        // Its bodies left out or not, as the text the shard holds now says: a later record of the same
-        // entry (whose fragments are this one's) may have written it since.
-        entry ??= withBodies(entryText(id, e), bodyIn(record));
-        return entry;
-      };
+      const entryOf = storedEntryOf(meta.id, meta.e, record, entryText);
       record.entry = entryOf;
-      if (meta.f) record.fragments = decodeFragments(meta, next, entryOf);
+      if (meta.f) record.fragments = decodeFragments(meta, texts, entryOf);
     }
-    if (k !== meta.n.length) throw new Error('unread texts');
+    if (!texts.done) throw new Error('unread texts');
     records.set(meta.id, record);
     read.push(meta.id);
   }
+  if (!shard.allRows) throw new Error('unread rows');
   return read;
+}
+
+/** A shard's items section as read, and where its rows section lies in its file. */
+class ShardReader {
+  private at = 0;
+  private rowAt: number;
+
+  constructor(
+    private readonly items: string,
+    private readonly fd: number,
+    rowsFrom: number,
+    private readonly rowsEnd: number,
+  ) {
+    this.rowAt = rowsFrom;
+  }
+
+  get done(): boolean {
+    return this.at >= this.items.length;
+  }
+
+  get allRows(): boolean {
+    return this.rowAt === this.rowsEnd;
+  }
+
+  /** The text up to the next line break (which is passed). */
+  line(): string {
+    const end = this.items.indexOf('\n', this.at);
+    if (end < 0) throw new Error('truncated');
+    const line = this.items.slice(this.at, end);
+    this.at = end + 1;
+    return line;
+  }
+
+  /** The next `length` UTF-16 units: a slice of the section, not a copy. */
+  text(length: number): string {
+    if (this.at + length > this.items.length) throw new Error('truncated');
+    const text = this.items.slice(this.at, this.at + length);
+    this.at += length;
+    return text;
+  }
+
+  /** The next rows of the rows section, of these lengths in bytes, left in the file. */
+  rows(lengths: readonly number[]): RowsAt {
+    const at = { fd: this.fd, position: this.rowAt, lengths };
+    for (const length of lengths) this.rowAt += length;
+    if (this.rowAt > this.rowsEnd) throw new Error('truncated');
+    return at;
+  }
+}
+
+/** Rows one after another in a file, by their lengths in bytes. */
+interface RowsAt {
+  fd: number;
+  position: number;
+  lengths: readonly number[];
+}
+
+/**
+ * An item's D1 rows as its record keeps them: in the store's file like the bodies, for the import
+ * alone, never decoded (some 14 MB of strings at 10,000 items, then encoded again), at the cost of
+ * reading them when written. Each row's place (a StoredBytes) is made only when first asked: the
+ * import's files of unchanged entries are not made again (mcp-output.ts), and these were 70,000
+ * objects at 10,000 items, kept by the build for nothing.
+ */
+class KeptRows implements D1ItemRows {
+  digest?: string;
+  #spans: StoredBytes[] | undefined;
+  #translations: StoredBytes[] | undefined;
+  #bodies: StoredBytes[] | undefined;
+
+  constructor(
+    private readonly at: RowsAt,
+    /** How many of the rows after the item's and the search row's are translations (the rest bodies). */
+    private readonly translationCount: number,
+    readonly technologies: string[],
+    readonly terms: string,
+  ) {}
+
+  private get spans(): StoredBytes[] {
+    if (!this.#spans) {
+      const { fd, lengths } = this.at;
+      let position = this.at.position;
+      this.#spans = lengths.map((length) => {
+        const span = new StoredBytes(fd, position, length);
+        position += length;
+        return span;
+      });
+    }
+    return this.#spans;
+  }
+
+  get item(): StoredBytes {
+    return this.spans[0] as StoredBytes;
+  }
+
+  get search(): StoredBytes {
+    return this.spans[1] as StoredBytes;
+  }
+
+  get translations(): StoredBytes[] {
+    this.#translations ??= this.spans.slice(2, 2 + this.translationCount);
+    return this.#translations;
+  }
+
+  get bodies(): StoredBytes[] {
+    this.#bodies ??= this.spans.slice(2 + this.translationCount);
+    return this.#bodies;
+  }
+}
+
+// The record's closures are made by module functions: made in decodeShard's loop, they would share one
+// scope with the record's whole parsed line (its lengths, facts, names), and keep it for as long as the
+// build runs (at 10,000 items, some 10 MB more for the young generation to copy).
+function constant<T>(value: T): () => T {
+  return () => value;
+}
+
+/** An entry read back when first asked, its bodies from the record's D1 rows. */
+function storedEntryOf(
+  id: string,
+  key: string,
+  record: ItemRecord,
+  entryText: (id: string, entryKey: string) => string,
+): () => ContentEntry {
+  let entry: ContentEntry | undefined;
+  return () => {
+    // Its bodies left out or not, as the text the shard holds now says: a later record of the same
+    // entry (whose fragments are this one's) may have written it since.
+    entry ??= withBodies(entryText(id, key), bodyIn(record));
+    return entry;
+  };
 }
 
 const UTF8 = new TextDecoder();
@@ -732,28 +891,49 @@ function bodyIn(record: ItemRecord): (index: number, lang: Language) => string {
   };
 }
 
-interface Next {
-  text(): string;
-  bytes(): StoredBytes;
+/** A record's texts and rows, in the order its line lists their lengths. */
+class Texts {
+  private k = 0;
+  private j = 0;
+  constructor(
+    private readonly shard: ShardReader,
+    private readonly lengths: readonly number[],
+    private readonly rowLengths: readonly number[],
+  ) {}
+
+  text(): string {
+    const n = this.lengths[this.k++];
+    if (n === undefined) throw new Error('truncated');
+    return this.shard.text(n);
+  }
+
+  /** The next `count` rows, where they lie in the file. */
+  rows(count: number): RowsAt {
+    const lengths = this.rowLengths.slice(this.j, this.j + count);
+    if (lengths.length < count) throw new Error('truncated');
+    this.j += count;
+    return this.shard.rows(lengths);
+  }
+
+  get done(): boolean {
+    return this.k === this.lengths.length && this.j === this.rowLengths.length;
+  }
 }
 
-function decodeFragments(
-  meta: RecordMeta,
-  { text: next, bytes }: Next,
-  entryOf: () => ContentEntry,
-): ItemFragments {
+function decodeFragments(meta: RecordMeta, texts: Texts, entryOf: () => ContentEntry): ItemFragments {
   const versions: Record<string, string> = {};
-  for (const version of meta.v ?? []) versions[version] = next();
+  for (const version of meta.v ?? []) versions[version] = texts.text();
   const llms: ItemFragments['llms'] = {};
-  for (const lang of meta.g ?? []) llms[lang] = next();
-  const fragments = withMcp({ facts: factsOf(meta.f as StoredFacts), versions, llms }, () =>
-    reviveMcp(entryOf(), versions),
+  for (const lang of meta.g ?? []) llms[lang] = texts.text();
+  const fragments = withMcp(
+    { facts: factsOf(meta.f as StoredFacts), versions, llms },
+    revivedMcp(entryOf, versions),
   );
   if (meta.m) {
     const [type, languages, technologies] = meta.m;
-    const line = next();
-    const postings = next();
-    const bodies = next();
+    const line = texts.text();
+    const postings = texts.text();
+    const bodies = texts.text();
     let parsed: DocumentPostings | undefined;
     fragments.embedded = {
       line,
@@ -769,25 +949,18 @@ function decodeFragments(
   }
   if (meta.d) {
     const [translations, technologies, bodies, digest] = meta.d;
-    // Left in the store's file like the bodies, for the import alone: never decoded (some 14 MB of
-    // strings at 10,000 items, then encoded again), at the cost of reading them when written.
-    const d1: D1ItemRows = {
-      item: bytes(),
-      search: bytes(),
-      translations: [],
-      technologies: [],
-      bodies: [],
-      terms: '',
-    };
-    for (let i = 0; i < translations; i++) d1.translations.push(bytes());
-    for (let i = 0; i < technologies; i++) d1.technologies.push(next());
-    for (let i = 0; i < bodies; i++) d1.bodies.push(bytes());
-    d1.terms = next();
+    const names: string[] = [];
+    for (let i = 0; i < technologies; i++) names.push(texts.text());
+    const d1 = new KeptRows(texts.rows(2 + translations + bodies), translations, names, texts.text());
     if (digest !== undefined) d1.digest = digest;
     fragments.d1 = d1;
   }
   if (meta.z) fragments.size = meta.z;
   return fragments;
+}
+
+function revivedMcp(entryOf: () => ContentEntry, versions: Record<string, string>): () => McpItem {
+  return () => reviveMcp(entryOf(), versions);
 }
 
 /** An item's facts as an array (its keys would be a third of the text, and arrays parse faster). */

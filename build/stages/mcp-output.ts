@@ -1,9 +1,17 @@
 import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { SiteConfig } from '../core/config/site-config.ts';
 import { type D1Target, d1DataOf } from '../core/edge/mcp/d1-backend.ts';
-import { type ByteSpan, type D1ImportFile, type D1ItemRows, joinD1Rows } from '../core/edge/mcp/d1-sql.ts';
+import {
+  type ByteSpan,
+  type D1ImportFile,
+  type D1ItemRows,
+  joinD1Rows,
+  PART_ENTRIES,
+} from '../core/edge/mcp/d1-sql.ts';
 import { type EmbeddedData, embeddedSizeBound, joinEmbedded } from '../core/edge/mcp/embedded.ts';
 import {
   MCP_MODULE_PATH,
@@ -28,6 +36,19 @@ const gzip = promisify(gzipCallback);
  */
 export const D1_DIR = '.content-index/d1';
 export const D1_MANIFEST_PATH = `${D1_DIR}/import.json`;
+/**
+ * What each entries file is, by its name (which its rows' digests, terms included, make): its size, the
+ * placeholders' places and its distinct terms. The next build makes no statement of a file it finds
+ * there with that name and size, and makes the terms table of the files' terms, splitting only new
+ * files' entries' terms.
+ */
+export const D1_PARTS_PATH = `${D1_DIR}/parts.json`;
+
+interface KeptPart {
+  terms: string;
+  bytes: number;
+  marks: number[];
+}
 
 export interface D1Manifest {
   generation: string;
@@ -52,9 +73,9 @@ export interface PrivateFile {
   content: string | readonly (string | BytePiece)[];
   /**
    * Named after its content (the D1 import's files): a file of that name and size holds it already, and
-   * is not written again.
+   * is not written again. `kept`: a build before wrote it, and its content was not made again (empty).
    */
-  named?: { bytes: number };
+  named?: { bytes: number; kept?: true };
 }
 
 export interface McpOutput {
@@ -82,6 +103,8 @@ interface McpOutputOptions {
   limits: DeployLimits;
   /** The Spanish source file of an entry, for messages. */
   fileOf(pos: number): string;
+  /** Every file of the D1 import made from its entries, none taken as a build before described it. */
+  fromNothing?: boolean;
 }
 
 export async function mcpOutput(material: McpMaterial, options: McpOutputOptions): Promise<McpOutput> {
@@ -124,8 +147,32 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
   const { config: wrangler, problem } = await readWranglerConfig(options.root);
   problems.push(...(problem ? [problem] : d1BindingProblems(wrangler, config.mcp.d1, configFile)));
   const rows = material.items.map(d1RowsOf);
-  const generation = d1Generation(rows);
-  const imported = joinD1Rows(rows);
+  const names = new Map<number, string>();
+  for (let first = 0; first < rows.length; first += PART_ENTRIES)
+    names.set(first, entriesName(first, Math.min(PART_ENTRIES, rows.length - first), rows));
+  const generation = d1Generation([...names.values()], rows.length);
+  const kept = options.fromNothing ? new Map<string, KeptPart>() : keptParts(options.root);
+  const before = (first: number) => {
+    const name = names.get(first) ?? '';
+    const part = kept.get(name);
+    return part && { ...part, written: fileSize(join(options.root, D1_DIR, name)) === part.bytes };
+  };
+  const imported = joinD1Rows(rows, before);
+  const sqlFiles = imported.files.map((file) => {
+    const name = names.get(file.first ?? -1);
+    const part = name && file.written ? kept.get(name) : undefined;
+    return part && name
+      ? { part: { path: `${D1_DIR}/${name}`, bytes: part.bytes, marks: part.marks }, pieces: [] }
+      : sqlFile(file, name);
+  });
+  const parts: Record<string, KeptPart> = {};
+  imported.files.forEach((file, i) => {
+    const name = names.get(file.first ?? -1);
+    const part = sqlFiles[i]?.part;
+    if (file.kind === 'entries' && file.terms !== undefined && name && part)
+      parts[name] = { terms: file.terms, bytes: part.bytes, marks: part.marks };
+  });
+  // Only of the files made here: a build with an oversized row fails, and writes none of its files.
   for (const pos of imported.oversized) {
     problems.push({
       code: 'deploy_limit',
@@ -135,7 +182,6 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
       hint: 'shorten its title, description or tags',
     });
   }
-  const sqlFiles = imported.files.map((file) => sqlFile(file, rows));
   const sqlBytes = sqlFiles.reduce((sum, file) => sum + file.part.bytes, 0);
   const databaseBytes = limits.d1DatabaseBytes;
   if (sqlBytes > databaseBytes) {
@@ -164,12 +210,13 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
     reason: choice.reason,
     files: [
       ...moduleFiles(module),
-      ...sqlFiles.map(({ part, pieces }) => ({
+      ...sqlFiles.map(({ part, pieces }, i) => ({
         path: part.path,
         content: pieces,
-        named: { bytes: part.bytes },
+        named: { bytes: part.bytes, ...(imported.files[i]?.written && { kept: true as const }) },
       })),
       { path: D1_MANIFEST_PATH, content: `${JSON.stringify(manifest)}\n` },
+      { path: D1_PARTS_PATH, content: `${JSON.stringify(parts)}\n` },
     ],
     module: { bytes: Buffer.byteLength(module), gzipBytes },
     workerGzipBytes: FUNCTIONS_CODE_GZIP_BYTES + gzipBytes,
@@ -189,15 +236,13 @@ function moduleFiles(module: string): PrivateFile[] {
  * The generation's name, after what it holds: the same rows in the same order make the same name, which
  * deploy finds already imported and does not import again. The SQL around the rows follows from their
  * count, the tables' definitions (SCHEMA_SQL) and D1_SQL_VERSION; the terms table from their terms.
- * Each item's rows are hashed once, when made (the digest is kept with them): naming a generation of
- * 10,000 items with their bodies no longer hashes its 145 MB of SQL.
+ * It is a digest of the entries files' names (entriesName), each a digest of its rows' digests, which
+ * are made once, with the rows, and kept with them: naming a generation of 10,000 items with their
+ * bodies hashes neither its 145 MB of SQL nor 10,000 digests again.
  */
-export function d1Generation(rows: readonly D1ItemRows[]): string {
-  const hash = createHash('sha256').update(`${D1_SQL_VERSION}\n${SCHEMA_SQL}\n${rows.length}\n`);
-  for (const row of rows) {
-    row.digest ??= rowsDigest(row);
-    hash.update(row.digest).update('\n');
-  }
+export function d1Generation(parts: readonly string[], items: number): string {
+  const hash = createHash('sha256').update(`${D1_SQL_VERSION}\n${SCHEMA_SQL}\n${items}\n`);
+  for (const name of parts) hash.update(name).update('\n');
   return `g${hash.digest('hex').slice(0, 12)}`;
 }
 
@@ -211,7 +256,8 @@ export function d1Generation(rows: readonly D1ItemRows[]): string {
  */
 function sqlFile(
   file: D1ImportFile,
-  rows: readonly D1ItemRows[],
+  /** An entries file's name (entriesName). */
+  entries: string | undefined,
 ): { part: D1Part; pieces: (string | BytePiece)[] } {
   const pieces: (string | BytePiece)[] = [];
   const marks: number[] = [];
@@ -220,28 +266,64 @@ function sqlFile(
     pieces.push(piece);
     bytes += pieceLength(piece);
   };
-  const hash = createHash('sha256').update(`${D1_SQL_VERSION}\n${SCHEMA_SQL}\n${file.kind}\n`);
   file.statements.forEach((statement, i) => {
     for (const at of file.marks[i] ?? []) marks.push(bytes + at);
     if (typeof statement === 'string') add(statement);
     else for (const piece of statement) add(asPiece(piece));
     add('\n');
   });
-  if (file.kind === 'entries') {
-    const first = file.first ?? 0;
-    hash.update(`${first} ${file.count}\n`);
-    for (const row of rows.slice(first, first + (file.count ?? 0))) {
-      row.digest ??= rowsDigest(row);
-      hash.update(`${row.digest}\n`);
-    }
-  } else {
+  let name = entries;
+  if (name === undefined) {
+    const hash = createHash('sha256').update(`${D1_SQL_VERSION}\n${SCHEMA_SQL}\n${file.kind}\n`);
     for (const piece of pieces) hash.update(typeof piece === 'string' ? piece : bytesOf(piece));
+    name = `${file.kind}-${hash.digest('hex').slice(0, 16)}.sql`;
   }
-  const name =
-    file.kind === 'entries'
-      ? `entries-${String(file.first).padStart(6, '0')}-${hash.digest('hex').slice(0, 16)}.sql`
-      : `${file.kind}-${hash.digest('hex').slice(0, 16)}.sql`;
   return { part: { path: `${D1_DIR}/${name}`, bytes, marks }, pieces };
+}
+
+/**
+ * The name of the entries file of `count` entries from `first` on: a digest of their rows' digests (made
+ * once and kept with the rows), so naming a file of unchanged entries reads none of their bytes.
+ */
+function entriesName(first: number, count: number, rows: readonly D1ItemRows[]): string {
+  const hash = createHash('sha256').update(`${D1_SQL_VERSION}\n${SCHEMA_SQL}\nentries\n`);
+  let digests = `${first} ${count}\n`;
+  for (const row of rows.slice(first, first + count)) {
+    row.digest ??= rowsDigest(row);
+    digests += `${row.digest}\n`;
+  }
+  // One update per file, not one per entry: 10,000 calls into the hash were most of its time.
+  hash.update(digests);
+  return `entries-${String(first).padStart(6, '0')}-${hash.digest('hex').slice(0, 16)}.sql`;
+}
+
+/** The entries files the last build described (D1_PARTS_PATH), by name; none when unreadable. */
+function keptParts(root: string): Map<string, KeptPart> {
+  const parts = new Map<string, KeptPart>();
+  try {
+    const kept: unknown = JSON.parse(readFileSync(join(root, D1_PARTS_PATH), 'utf8'));
+    if (!kept || typeof kept !== 'object') return parts;
+    for (const [name, part] of Object.entries(kept)) if (isKeptPart(part)) parts.set(name, part);
+  } catch {
+    // none yet, or damaged: every file is made from its entries
+  }
+  return parts;
+}
+
+function isKeptPart(value: unknown): value is KeptPart {
+  const part = value as Partial<KeptPart> | null;
+  const numbers = (list: unknown) => Array.isArray(list) && list.every((n) => Number.isSafeInteger(n));
+  return (
+    typeof part === 'object' &&
+    part !== null &&
+    typeof part.terms === 'string' &&
+    Number.isSafeInteger(part.bytes) &&
+    numbers(part.marks)
+  );
+}
+
+function fileSize(path: string): number | undefined {
+  return statSync(path, { throwIfNoEntry: false })?.size;
 }
 
 /**

@@ -71,7 +71,13 @@ export function pieceLength(piece: string | BytePiece): number {
   return typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
 }
 
-function readAll(fd: number, into: Uint8Array, offset: number, length: number, position: number): void {
+export function readAll(
+  fd: number,
+  into: Uint8Array,
+  offset: number,
+  length: number,
+  position: number,
+): void {
   // Its store closed (fd -1): the number it had may be another file's by now.
   if (fd < 0) throw new Error('a stored text was read after its item store was closed');
   let done = 0;
@@ -82,95 +88,10 @@ function readAll(fd: number, into: Uint8Array, offset: number, length: number, p
   }
 }
 
-/**
- * A buffer readers of one pass share, one after another (grown as needed, never shrunk). Typed without
- * Node's names: these types reach the package's declarations, which a site type-checks without them.
- */
-export interface Scratch {
-  buffer: Uint8Array;
-}
-
 /** What writePieces needs of an open file (Node's FileHandle). */
 export interface PieceSink {
   write(buffer: Uint8Array, offset: number, length: number): Promise<{ bytesWritten: number }>;
 }
-
-/**
- * A section of an open file read front to back through a reusable buffer (`scratch`, which readers
- * used one after another share: fresh memory is what costs), lines and texts decoded as they come,
- * spans left in the file.
- */
-export class SectionReader {
-  /** The buffer holds the file's bytes [start, start + filled). */
-  private start: number;
-  private filled = 0;
-  /** The next byte to read, as a position in the file. */
-  position: number;
-
-  constructor(
-    private readonly fd: number,
-    from: number,
-    private readonly end: number,
-    private readonly scratch: Scratch = { buffer: Buffer.alloc(0) },
-  ) {
-    this.start = from;
-    this.position = from;
-  }
-
-  get done(): boolean {
-    return this.position >= this.end;
-  }
-
-  /** The text up to the next line break (which is passed). */
-  line(): string {
-    for (;;) {
-      const from = this.position - this.start;
-      const buffered = Buffer.from(this.scratch.buffer.buffer, this.scratch.buffer.byteOffset, this.filled);
-      const at = from < this.filled ? buffered.indexOf(10, from) : -1;
-      if (at >= 0) {
-        this.position = this.start + at + 1;
-        return buffered.toString('utf8', from, at);
-      }
-      if (this.start + this.filled >= this.end) throw new Error('truncated');
-      // No line break in what is buffered: read on from here, twice as much as was there.
-      this.refill(Math.max(LINE_BYTES, 2 * (this.start + this.filled - this.position) + 1));
-    }
-  }
-
-  /** The next `length` bytes, decoded. */
-  text(length: number): string {
-    if (this.position + length > this.end) throw new Error('truncated');
-    if (this.position + length > this.start + this.filled) this.refill(length);
-    const from = this.position - this.start;
-    this.position += length;
-    return Buffer.from(this.scratch.buffer.buffer, this.scratch.buffer.byteOffset, this.filled).toString(
-      'utf8',
-      from,
-      from + length,
-    );
-  }
-
-  /** The next `length` bytes, left in the file. */
-  span(length: number): StoredBytes {
-    if (this.position + length > this.end) throw new Error('truncated');
-    const span = new StoredBytes(this.fd, this.position, length);
-    this.position += length;
-    return span;
-  }
-
-  /** Reads from `position` on: at least `needed` bytes, up to a read's worth, not past the section. */
-  private refill(needed: number): void {
-    const length = Math.min(Math.max(needed, READ_BYTES), this.end - this.position);
-    if (length > this.scratch.buffer.length) this.scratch.buffer = Buffer.allocUnsafe(length);
-    this.start = this.position;
-    readAll(this.fd, this.scratch.buffer, 0, length, this.start);
-    this.filled = length;
-  }
-}
-
-/** How much a reader reads at once, and looks ahead for a line's end. */
-const READ_BYTES = 1 << 20;
-const LINE_BYTES = 64 << 10;
 
 /**
  * Writes the pieces in order through one reusable buffer: stored bytes read into it (neighbours in one

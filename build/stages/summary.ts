@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +13,7 @@ import { typeCounts } from '../core/serializers/v1.ts';
 import type { Deployment } from './deployment.ts';
 import type { Items } from './items.ts';
 import type { McpOutput } from './mcp-output.ts';
+import { textBytes, textDigest } from './output/output-text.ts';
 import type { SitePagesCheck } from './site-pages.ts';
 
 const gzip = promisify(gzipCallback);
@@ -77,10 +77,9 @@ export function summaryOf(
     leftOut: items.leftOut,
     warnings: warnings.filter((w) => !events.has(w)),
     links: items.links,
-    files: (sizes
-      ? [...sizes]
-      : rendered.files.map((f) => ({ path: f.path, bytes: Buffer.byteLength(f.content) }))
-    ).sort(reportOrder),
+    files: (sizes ? [...sizes] : rendered.files.map((f) => ({ path: f.path, bytes: textBytes(f) }))).sort(
+      reportOrder,
+    ),
     generated: isoSeconds(rendered.generated),
     sitePages: rendered.sitePages,
   };
@@ -107,18 +106,13 @@ export async function fileSizes(
     ),
   );
   // Identical texts (the alias and its version) are hashed and compressed once.
-  const digests = new Map<string, string>();
   const compressed = new Map<string, Promise<number>>();
   // One at a time: each compression holds its text's bytes and zlib's state, and at 10,000 items the
   // changed outputs together are about 15 MB, all held at once at the build's peak, as it writes.
   let queue: Promise<unknown> = Promise.resolve();
   return Promise.all(
     files.map(async (file) => {
-      let digest = digests.get(file.content);
-      if (digest === undefined) {
-        digest = hash('sha1', file.content, 'base64url');
-        digests.set(file.content, digest);
-      }
+      const digest = textDigest(file);
       let gzipBytes = known.get(digest) as number | Promise<number> | undefined;
       if (gzipBytes === undefined) {
         let pending = compressed.get(digest);
@@ -129,7 +123,7 @@ export async function fileSizes(
         }
         gzipBytes = pending;
       }
-      return { path: file.path, bytes: Buffer.byteLength(file.content), gzipBytes: await gzipBytes, digest };
+      return { path: file.path, bytes: textBytes(file), gzipBytes: await gzipBytes, digest };
     }),
   );
 }

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { access, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { MCP_MODULE_PATH } from '../core/edge/mcp/worker-module.ts';
+import { ContentIndexError } from '../core/errors.ts';
 import type { PrivateFile } from './mcp-output.ts';
 import { inspect } from './output/generations.ts';
 import { outputPlace } from './output/place.ts';
@@ -58,6 +59,17 @@ export async function stagePrivateFiles(
       const target = join(root, file.path);
       // A file named after its content is there already when a file of that name and size is.
       if (file.named && (await sizeOf(target)) === file.named.bytes) continue;
+      // Its content was not made (a build before wrote it): gone or changed since, it cannot be written.
+      if (file.named?.kept)
+        throw new ContentIndexError([
+          {
+            code: 'output_failed',
+            file: file.path,
+            message:
+              'was removed or changed while the build ran, after the build found it as an earlier build wrote it',
+            hint: 'run the build again (it writes the file anew)',
+          },
+        ]);
       // Only a whole text is compared: the module, which wrangler watches; the D1 import is not watched.
       if (typeof file.content === 'string') {
         const current = await readFile(target, 'utf8').catch(() => undefined);
@@ -160,13 +172,16 @@ async function restoreHeld(root: string): Promise<void> {
 
 /** Whether the private files on disk are exactly `files` (and nothing else of the MCP output's). */
 export async function privateFilesAre(root: string, files: readonly PrivateFile[]): Promise<boolean> {
-  const wanted = new Map(files.map((f) => [f.path, f.content]));
+  const wanted = new Map(files.map((f) => [f.path, f]));
   for (const dir of MCP_PRIVATE_DIRS) {
     for (const name of await readdir(join(root, dir)).catch(() => [] as string[])) {
       const path = `${dir}/${name}`;
-      const content = wanted.get(path);
-      if (content === undefined) return false;
-      if (!(await holds(join(root, path), content))) return false;
+      const file = wanted.get(path);
+      if (file === undefined) return false;
+      // A file the build took as a build before wrote it is known by its name and size alone.
+      if (file.named?.kept) {
+        if ((await sizeOf(join(root, path))) !== file.named.bytes) return false;
+      } else if (!(await holds(join(root, path), file.content))) return false;
       wanted.delete(path);
     }
   }

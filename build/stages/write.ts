@@ -13,6 +13,7 @@ import {
   switchTo,
   takeSpare,
 } from './output/generations.ts';
+import { textBytes, textDigest } from './output/output-text.ts';
 import {
   classify,
   conflicts,
@@ -128,13 +129,13 @@ export async function writeOutput(
     const reuse = reusable(current, ownership);
     await inBatches(files, async (file) => {
       const target = nativePath(dir, file.path);
-      const hash = hashOf(place.out, file);
+      const hash = textDigest(file);
       const previous = reuse(file.path);
       // An unchanged file is linked from the current generation: same bytes, nothing rewritten.
       if (previous && previous.sha256 === hash && !previous.from) await linkOrCopy(previous.full, target);
       else await writeFile(target, file.content);
       owned[file.path] = { sha256: hash, ...(await fileStats(target)) };
-      report.push({ path: file.path, bytes: Buffer.byteLength(file.content) });
+      report.push({ path: file.path, bytes: textBytes(file) });
     });
     await inBatches(statics, async (file) => {
       const target = nativePath(dir, file.path);
@@ -265,20 +266,6 @@ function strayWarnings(place: OutputPlace, prepared: Prepared): Problem[] {
       hint,
     })),
   ];
-}
-
-// Dev writes the same files build after build, most of them the same text: compared as text, they
-// need not be hashed again (at 10,000 items, some 15 MB a build).
-const HASHED = new Map<string, { content: string; sha256: string }>();
-
-function hashOf(out: string, file: OutputFile): string {
-  const key = `${out}\u0000${file.path}`;
-  const known = HASHED.get(key);
-  if (known?.content === file.content) return known.sha256;
-  const hash = sha256(file.content);
-  if (HASHED.size > 1000) HASHED.clear();
-  HASHED.set(key, { content: file.content, sha256: hash });
-  return hash;
 }
 
 function planProblems(

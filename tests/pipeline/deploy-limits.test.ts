@@ -318,7 +318,8 @@ describe('the D1 backend', () => {
       items: 6,
       parts: expect.any(Array),
     });
-    // Its files in the order the import joins them, named after what they hold, and nothing else.
+    // Its files in the order the import joins them, named after what they hold, and nothing else but
+    // the manifest and what each entries file is (mcp-output.ts D1_PARTS_PATH).
     const parts = (manifest.parts as { path: string }[]).map((p) => p.path);
     expect(parts.map((p) => /^\.content-index\/d1\/([a-z]+)-/.exec(p)?.[1])).toEqual([
       'schema',
@@ -327,7 +328,7 @@ describe('the D1 backend', () => {
       'done',
     ]);
     expect((await readdir(join(site.root, '.content-index/d1'))).sort()).toEqual(
-      ['import.json', ...parts.map((p) => p.slice('.content-index/d1/'.length))].sort(),
+      ['import.json', 'parts.json', ...parts.map((p) => p.slice('.content-index/d1/'.length))].sort(),
     );
     // No file names the generation: it is put in as the import joins them.
     for (const part of parts) expect(await readFile(join(site.root, part), 'utf8')).not.toContain(generation);

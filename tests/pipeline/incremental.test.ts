@@ -344,6 +344,7 @@ describe('the D1 import', () => {
     expect(written.map((name) => name.replace(/-[0-9a-f]{16}\.sql$/, ''))).toEqual([
       'entries-000128',
       'import.json',
+      'parts.json',
     ]);
     expect(kept.map((name) => name.replace(/-[0-9a-f]{16}\.sql$/, '')).sort()).toEqual([
       'done',
@@ -364,6 +365,79 @@ describe('the D1 import', () => {
     await build({ root: s.root, clock: () => JUNE });
     expect(await d1ImportSql(s.root)).toBe(sql);
     expect(Object.keys(await stamps()).sort()).toEqual(Object.keys(after).sort());
+  });
+
+  it("makes the one-typo look-ups of the unchanged files' kept terms and the changed files' entries", async () => {
+    // 300 posts, three files of entries: parts.json keeps each file's distinct terms by its name (a
+    // digest of its rows, terms included), and the next build splits only the changed files' entries.
+    const posts: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) {
+      const n = String(i).padStart(3, '0');
+      posts[`content/posts/nota-${n}.es.md`] = md(
+        { title: `Nota ${n}`, date: `2025-01-${String((i % 28) + 1).padStart(2, '0')}` },
+        `El cuerpo de la nota ${n}: modelos de lenguaje.\n`,
+      );
+    }
+    site = await tempSite(
+      { ...posts, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` },
+      { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } },
+    );
+    const s = site;
+    const partsFile = join(s.root, '.content-index/d1/parts.json');
+    const termsOf = async () =>
+      Object.fromEntries(
+        Object.entries(
+          JSON.parse(await readFile(partsFile, 'utf8')) as Record<string, { terms: string }>,
+        ).map(([name, part]) => [name, part.terms]),
+      );
+    const fromNothing = async () => {
+      const kept = await d1ImportSql(s.root);
+      await rm(join(s.root, '.content-index'), { recursive: true });
+      await build({ root: s.root, clock: () => JUNE });
+      expect(await d1ImportSql(s.root)).toBe(kept);
+      return kept;
+    };
+    const first = await build({ root: s.root, clock: () => JUNE });
+    const kept = await termsOf();
+    const entries = first.mcp?.d1?.parts.map((part) => part.path.split('/').pop() ?? '');
+    expect(Object.keys(kept).sort()).toEqual(entries?.filter((name) => name.startsWith('entries-')).sort());
+    expect(kept[Object.keys(kept)[0] as string]?.split(' ')).toContain('cuerp'); // cuerpo, stemmed
+
+    // A word new to the site, in an entry of the middle file: in the look-ups, as from nothing.
+    const edit = (words: string) =>
+      s.write(
+        'content/posts/nota-150.es.md',
+        md({ title: 'Nota 150', date: '2025-01-11' }, `El cuerpo de la nota 150: ${words}.\n`),
+      );
+    await edit('zanahorias moradas');
+    await build({ root: s.root, clock: () => JUNE });
+    const carrot = Object.values(await termsOf())
+      .flatMap((terms) => terms.split(' '))
+      .find((term) => term.startsWith('zanahori'));
+    expect(carrot).toBeDefined();
+    expect(await fromNothing()).toContain(`, '${carrot}')`);
+    // The word gone from the one entry that had it: gone from the look-ups too.
+    await edit('modelos de lenguaje');
+    await build({ root: s.root, clock: () => JUNE });
+    expect(await fromNothing()).not.toContain(`'${carrot}'`);
+
+    // An unchanged file's terms are read from parts.json, not split again: a term written there by
+    // hand under the first file's name reaches the look-ups (the file is trusted by name, as the SQL
+    // files are), and a damaged parts.json is made again from the entries.
+    const named = JSON.parse(await readFile(partsFile, 'utf8')) as Record<string, { terms: string }>;
+    const firstFile = Object.keys(named).find((name) => name.startsWith('entries-000000-')) as string;
+    const described = named[firstFile] as { terms: string };
+    await writeFile(
+      partsFile,
+      JSON.stringify({ ...named, [firstFile]: { ...described, terms: `${described.terms} escrita` } }),
+    );
+    await edit('zanahorias moradas');
+    await build({ root: s.root, clock: () => JUNE });
+    expect(await d1ImportSql(s.root)).toContain(", 'escrita')");
+    await writeFile(partsFile, '{');
+    await edit('modelos de lenguaje');
+    await build({ root: s.root, clock: () => JUNE });
+    expect(await fromNothing()).not.toContain("'escrita'");
   });
 });
 

@@ -58,9 +58,14 @@ async function outcome(options: BuildOptions): Promise<Outcome> {
   return {
     ok: true,
     tree: await snapshotDir(result.outDir),
-    mcp: (result.mcp?.files ?? []).map(
-      (f) =>
-        `${f.path}\n${typeof f.content === 'string' ? f.content : Buffer.concat(f.content.map(bytesOf)).toString('utf8')}`,
+    mcp: await Promise.all(
+      (result.mcp?.files ?? []).map(async (f) => {
+        // A D1 file a build before wrote, which this one found there and did not make again.
+        if (f.named?.kept) return `${f.path}\n${await readFile(join(options.root ?? '', f.path), 'utf8')}`;
+        const text =
+          typeof f.content === 'string' ? f.content : Buffer.concat(f.content.map(bytesOf)).toString('utf8');
+        return `${f.path}\n${text}`;
+      }),
     ),
   };
 }

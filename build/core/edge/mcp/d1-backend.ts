@@ -73,11 +73,17 @@ export function d1DataOf(
   target: D1Target,
 ): D1Data {
   const counts: Record<string, number> = {};
-  for (const type of [undefined, ...CONTENT_TYPES]) {
-    for (const lang of [undefined, ...LANGUAGES]) {
-      counts[countKey(type, lang)] = entries.filter(
-        (e) => (type === undefined || e.type === type) && (lang === undefined || e.languages.includes(lang)),
-      ).length;
+  for (const type of [undefined, ...CONTENT_TYPES])
+    for (const lang of [undefined, ...LANGUAGES]) counts[countKey(type, lang)] = 0;
+  // One pass, each entry counted under its type and every type, each of its languages and every one
+  // (sixteen passes were 28 ms at 10,000 items).
+  const count = (key: string) => {
+    counts[key] = (counts[key] ?? 0) + 1;
+  };
+  for (const e of entries) {
+    for (const type of [undefined, e.type]) {
+      count(countKey(type, undefined));
+      for (const lang of e.languages) count(countKey(type, lang));
     }
   }
   return { format: MCP_DATA_FORMAT, backend: 'd1', info, d1: target, counts };
