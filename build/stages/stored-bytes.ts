@@ -28,39 +28,6 @@ export function bytesOf(piece: string | BytePiece): Uint8Array {
   return bytes;
 }
 
-/**
- * `JSON.stringify(value)` as pieces for writePieces, split at the members of plain objects down to
- * `depth` levels: the same text, never held whole. The item store's index is 4.3 MB of JSON at 10,000
- * items, written at every edit; as one string, and then its bytes, it was the top of an edited build's
- * memory.
- */
-export function jsonPieces(value: unknown, depth: number): string[] {
-  if (depth <= 0 || !isPlainObject(value)) {
-    const text = JSON.stringify(value);
-    return text === undefined ? [] : [text];
-  }
-  const pieces = ['{'];
-  let separator = '';
-  for (const [key, member] of Object.entries(value)) {
-    const inner = jsonPieces(member, depth - 1);
-    // Left out as JSON.stringify leaves out a member it cannot write (undefined, a function).
-    if (inner.length === 0) continue;
-    pieces.push(`${separator}${JSON.stringify(key)}:`, ...inner);
-    separator = ',';
-  }
-  pieces.push('}');
-  return pieces;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object') return false;
-  const proto = Object.getPrototypeOf(value);
-  return (
-    (proto === Object.prototype || proto === null) &&
-    typeof (value as { toJSON?: unknown }).toJSON !== 'function'
-  );
-}
-
 /** A row's bytes as the build holds them (made as a Uint8Array, or kept by the item store), checked. */
 export function asPiece(span: string | { readonly length: number }): string | BytePiece {
   if (typeof span === 'string' || span instanceof Uint8Array || span instanceof StoredBytes) return span;

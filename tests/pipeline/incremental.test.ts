@@ -1,13 +1,14 @@
 import { readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Location } from '../../build/core/content/layout.ts';
 import type { HugoPublication } from '../../build/core/content/publication.ts';
 import { GENERATION_PLACEHOLDER } from '../../build/core/edge/mcp/d1-sql.ts';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import type { SerializerRegistry } from '../../build/core/serializers/registry.ts';
 import { type BuildOptions, type BuildResult, build, SERIALIZERS } from '../../build/index.ts';
-import { FragmentStore, shardOf } from '../../build/stages/fragment-store.ts';
-import { DEFAULT_MAX_FILE_BYTES } from '../../build/stages/load.ts';
+import { type FileRecord, FragmentStore, shardOf } from '../../build/stages/fragment-store.ts';
+import { DEFAULT_MAX_FILE_BYTES, type Listing } from '../../build/stages/load.ts';
 import { ParseCache } from '../../build/stages/parse-cache.ts';
 import { bytesOf } from '../../build/stages/stored-bytes.ts';
 import { V2 } from '../fixtures/v2/serializer.ts';
@@ -675,7 +676,7 @@ describe('a kept store (as dev keeps it between builds)', () => {
     // (the comma: only a body's text has it, not the search terms).
     const stored = async () => {
       const dir = join(s.root, '.content-index/cache/items');
-      const names = (await readdir(dir)).filter((name) => name !== 'index.json');
+      const names = (await readdir(dir)).filter((name) => name !== 'index.bin');
       return (await Promise.all(names.map((name) => readFile(join(dir, name), 'utf8')))).join('');
     };
     for (const word of ['zqxuno,', 'zqxone,', 'zqxsolo,', 'zqxso,'])
@@ -721,5 +722,72 @@ describe('a build checked against the site generator’s pages', () => {
     expect(isContentIndexError(failed) && failed.problems.map((p) => [p.code, p.file])).toEqual([
       ['address_dead', 'content/posts/dos.es.md'],
     ]);
+  });
+});
+
+describe("the store's index", () => {
+  it('gives back every file of the listing with its stamp, hash and item, whatever its path holds', async () => {
+    // Written as a line of JSON, number columns as floats, paths and hashes as NUL-separated text:
+    // a path with a line break, an emoji, a page bundle, a file without a language, a translationKey.
+    site = await tempSite({}, FIXTURE_CONFIG);
+    const root = site.root;
+    const task = (path: string, location: Location) => ({ path, absolute: join(root, path), location });
+    const listing: Listing = {
+      key: 'clave',
+      tasks: [
+        task('content/posts/línea\nrota.es.md', {
+          type: 'post',
+          name: 'línea\nrota',
+          dir: 'posts',
+          lang: 'es',
+        }),
+        task('content/posts/🚀/index.md', { type: 'post', name: '🚀', dir: 'posts', bundle: true }),
+        task('content/tips/sin-idioma.md', { type: 'tip', name: 'sin-idioma', dir: '' }),
+        task('content/projects/motor.pt-br.md', {
+          type: 'project',
+          name: 'motor',
+          dir: 'projects',
+          lang: 'pt-br',
+        }),
+      ],
+      branches: [],
+      problems: [],
+      warnings: [],
+      links: [],
+      folders: [['content', null]],
+      at: 1_700_000_000_123.5,
+    };
+    const record = (n: number, item: string, racy = false): FileRecord => ({
+      stamp: {
+        size: n,
+        mtimeMs: 1_700_000_000_000.25 + n,
+        ctimeMs: 1_700_000_000_500.75 + n,
+        ino: 2 ** 40 + n,
+      },
+      racy,
+      hash: `hash-${n}`,
+      item,
+    });
+    const files = new Map<string, FileRecord>([
+      ['content/posts/línea\nrota.es.md', record(1, 'post/línea\nrota')],
+      ['content/posts/🚀/index.md', record(2, 'post/🚀', true)],
+      // The third file has no record (the last build could not read it).
+      ['content/projects/motor.pt-br.md', record(4, 'post/clave-de-traducción')],
+    ]);
+    const store = FragmentStore.open(root);
+    store.learn(listing, files, new Map());
+    await store.save();
+
+    const back = FragmentStore.open(root);
+    expect(back.listing).toEqual(listing);
+    expect(back.files).toEqual(files);
+    // Columns patched where a record changed, the listing as it was: the same as written whole.
+    const edited = new Map(back.files);
+    edited.set('content/posts/🚀/index.md', record(7, 'post/🚀'));
+    back.learn(back.listing as Listing, edited, new Map());
+    await back.save();
+    const again = FragmentStore.open(root);
+    expect(again.listing).toEqual(listing);
+    expect(again.files).toEqual(edited);
   });
 });

@@ -2,10 +2,9 @@ import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { utf8Length } from '../../build/core/edge/mcp/d1-sql.ts';
-import { jsonPieces, StoredBytes, writePieces } from '../../build/stages/stored-bytes.ts';
+import { StoredBytes, writePieces } from '../../build/stages/stored-bytes.ts';
 
 // The item store writes its shards and the D1 import through writePieces (the D1 bodies' rows read
 // from the files they are kept in), and the D1 import groups its rows by their UTF-8 length.
@@ -180,37 +179,5 @@ describe('utf8Length', () => {
       'a\ud83db', // a high surrogate followed by something else
     ])
       expect(utf8Length(text), JSON.stringify(text)).toBe(Buffer.byteLength(text));
-  });
-});
-
-describe('jsonPieces', () => {
-  it("joins into JSON.stringify's text at every depth, members it cannot write left out as it does", () => {
-    const when = new Date('2026-11-28T10:00:00Z');
-    const value = {
-      format: 6,
-      root: '/sitio "raro"\n',
-      skipped: undefined,
-      fn: () => 1,
-      listing: { paths: ['a.md', 'ñ/b.md'], empty: {}, nested: { deep: [1, { x: undefined }] }, when },
-      bare: Object.assign(Object.create(null), { a: 1 }),
-      own: { toJSON: () => 'propio' },
-      last: undefined,
-      list: [undefined, 'x'],
-    };
-    for (const depth of [0, 1, 2, 3, 9]) {
-      const pieces = jsonPieces(value, depth);
-      expect(pieces.join('')).toBe(JSON.stringify(value));
-      // Split where it may be: every member of the top levels is a piece of its own.
-      if (depth >= 2) expect(pieces).toContain(JSON.stringify(value.listing.paths));
-    }
-    expect(jsonPieces(undefined, 2)).toEqual([]);
-  });
-
-  it('is JSON.stringify joined, for any JSON value', () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 4 }), (value, depth) => {
-        expect(jsonPieces(value, depth).join('')).toBe(JSON.stringify(value));
-      }),
-    );
   });
 });
