@@ -9,6 +9,7 @@ import {
   type ByteSpan,
   type D1ImportFile,
   type D1ItemRows,
+  entriesStatements,
   joinD1Rows,
   PART_ENTRIES,
 } from '../core/edge/mcp/d1-sql.ts';
@@ -73,9 +74,11 @@ export interface PrivateFile {
   content: string | readonly (string | BytePiece)[];
   /**
    * Named after its content (the D1 import's files): a file of that name and size holds it already, and
-   * is not written again. `kept`: a build before wrote it, and its content was not made again (empty).
+   * is not written again. `kept`: a build before wrote it, and its content was not made (empty).
    */
   named?: { bytes: number; kept?: true };
+  /** A kept file's content, made when the file is not there after all (stagePrivateFiles). */
+  remake?: () => readonly (string | BytePiece)[];
 }
 
 export interface McpOutput {
@@ -210,11 +213,20 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
     reason: choice.reason,
     files: [
       ...moduleFiles(module),
-      ...sqlFiles.map(({ part, pieces }, i) => ({
-        path: part.path,
-        content: pieces,
-        named: { bytes: part.bytes, ...(imported.files[i]?.written && { kept: true as const }) },
-      })),
+      ...sqlFiles.map(({ part, pieces }, i): PrivateFile => {
+        const file = imported.files[i];
+        if (!file?.written) return { path: part.path, content: pieces, named: { bytes: part.bytes } };
+        const { first = 0, count = 0 } = file;
+        return {
+          path: part.path,
+          content: pieces,
+          named: { bytes: part.bytes, kept: true },
+          remake: () => {
+            const statements = entriesStatements(rows, first, count);
+            return sqlFile({ ...file, statements, marks: statements.map(() => []) }, undefined).pieces;
+          },
+        };
+      }),
       { path: D1_MANIFEST_PATH, content: `${JSON.stringify(manifest)}\n` },
       { path: D1_PARTS_PATH, content: `${JSON.stringify(parts)}\n` },
     ],

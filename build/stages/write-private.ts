@@ -3,7 +3,6 @@ import { createReadStream } from 'node:fs';
 import { access, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { MCP_MODULE_PATH } from '../core/edge/mcp/worker-module.ts';
-import { ContentIndexError } from '../core/errors.ts';
 import type { PrivateFile } from './mcp-output.ts';
 import { inspect } from './output/generations.ts';
 import { outputPlace } from './output/place.ts';
@@ -59,26 +58,18 @@ export async function stagePrivateFiles(
       const target = join(root, file.path);
       // A file named after its content is there already when a file of that name and size is.
       if (file.named && (await sizeOf(target)) === file.named.bytes) continue;
-      // Its content was not made (a build before wrote it): gone or changed since, it cannot be written.
-      if (file.named?.kept)
-        throw new ContentIndexError([
-          {
-            code: 'output_failed',
-            file: file.path,
-            message:
-              'was removed or changed while the build ran, after the build found it as an earlier build wrote it',
-            hint: 'run the build again (it writes the file anew)',
-          },
-        ]);
+      // A file the build found as a build before wrote it, and did not make: gone or changed since (in
+      // dev, an earlier save's /mcp data, written while this build ran, removed it), made now.
+      const content = file.named?.kept && file.remake ? file.remake() : file.content;
       // Only a whole text is compared: the module, which wrangler watches; the D1 import is not watched.
-      if (typeof file.content === 'string') {
+      if (typeof content === 'string') {
         const current = await readFile(target, 'utf8').catch(() => undefined);
-        if (current === file.content) continue;
+        if (current === content) continue;
       }
       await mkdir(dirname(target), { recursive: true });
       const temporary = `${target}.${randomBytes(4).toString('hex')}.tmp`;
       staged.push({ temporary, target });
-      await writeContent(temporary, file.content);
+      await writeContent(temporary, content);
     }
   } catch (error) {
     await discard();

@@ -3,18 +3,29 @@ import { sha256 } from './record.ts';
 
 // An output's text is measured by the write (its record), the report and the plan's limits (its size),
 // and dev writes the same texts build after build: at 10,000 items some 15 MB a build, hashed and
-// measured once here. One text per path is kept, as the last build wrote it; a text equal to one kept
-// (the same string: the alias and its version) is not hashed again.
-const KEPT = new Map<string, { content: string; digest: string; bytes: number }>();
+// measured once here. One text per path is kept, as the last build wrote it (so at most one per output
+// path the process ever wrote); a large text equal to another path's (the alias and its version, the
+// same string) takes that one's measures.
+interface Measured {
+  content: string;
+  digest?: string;
+  bytes?: number;
+}
+const KEPT = new Map<string, Measured>();
+/** Below this many UTF-16 units a text is hashed again rather than looked for among the others. */
+const SHARED = 1 << 16;
 
-function measured(path: string, content: string): { digest: string; bytes: number } {
+function measured(path: string, content: string): Measured {
   let known = KEPT.get(path);
   if (known?.content !== content) {
-    const same = [...KEPT.values()].find((k) => k.content.length === content.length && k.content === content);
-    known = same
-      ? { content, digest: same.digest, bytes: same.bytes }
-      : { content, digest: sha256(content), bytes: Buffer.byteLength(content) };
-    if (KEPT.size > 1000) KEPT.clear();
+    known = { content };
+    if (content.length >= SHARED)
+      for (const other of KEPT.values())
+        if (other.content.length === content.length && other.content === content) {
+          // The same measures for both paths (a later text at either path gets its own).
+          known = other;
+          break;
+        }
     KEPT.set(path, known);
   }
   return known;
@@ -22,10 +33,14 @@ function measured(path: string, content: string): { digest: string; bytes: numbe
 
 /** The sha256 of an output's text. */
 export function textDigest(file: OutputFile): string {
-  return measured(file.path, file.content).digest;
+  const known = measured(file.path, file.content);
+  known.digest ??= sha256(file.content);
+  return known.digest;
 }
 
 /** An output's size in bytes. */
 export function textBytes(file: OutputFile): number {
-  return measured(file.path, file.content).bytes;
+  const known = measured(file.path, file.content);
+  known.bytes ??= Buffer.byteLength(file.content);
+  return known.bytes;
 }

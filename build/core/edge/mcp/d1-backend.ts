@@ -72,20 +72,28 @@ export function d1DataOf(
   entries: readonly { type: ContentType; languages: readonly Language[] }[],
   target: D1Target,
 ): D1Data {
-  const counts: Record<string, number> = {};
-  for (const type of [undefined, ...CONTENT_TYPES])
-    for (const lang of [undefined, ...LANGUAGES]) counts[countKey(type, lang)] = 0;
-  // One pass, each entry counted under its type and every type, each of its languages and every one
-  // (sixteen passes were 28 ms at 10,000 items).
-  const count = (key: string) => {
-    counts[key] = (counts[key] ?? 0) + 1;
-  };
+  // One pass over the entries, counted by type and language index (sixteen filters over them, then
+  // a key string per entry and language, were 28 ms and then 19 ms at 10,000 items).
+  const types = [undefined, ...CONTENT_TYPES];
+  const langs = [undefined, ...LANGUAGES];
+  const tally = new Array<number>(types.length * langs.length).fill(0);
+  const langIndex = new Map(LANGUAGES.map((lang, i) => [lang, i + 1]));
   for (const e of entries) {
-    for (const type of [undefined, e.type]) {
-      count(countKey(type, undefined));
-      for (const lang of e.languages) count(countKey(type, lang));
+    for (const t of [0, CONTENT_TYPES.indexOf(e.type) + 1]) {
+      const row = t * langs.length;
+      tally[row] = (tally[row] ?? 0) + 1;
+      for (const lang of e.languages) {
+        const at = row + (langIndex.get(lang) ?? 0);
+        tally[at] = (tally[at] ?? 0) + 1;
+      }
     }
   }
+  const counts: Record<string, number> = {};
+  types.forEach((type, t) => {
+    langs.forEach((lang, l) => {
+      counts[countKey(type, lang)] = tally[t * langs.length + l] ?? 0;
+    });
+  });
   return { format: MCP_DATA_FORMAT, backend: 'd1', info, d1: target, counts };
 }
 

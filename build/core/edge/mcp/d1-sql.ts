@@ -140,35 +140,7 @@ export function joinD1Rows(
       files.push({ kind: 'entries', first, count, statements: [], marks: [], terms, written: true });
       continue;
     }
-    const items = new Inserts(
-      `INSERT INTO ${t.items} (pos, type, languages, item, date, tags) VALUES`,
-      oversized,
-    );
-    const translations = new Inserts(
-      `INSERT INTO ${t.translations} (pos, lang, title, description, tags, url) VALUES`,
-      oversized,
-    );
-    const bodies = new Inserts(`INSERT INTO ${t.bodies} (pos, lang, text) VALUES`, oversized);
-    const technologies = new Inserts(`INSERT INTO ${t.technologies} (name, pos) VALUES`, oversized);
-    const search = new Inserts(
-      `INSERT INTO ${t.search} (rowid, ${SEARCH_COLUMNS.join(', ')}) VALUES`,
-      oversized,
-    );
-    for (let pos = first; pos < first + count; pos++) {
-      const rows = entries[pos] as D1ItemRows;
-      items.add(pos, `(${pos}`, rows.item);
-      for (const row of rows.translations) translations.add(pos, `(${pos}`, row);
-      for (const row of rows.bodies) bodies.add(pos, `(${pos}`, row);
-      for (const name of rows.technologies) technologies.add(pos, `(${name}, ${pos})`);
-      search.add(pos, `(${pos}`, rows.search);
-    }
-    const statements = [
-      ...items.finish(),
-      ...translations.finish(),
-      ...bodies.finish(),
-      ...technologies.finish(),
-      ...search.finish(),
-    ];
+    const statements = entriesStatements(entries, first, count, oversized);
     files.push({
       kind: 'entries',
       first,
@@ -190,6 +162,48 @@ export function joinD1Rows(
   ];
   files.push({ kind: 'done', statements: done, marks: done.map(placeholders) });
   return { files, oversized: [...oversized].sort((a, b) => a - b) };
+}
+
+/**
+ * The statements of the entries file of `count` entries from `first` on (its rows, table by table);
+ * entries whose row alone passes D1's statement limit are added to `oversized`.
+ */
+export function entriesStatements(
+  entries: readonly D1ItemRows[],
+  first: number,
+  count: number,
+  oversized: Set<number> = new Set(),
+): SqlStatement[] {
+  const t = d1Tables(GENERATION_PLACEHOLDER);
+  const items = new Inserts(
+    `INSERT INTO ${t.items} (pos, type, languages, item, date, tags) VALUES`,
+    oversized,
+  );
+  const translations = new Inserts(
+    `INSERT INTO ${t.translations} (pos, lang, title, description, tags, url) VALUES`,
+    oversized,
+  );
+  const bodies = new Inserts(`INSERT INTO ${t.bodies} (pos, lang, text) VALUES`, oversized);
+  const technologies = new Inserts(`INSERT INTO ${t.technologies} (name, pos) VALUES`, oversized);
+  const search = new Inserts(
+    `INSERT INTO ${t.search} (rowid, ${SEARCH_COLUMNS.join(', ')}) VALUES`,
+    oversized,
+  );
+  for (let pos = first; pos < first + count; pos++) {
+    const rows = entries[pos] as D1ItemRows;
+    items.add(pos, `(${pos}`, rows.item);
+    for (const row of rows.translations) translations.add(pos, `(${pos}`, row);
+    for (const row of rows.bodies) bodies.add(pos, `(${pos}`, row);
+    for (const name of rows.technologies) technologies.add(pos, `(${name}, ${pos})`);
+    search.add(pos, `(${pos}`, rows.search);
+  }
+  return [
+    ...items.finish(),
+    ...translations.finish(),
+    ...bodies.finish(),
+    ...technologies.finish(),
+    ...search.finish(),
+  ];
 }
 
 /** The distinct terms of `count` entries from `first` on, space-separated, in the order first met. */
