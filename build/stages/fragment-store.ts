@@ -398,6 +398,8 @@ export class FragmentStore {
       const index = this.stored ?? this.columns();
       this.indexDirty = false;
       await writeAtomically(join(this.dir, INDEX_FILE), encodeIndex({ ...index, last: this.last }));
+      // The index as JSON, before format 8 (4.3 MB at 10,000 items), would otherwise stay for good.
+      await rm(join(this.dir, 'index.json'), { force: true });
     }
   }
 

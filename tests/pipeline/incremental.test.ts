@@ -1,4 +1,4 @@
-import { readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Location } from '../../build/core/content/layout.ts';
@@ -7,7 +7,7 @@ import { GENERATION_PLACEHOLDER } from '../../build/core/edge/mcp/d1-sql.ts';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import type { SerializerRegistry } from '../../build/core/serializers/registry.ts';
 import { type BuildOptions, type BuildResult, build, SERIALIZERS } from '../../build/index.ts';
-import { type FileRecord, FragmentStore, shardOf } from '../../build/stages/fragment-store.ts';
+import { type FileRecord, FragmentStore, STORE_DIR, shardOf } from '../../build/stages/fragment-store.ts';
 import { DEFAULT_MAX_FILE_BYTES, type Listing } from '../../build/stages/load.ts';
 import { ParseCache } from '../../build/stages/parse-cache.ts';
 import { bytesOf } from '../../build/stages/stored-bytes.ts';
@@ -783,9 +783,13 @@ describe("the store's index", () => {
       // The third file has no record (the last build could not read it).
       ['content/projects/motor.pt-br.md', record(4, 'post/clave-de-traducción')],
     ]);
+    // The index as JSON that versions before wrote: removed once the new one is written.
+    await mkdir(join(root, STORE_DIR), { recursive: true });
+    await writeFile(join(root, STORE_DIR, 'index.json'), '{"format":7}');
     const store = FragmentStore.open(root);
     store.learn(listing, files, new Map());
     await store.save();
+    expect((await readdir(join(root, STORE_DIR))).sort()).toEqual(['index.bin']);
 
     const back = FragmentStore.open(root);
     expect(back.listing).toEqual(listing);
