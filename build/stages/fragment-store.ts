@@ -957,10 +957,12 @@ class KeptRows implements D1ItemRows {
   }
 }
 
-// The record's closures are made by module functions: made in decodeShard's loop, they would share one
-// scope with the record's whole parsed line (its lengths, facts, names), and keep it for as long as the
-// build runs (at 10,000 items, some 10 MB more for the young generation to copy).
-function constant<T>(value: T): () => T {
+/**
+ * A record's function that gives back one value. Records' closures are made by module functions: made
+ * where a record is built (decodeShard's loop, buildItems), they would share that scope and keep all it
+ * holds (the record's whole parsed line; every file a build read) for as long as the build runs.
+ */
+export function constant<T>(value: T): () => T {
   return () => value;
 }
 

@@ -23,7 +23,7 @@ import { ContentIndexError, type Problem } from '../core/errors.ts';
 import { type ItemFragments, renderItem } from '../core/output/item-fragments.ts';
 import type { SerializerRegistry } from '../core/serializers/registry.ts';
 import { entryKey, entryWithoutBodies } from './entry-form.ts';
-import type { FileRecord, FragmentStore, ItemRecord } from './fragment-store.ts';
+import { constant, type FileRecord, type FragmentStore, type ItemRecord } from './fragment-store.ts';
 import {
   branchesKey,
   cascadeOf,
@@ -370,11 +370,6 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
       leftOut,
     ),
   };
-}
-
-// Made outside buildItems: a closure made in it would keep everything it read (every file) alive.
-function constant<T>(value: T): () => T {
-  return () => value;
 }
 
 function modelOf(records: readonly ItemRecord[], leftOut: LeftOut[]): () => ContentModel {

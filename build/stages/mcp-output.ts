@@ -223,7 +223,7 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
           named: { bytes: part.bytes, kept: true },
           remake: () => {
             const statements = entriesStatements(rows, first, count);
-            return sqlFile({ ...file, statements, marks: statements.map(() => []) }, undefined).pieces;
+            return sqlFile({ ...file, statements, marks: statements.map(() => []) }, names.get(first)).pieces;
           },
         };
       }),
