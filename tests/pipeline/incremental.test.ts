@@ -303,10 +303,8 @@ describe('an incremental build gives the bytes of a build from nothing', () => {
 });
 
 describe('the D1 import', () => {
-  it("rewrites only the files of the entries that changed, and joins as a build from nothing's", async () => {
-    // 300 posts: three files of entries (PART_ENTRIES = 128). The import is the same statements in
-    // every build but for the files an edit touches: a file's name is a digest of what it holds, and
-    // the generation, which every statement names, is put in by the import as it joins them.
+  /** 300 posts on D1: three files of entries (PART_ENTRIES = 128). */
+  const threeFilesOfPosts = async (): Promise<TempSite> => {
     const posts: Record<string, string> = {};
     for (let i = 0; i < 300; i++) {
       const n = String(i).padStart(3, '0');
@@ -319,7 +317,14 @@ describe('the D1 import', () => {
       { ...posts, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` },
       { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } },
     );
-    const s = site;
+    return site;
+  };
+
+  it("rewrites only the files of the entries that changed, and joins as a build from nothing's", async () => {
+    // The import is the same statements in every build but for the files an edit touches: a file's
+    // name is a digest of what it holds, and the generation, which every statement names, is put in by
+    // the import as it joins them.
+    const s = await threeFilesOfPosts();
     const d1 = join(s.root, '.content-index/d1');
     const stamps = async () => {
       const found: Record<string, string> = {};
@@ -370,21 +375,9 @@ describe('the D1 import', () => {
   });
 
   it("makes the one-typo look-ups of the unchanged files' kept terms and the changed files' entries", async () => {
-    // 300 posts, three files of entries: parts.json keeps each file's distinct terms by its name (a
+    // Three files of entries: parts.json keeps each file's distinct terms by its name (a
     // digest of its rows, terms included), and the next build splits only the changed files' entries.
-    const posts: Record<string, string> = {};
-    for (let i = 0; i < 300; i++) {
-      const n = String(i).padStart(3, '0');
-      posts[`content/posts/nota-${n}.es.md`] = md(
-        { title: `Nota ${n}`, date: `2025-01-${String((i % 28) + 1).padStart(2, '0')}` },
-        `El cuerpo de la nota ${n}: modelos de lenguaje.\n`,
-      );
-    }
-    site = await tempSite(
-      { ...posts, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` },
-      { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } },
-    );
-    const s = site;
+    const s = await threeFilesOfPosts();
     const partsFile = join(s.root, '.content-index/d1/parts.json');
     const termsOf = async () =>
       Object.fromEntries(
