@@ -65,3 +65,14 @@ it("gives a text's terms as reading its every word in order would, each term whe
     { numRuns: 3000 },
   );
 });
+
+it('gives the terms of a long text with thousands of distinct words, and of texts read after it', () => {
+  // Past the few hundred distinct runs a short text has: the table the runs are looked up in grows, and
+  // a shorter text read next must not find the longer one's runs.
+  const words = Array.from({ length: 6000 }, (_, i) => `palabra${i.toString(36)}`);
+  const long = words.flatMap((word, i) => [word, words[(i * 7) % 50] as string, 'de']).join(' ');
+  expect(fieldTerms(long, 'es')).toEqual(plainTerms(long, 'es'));
+  const short = `${words.slice(0, 40).join('  ')} modelo palabra0`;
+  expect(fieldTerms(short, 'es')).toEqual(plainTerms(short, 'es'));
+  expect(fieldTerms(short, undefined)).toHaveLength(41);
+});
