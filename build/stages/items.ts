@@ -36,6 +36,7 @@ import {
   type Read,
   readBranches,
   readSources,
+  readUnreadBodies,
 } from './load.ts';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 
@@ -258,6 +259,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     const file = sourceFiles.get(task.path);
     return file && staleSet.has(itemOfTask(i) ?? '') ? [file] : [];
   });
+  if (readable) await readUnreadBodies(files, options);
   options.onAssemble?.();
   const assembled = readable
     ? assembleItems(files, options.config, {

@@ -12,9 +12,10 @@ import type { Problem } from '../core/errors.ts';
 import { linkProblems, linkWatcher } from './content-links.ts';
 import { keyLines } from './parse/key-lines.js';
 import type { ParseOutcome, ParseTask } from './parse/parse-chunk.js';
+import type { ParsedSource } from './parse/parse-source.js';
 import { headHash, readHead, readWhole, sourceHash } from './parse/read-head.js';
-import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
-import { type ParseFilesOptions, parseFilesHashed } from './parse-files.ts';
+import { type ParseCache, pendingBody, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
+import { type ParseFilesOptions, parseFilesHashed, readBodies } from './parse-files.ts';
 
 export interface LoadOptions {
   root: string;
@@ -213,6 +214,12 @@ function sourceFilesOf(
         return linesOf();
       },
     };
+    // A body the parse cache kept without its text is read only for an item made again.
+    const { bodyOf } = outcome;
+    if (!outcome.body && bodyOf) {
+      Object.defineProperty(file, 'body', { get: () => outcome.body ?? bodyOf(), enumerable: true });
+      UNREAD.set(file, outcome);
+    }
     files.push(file);
     // Only a file found plainly: one with repeated keys or a language field has problems to tell again.
     if (folded.repeated.length === 0 && task.location.lang !== undefined) {
@@ -274,6 +281,33 @@ const SOURCE_FILES = new WeakMap<
   object,
   { path: string; type: ContentType; name: string; lang: string; fold: string; file: SourceFile }
 >();
+
+/** Files whose body is still to be read from the file (parse-cache.ts bodyRead), with their outcome. */
+const UNREAD = new WeakMap<SourceFile, ParsedSource>();
+
+/**
+ * Reads the bodies the files about to be assembled still lack, all at once: one at a time, as assembly
+ * asks, a change of the configuration read 25,900 of them on one thread.
+ */
+export async function readUnreadBodies(
+  files: readonly SourceFile[],
+  options: Pick<ReadOptions, 'maxFileBytes' | 'parallelThreshold'>,
+): Promise<void> {
+  const unread: { outcome: ParsedSource; absolute: string }[] = [];
+  for (const file of files) {
+    const outcome = UNREAD.get(file);
+    const absolute = outcome && pendingBody(outcome);
+    if (outcome && absolute !== undefined) unread.push({ outcome, absolute });
+  }
+  if (unread.length < 2) return;
+  const bodies = await readBodies(
+    unread.map(({ absolute }) => ({ path: absolute, absolute })),
+    options,
+  );
+  unread.forEach(({ outcome }, i) => {
+    outcome.body = bodies[i] ?? '';
+  });
+}
 
 function listingKey(options: LoadOptions): string {
   return JSON.stringify([options.root, options.content, options.layout, options.exclude]);

@@ -46,7 +46,7 @@ export async function parseFilesHashed(
     }));
   // A cache of the other kind (with or without bodies) holds nothing this build can use.
   cache.useBodies(options.bodies ?? false);
-  const { stamps, hits, at } = cache.lookup(tasks, options.only);
+  const { stamps, hits, at } = cache.lookup(tasks, options.only, options.maxFileBytes);
   const misses = tasks.flatMap((_, i) => (hits[i] ? [] : [i]));
   const fresh =
     misses.length === 0
@@ -67,7 +67,13 @@ export async function parseFilesHashed(
     }
     const parsed = fresh[k++] as Parsed;
     // A known hash is one the cache holds an outcome for: it still does until record() below.
-    const outcome = parsed.outcome ?? (cache.outcomeOf(parsed.hash ?? '') as ParseOutcome);
+    const outcome =
+      parsed.outcome ??
+      (cache.outcomeOf(
+        parsed.hash ?? '',
+        (tasks[i] as ParseTask).absolute,
+        options.maxFileBytes,
+      ) as ParseOutcome);
     files.push({ stamp: stamps[i], hash: parsed.hash, outcome });
   });
   cache.record(
@@ -91,28 +97,48 @@ async function parseUncached(
   // The parsers load only when a file needs them: a build whose files all come from the cache
   // starts without gray-matter, js-yaml and smol-toml.
   const { parseChunk } = await import('./parse/parse-chunk.js');
-  const threshold = options.parallelThreshold ?? 10_000;
   const bodies = options.bodies ?? false;
-  if (tasks.length < threshold) return parseChunk(tasks, options.maxFileBytes, known, bodies);
+  return onTwoThreads(tasks, options, { bodies, ...(known && { known: [...known] }) }, (mine) =>
+    parseChunk(mine, options.maxFileBytes, known, bodies),
+  );
+}
+
+/**
+ * The bodies, reduced to their words, of files whose front matter is known (the parse cache keeps no
+ * body text): read when the items they belong to are made again, on two threads when they are many.
+ */
+export async function readBodies(
+  tasks: readonly ParseTask[],
+  options: Pick<ParseFilesOptions, 'maxFileBytes' | 'parallelThreshold'>,
+): Promise<string[]> {
+  if (tasks.length === 0) return [];
+  const { bodiesOf } = await import('./parse/parse-chunk.js');
+  return onTwoThreads(tasks, options, { onlyBodies: true }, (mine) => bodiesOf(mine, options.maxFileBytes));
+}
+
+/** `run` over the tasks, the last WORKER_SHARE of them in the parse worker when they are many. */
+async function onTwoThreads<T>(
+  tasks: readonly ParseTask[],
+  options: Pick<ParseFilesOptions, 'maxFileBytes' | 'parallelThreshold'>,
+  workerData: Record<string, unknown>,
+  run: (tasks: readonly ParseTask[]) => T[],
+): Promise<T[]> {
+  const threshold = options.parallelThreshold ?? 10_000;
+  if (tasks.length < threshold) return run(tasks);
   const split = Math.floor(tasks.length * (1 - WORKER_SHARE));
   // Only a large site's build starts a thread: the others never load node:worker_threads.
   const { Worker } = await import('node:worker_threads');
   const worker = new Worker(new URL(BUNDLED ? './parse-worker.js' : './parse/worker.js', import.meta.url), {
-    workerData: {
-      tasks: tasks.slice(split),
-      maxFileBytes: options.maxFileBytes,
-      bodies,
-      ...(known && { known: [...known] }),
-    },
+    workerData: { ...workerData, tasks: tasks.slice(split), maxFileBytes: options.maxFileBytes },
   });
-  const fromWorker = new Promise<Parsed[]>((resolve, reject) => {
+  const fromWorker = new Promise<T[]>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`parse worker exited with code ${code}`)));
   });
   // Swallow a rejection until it is awaited below, so a worker failure is not reported as unhandled.
   fromWorker.catch(() => undefined);
-  const mine = parseChunk(tasks.slice(0, split), options.maxFileBytes, known, bodies);
+  const mine = run(tasks.slice(0, split));
   try {
     return [...mine, ...(await fromWorker)];
   } finally {

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import { type BuildOptions, type BuildResult, build } from '../../build/index.ts';
-import { FragmentStore } from '../../build/stages/fragment-store.ts';
+import { FragmentStore, STORE_DIR } from '../../build/stages/fragment-store.ts';
 import { sourcesUnchanged } from '../../build/stages/items.ts';
 import { DEFAULT_MAX_FILE_BYTES } from '../../build/stages/load.ts';
 import { CACHE_DIR, ParseCache } from '../../build/stages/parse-cache.ts';
@@ -198,6 +198,33 @@ describe('the parse cache', () => {
       expect(await contentTitles(s)).toEqual(['Cuarto', 'Dos', 'Tres', 'Una']);
     });
   }
+
+  it("keeps no body text, and reads the kept files' bodies again, on both threads, for the items made again", async () => {
+    const bodies = Object.fromEntries(
+      Object.entries(FILES).map(([file, text], i) => [file, `${text}Zanahoria${i} morada.\n`]),
+    );
+    site = await tempSite(bodies);
+    const s = site;
+    const parallel = (): BuildOptions => ({ parallelThreshold: 2 });
+    await expectSameAsCold(s, parallel);
+    const cacheDir = join(s.root, CACHE_DIR, 'parse');
+    const shards = (
+      await Promise.all((await readdir(cacheDir)).map((f) => readFile(join(cacheDir, f), 'utf8')))
+    ).join('\n');
+    expect(shards).toContain('content/projects/tres.es.md');
+    expect(shards).not.toContain('Zanahoria');
+
+    // The item store gone (another version of the tool wrote it) and another description: every item is
+    // assembled again from the kept outcomes, whose bodies are read from the files (six of them: on the
+    // worker thread too).
+    await rm(join(s.root, STORE_DIR), { recursive: true });
+    await s.write(
+      'site.config.ts',
+      `export default ${JSON.stringify({ ...FIXTURE_CONFIG, description: 'Otra descripción' }, null, 2)};\n`,
+    );
+    const warm = await expectSameAsCold(s, parallel);
+    expect(warm.ok && warm.mcp.join('')).toContain('zanahoria3');
+  });
 });
 
 describe("dev's builds that take the watcher's word", () => {

@@ -61,6 +61,43 @@ describe('parseFiles with bodies (MCP search)', () => {
     const [whole] = await parseFiles([task], { maxFileBytes: MAX, cache, bodies: true });
     expect(bodyOf(whole)).toBe('Texto.');
   });
+  it('keeps no body text on disk: a cache read back reads a body from its file only when it is asked for', async () => {
+    const task = await file('a.es.md', '---\ntitle: Uno\n---\nEl bootloader carga el núcleo.\n');
+    const empty = await file('b.es.md', '---\ntitle: Dos\n---\n');
+    const options = { maxFileBytes: MAX, stat: frozen(STAMP), now: () => 5_000_000, bodies: true };
+    const first = ParseCache.open(dir, options);
+    await parseFiles([task, empty], { maxFileBytes: MAX, cache: first, bodies: true });
+    await first.save();
+    const shards = join(dir, CACHE_DIR, 'parse');
+    const kept = await Promise.all(
+      (await readdir(shards)).map((name) => readFile(join(shards, name), 'utf8')),
+    );
+    expect(kept.join('')).toContain('Uno');
+    expect(kept.join('')).not.toContain('bootloader');
+
+    // Read back by the next process: the same stamps, so no file is read to answer.
+    const next = ParseCache.open(dir, options);
+    const [hit, bare] = await parseFiles([task, empty], { maxFileBytes: MAX, cache: next, bodies: true });
+    const lazy = hit as { body?: string; bodyOf?: () => string };
+    expect(lazy.body).toBeUndefined();
+    expect(bodyOf(bare)).toBeUndefined();
+    expect((bare as { bodyOf?: unknown }).bodyOf).toBeUndefined();
+    // Asked for, the body is the file's, read then (and kept).
+    expect(lazy.bodyOf?.()).toBe('El bootloader carga el núcleo.');
+    expect(lazy.body).toBe('El bootloader carga el núcleo.');
+
+    // A file with a known text under another name (a rename): read and hashed, its body read when asked.
+    const moved = await file('c.es.md', '---\ntitle: Uno\n---\nEl bootloader carga el núcleo.\n');
+    const [renamed] = await parseFiles([moved], {
+      maxFileBytes: MAX,
+      cache: ParseCache.open(dir, options),
+      bodies: true,
+    });
+    expect(titleOf(renamed)).toBe('Uno');
+    expect(bodyOf(renamed)).toBeUndefined();
+    await writeFile(moved.absolute, '---\ntitle: Uno\n---\nOtro texto.\n');
+    expect((renamed as { bodyOf?: () => string }).bodyOf?.()).toBe('Otro texto.');
+  });
 });
 
 describe('parseFiles with a parse cache', () => {
@@ -140,7 +177,7 @@ describe('parseFiles with a parse cache', () => {
     const shards = join(dir, CACHE_DIR, 'parse');
     const [shard] = await readdir(shards);
     const cacheFile = join(shards, shard ?? '');
-    expect((await readFile(cacheFile, 'utf8')).split('\n')[0]).toMatch(/^5:/);
+    expect((await readFile(cacheFile, 'utf8')).split('\n')[0]).toMatch(/^6:/);
 
     expect(ParseCache.open(dir, { maxFileBytes: MAX }).size).toBe(1);
     expect(ParseCache.open(dir, { maxFileBytes: MAX, identity: 'another parser' }).size).toBe(0);

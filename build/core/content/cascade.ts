@@ -186,7 +186,10 @@ function withCascade(file: SourceFile, values: ReadonlyMap<string, unknown>): So
     lang: file.lang,
     ...(file.bundle && { bundle: true }),
     data: withValues(file.data, values),
-    ...(file.body !== undefined && { body: file.body }),
+    // The page's own, which may be read only when asked (stages/parse-cache.ts).
+    get body() {
+      return file.body;
+    },
     get lines() {
       return file.lines;
     },

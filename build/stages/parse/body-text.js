@@ -1,5 +1,6 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
 // without a TypeScript loader.
+import { readWhole } from './read-head.js';
 
 /**
  * The most of a body's text that is kept (UTF-8 bytes), per file and so per language: what MCP search
@@ -216,4 +217,20 @@ function cut(text, max) {
   }
   const space = text.lastIndexOf(' ', i);
   return text.slice(0, space > 0 ? space : i).trimEnd();
+}
+
+/**
+ * The body of a file whose front matter is known already (the parse cache keeps no body text), reduced
+ * to its words. '' for a file that cannot be read now, or has grown too large: the build that listed it
+ * finds it changed, and the next one reads it whole.
+ * @param {string} absolute
+ * @param {number} maxFileBytes
+ * @returns {string}
+ */
+export function bodyOfFile(absolute, maxFileBytes) {
+  try {
+    return bodyText(readWhole(absolute, maxFileBytes, false).body ?? '');
+  } catch {
+    return '';
+  }
 }

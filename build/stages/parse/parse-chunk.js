@@ -1,7 +1,7 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
 // without a TypeScript loader.
 
-import { bodyText } from './body-text.js';
+import { bodyOfFile, bodyText } from './body-text.js';
 import { formatBytes } from './format-bytes.js';
 import { closingHint, parseSource } from './parse-source.js';
 import { headHash, MAX_FRONT_MATTER_BYTES, readHead, readWhole, sourceHash } from './read-head.js';
@@ -37,6 +37,18 @@ import { headHash, MAX_FRONT_MATTER_BYTES, readHead, readWhole, sourceHash } fro
  */
 export function parseChunk(tasks, maxFileBytes, known, bodies = false) {
   return tasks.map((task) => parseOne(task, maxFileBytes, known, bodies));
+}
+
+/**
+ * The body of each file, reduced to its words: for files whose front matter is known already (the parse
+ * cache keeps no body text). '' for a file that cannot be read now, or too large: the build that listed
+ * it will find it changed, and the next one reads it whole.
+ * @param {readonly ParseTask[]} tasks
+ * @param {number} maxFileBytes
+ * @returns {string[]}
+ */
+export function bodiesOf(tasks, maxFileBytes) {
+  return tasks.map((task) => bodyOfFile(task.absolute, maxFileBytes));
 }
 
 /**

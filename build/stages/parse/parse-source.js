@@ -23,6 +23,8 @@ const { parse: parseTomlText, TomlDate, TomlError } = toml;
  * @property {string} matter The front matter's text; `keyLines` maps it to line numbers when a message needs one.
  * @property {FrontMatterFormat} format
  * @property {string} [body] The body reduced to its words (body-text.js), when bodies are read.
+ * @property {() => string} [bodyOf] For an outcome the parse cache kept without its body (it keeps none
+ * on disk): the body, read from the file when first asked.
  */
 
 /**

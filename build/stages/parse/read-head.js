@@ -61,9 +61,10 @@ export function readHead(path, maxFileBytes) {
  * searches bodies reads. One read of the file, as large as it is (within `maxFileBytes`).
  * @param {string} path
  * @param {number} maxFileBytes
+ * @param {boolean} [hashed] Whether to hash it (`hash`): not when only its body is wanted.
  * @returns {Head}
  */
-export function readWhole(path, maxFileBytes) {
+export function readWhole(path, maxFileBytes, hashed = true) {
   const fd = openSync(path, 'r');
   try {
     const size = fstatSync(fd).size;
@@ -79,7 +80,7 @@ export function readWhole(path, maxFileBytes) {
     const end = opening ? closingEnd(text.slice(start), opening.format) : -1;
     if (opening && end < 0 && buffer.length > MAX_FRONT_MATTER_BYTES)
       return { size, text: '', unterminated: true, format: opening.format };
-    const hash = wholeHash(buffer);
+    const hash = hashed ? wholeHash(buffer) : undefined;
     if (end < 0) return { size, text: buffer.toString('utf8'), unterminated: false, body: '', hash };
     const head = text.slice(0, end + start);
     return {
