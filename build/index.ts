@@ -114,7 +114,11 @@ export interface BuildOptions {
   /** Environment for configuration overrides and `SOURCE_DATE_EPOCH`. Default: none (the CLI passes process.env). */
   env?: Env;
   maxFileBytes?: number;
-  /** From this many files on, parsing is shared with a worker thread (default 10,000: below it the worker costs more to start than it saves). */
+  /**
+   * From this many files on, parsing is shared with a worker thread (default 10,000: below it the worker
+   * costs more to start than it saves); from this many items whose D1 rows are made, so is making them
+   * (default 2,000).
+   */
   parallelThreshold?: number;
   /**
    * Parsed front matter of unchanged files, kept between builds. Default: the project's cache in
@@ -343,6 +347,7 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
         ...(options.writeMcpData !== undefined && { writeMcpData: options.writeMcpData }),
         // --no-cache: the D1 import's files are made whole, as the first build made them.
         ...(options.cache === false && { fromNothing: true }),
+        ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
       }),
     );
   // Dev: the output is served before the MCP data is worked out (it is never deployed from here).

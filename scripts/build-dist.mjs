@@ -109,6 +109,7 @@ async function bundle(out) {
       cli: join(ROOT, 'build/cli.ts'),
       index: join(ROOT, 'build/index.ts'),
       'parse-worker': join(ROOT, 'build/stages/parse/worker.js'),
+      'd1-rows-worker': join(ROOT, 'build/stages/d1-rows-worker.ts'),
       // Started as a process of its own by `dev` (build/runtime/wrangler.ts), from beside the bundle.
       'wrangler-supervisor': join(ROOT, 'build/runtime/wrangler-supervisor.js'),
     },

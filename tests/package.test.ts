@@ -143,6 +143,7 @@ it('packs prebuilt JavaScript, type declarations and what it serves, and no Type
       'dist/cli.js',
       'dist/index.js',
       'dist/parse-worker.js',
+      'dist/d1-rows-worker.js',
       'dist/types/index.d.ts',
       'dist/functions/api.js',
       'dist/functions/mcp.js',

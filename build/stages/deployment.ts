@@ -30,6 +30,7 @@ export async function planDeployment(
     dryRun?: boolean;
     writeMcpData?: boolean;
     fromNothing?: boolean;
+    parallelThreshold?: number;
   },
 ): Promise<Deployment> {
   const { root, config, configPath, outDir } = setup;
@@ -41,6 +42,7 @@ export async function planDeployment(
     limits,
     fileOf: (pos) => rendered.mcp.items[pos]?.facts.file ?? `item ${pos}`,
     ...(options.fromNothing && { fromNothing: true }),
+    ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
   });
   const figures: DeploymentFigures = {
     plan: config.plan,

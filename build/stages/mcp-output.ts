@@ -6,7 +6,6 @@ import { gzip as gzipCallback } from 'node:zlib';
 import type { SiteConfig } from '../core/config/site-config.ts';
 import { type D1Target, d1DataOf } from '../core/edge/mcp/d1-backend.ts';
 import {
-  type ByteSpan,
   type D1ImportFile,
   type D1ItemRows,
   entriesStatements,
@@ -24,8 +23,9 @@ import type { Problem } from '../core/errors.ts';
 import { chooseBackend, type EmbeddedSize, FUNCTIONS_CODE_GZIP_BYTES } from '../core/mcp/choose-backend.ts';
 import type { DeployLimits } from '../core/output/cloudflare-limits.ts';
 import { formatSize } from '../core/output/deploy-limits.ts';
-import { d1RowsOf, embeddedOf, sizeOf } from '../core/output/item-fragments.ts';
+import { embeddedOf, sizeOf } from '../core/output/item-fragments.ts';
 import type { McpMaterial } from '../core/output/render.ts';
+import { d1RowsOfItems, rowsDigest } from './d1-rows.ts';
 import { asPiece, type BytePiece, bytesOf, pieceLength } from './stored-bytes.ts';
 import { d1BindingProblems, readWranglerConfig } from './wrangler-config.ts';
 
@@ -108,6 +108,8 @@ interface McpOutputOptions {
   fileOf(pos: number): string;
   /** Every file of the D1 import made from its entries, none taken as a build before described it. */
   fromNothing?: boolean;
+  /** From this many items whose D1 rows are to be made on, a worker thread makes some (d1-rows.ts). */
+  parallelThreshold?: number;
 }
 
 export async function mcpOutput(material: McpMaterial, options: McpOutputOptions): Promise<McpOutput> {
@@ -149,7 +151,7 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
   }
   const { config: wrangler, problem } = await readWranglerConfig(options.root);
   problems.push(...(problem ? [problem] : d1BindingProblems(wrangler, config.mcp.d1, configFile)));
-  const rows = material.items.map(d1RowsOf);
+  const rows = await d1RowsOfItems(material.items, options.parallelThreshold);
   const names = new Map<number, string>();
   for (let first = 0; first < rows.length; first += PART_ENTRIES)
     names.set(first, entriesName(first, Math.min(PART_ENTRIES, rows.length - first), rows));
@@ -293,6 +295,11 @@ function sqlFile(
   return { part: { path: `${D1_DIR}/${name}`, bytes, marks }, pieces };
 }
 
+/** The import's statements around the rows, for a generation of no items: a change to them is a new name. */
+const SCHEMA_SQL = joinD1Rows([])
+  .files.flatMap((file) => file.statements)
+  .join('\n');
+
 /**
  * The name of the entries file of `count` entries from `first` on: a digest of their rows' digests (made
  * once and kept with the rows), so naming a file of unchanged entries reads none of their bytes.
@@ -345,25 +352,3 @@ function fileSize(path: string): number | undefined {
  * to go up: the digests are kept there.)
  */
 const D1_SQL_VERSION = 2;
-
-/** The import's statements around the rows, for a generation of no items: a change to them is a new name. */
-const SCHEMA_SQL = joinD1Rows([])
-  .files.flatMap((file) => file.statements)
-  .join('\n');
-
-function rowsDigest(rows: D1ItemRows): string {
-  const hash = createHash('sha256');
-  // Bytes and their count: the same whether a text is a string the build made or bytes the store kept.
-  const part = (text: string | ByteSpan) => {
-    const bytes = typeof text === 'string' ? text : bytesOf(asPiece(text));
-    hash.update(`${pieceLength(bytes)}:`).update(bytes);
-  };
-  part(rows.item);
-  for (const list of [rows.translations, rows.bodies, rows.technologies]) {
-    hash.update(`${list.length}|`);
-    for (const text of list) part(text);
-  }
-  part(rows.search);
-  part(rows.terms);
-  return hash.digest('hex');
-}

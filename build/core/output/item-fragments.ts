@@ -165,7 +165,8 @@ export function d1RowsOf(fragments: ItemFragments): D1ItemRows {
   return fragments.d1;
 }
 
-function flatRows(mcp: McpItem): D1ItemRows {
+/** An item's rows of the D1 import made from its MCP material (d1RowsOf, or on a worker thread). */
+export function flatRows(mcp: McpItem): D1ItemRows<string | Uint8Array> {
   const rows = d1ItemRows(mcp);
   return {
     item: flat(rows.item),

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { BUNDLED } from '../core/bundled.ts';
+import type { ByteSpan, D1ItemRows } from '../core/edge/mcp/d1-sql.ts';
+import { d1RowsOf, forgetMcp, type ItemFragments } from '../core/output/item-fragments.ts';
+import { asPiece, bytesOf, pieceLength } from './stored-bytes.ts';
+
+/**
+ * From this many items whose rows are to be made on, a worker thread makes the last WORKER_SHARE of
+ * them: a build from nothing at 10,000 items spent 3.8 of its 12 s on one thread making them (each
+ * body's search terms, its SQL literal and its UTF-8), while the parse worker's core sat idle.
+ */
+const ROWS_THRESHOLD = 2000;
+const WORKER_SHARE = 0.52;
+
+/**
+ * Every item's rows of the D1 import, made where missing. On two threads in the bundled CLI only: the
+ * worker runs the same bundled code; from the sources (the tests' TypeScript) it could not start.
+ */
+export async function d1RowsOfItems(
+  items: readonly ItemFragments[],
+  threshold = ROWS_THRESHOLD,
+): Promise<D1ItemRows[]> {
+  const missing = items.filter((fragments) => fragments.d1 === undefined);
+  if (BUNDLED && missing.length >= threshold) await onTwoThreads(missing);
+  return items.map(d1RowsOf);
+}
+
+/** Items sent to the worker at a time; two batches are in its hands at once, so it never waits. */
+const BATCH = 200;
+/** Items the main thread makes between two looks at the worker's answers. */
+const STRETCH = 100;
+
+async function onTwoThreads(missing: readonly ItemFragments[]): Promise<void> {
+  const split = Math.floor(missing.length * (1 - WORKER_SHARE));
+  const theirs = missing.slice(split);
+  const { Worker } = await import('node:worker_threads');
+  const worker = new Worker(new URL('./d1-rows-worker.js', import.meta.url));
+  // In batches, each answered before the next is sent: the worker holds a few hundred items' material
+  // and rows at a time, not copies of half the site's bodies (110 MiB more at 10,000 items).
+  const sent: (readonly ItemFragments[])[] = [];
+  let next = 0;
+  const send = () => {
+    const batch = theirs.slice(next, next + BATCH);
+    next += batch.length;
+    sent.push(batch);
+    worker.postMessage(
+      batch.map((fragments) => {
+        const { mcp } = fragments;
+        forgetMcp(fragments);
+        return mcp;
+      }),
+    );
+  };
+  const done = new Promise<void>((resolve, reject) => {
+    worker.on('message', (rows: D1ItemRows<string | Uint8Array>[]) => {
+      (sent.shift() ?? []).forEach((fragments, i) => {
+        fragments.d1 = rows[i];
+      });
+      if (next < theirs.length) send();
+      else if (sent.length === 0) resolve();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`D1 rows worker exited with code ${code}`)));
+  });
+  // Swallow a rejection until it is awaited below, so a worker failure is not reported as unhandled.
+  done.catch(() => undefined);
+  try {
+    send();
+    if (next < theirs.length) send();
+    const mine = missing.slice(0, split);
+    for (let at = 0; at < mine.length; at += STRETCH) {
+      for (const fragments of mine.slice(at, at + STRETCH))
+        d1RowsOf(fragments).digest ??= rowsDigest(fragments.d1 as D1ItemRows);
+      // The worker's answers are taken between stretches, and its next batch sent.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await done;
+  } finally {
+    await worker.terminate();
+  }
+}
+
+/**
+ * A digest of an item's rows, kept with them (mcp-output.ts names the import's files from them). Of
+ * their bytes and counts: the same whether a text is a string the build made or bytes the store kept.
+ * (A change of what it hashes needs the item store's STORE_FORMAT to go up: the digests are kept there.)
+ */
+export function rowsDigest(rows: D1ItemRows<string | ByteSpan | Uint8Array>): string {
+  const hash = createHash('sha256');
+  const part = (text: string | ByteSpan | Uint8Array) => {
+    const bytes = typeof text === 'string' ? text : bytesOf(asPiece(text));
+    hash.update(`${pieceLength(bytes)}:`).update(bytes);
+  };
+  part(rows.item);
+  for (const list of [rows.translations, rows.bodies, rows.technologies]) {
+    hash.update(`${list.length}|`);
+    for (const text of list) part(text);
+  }
+  part(rows.search);
+  part(rows.terms);
+  return hash.digest('hex');
+}
