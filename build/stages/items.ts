@@ -313,13 +313,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   const ordered = [...records.values()].flatMap((r) => (r.fragments ? [r] : []));
   const items = ordered.map((r) => r.fragments as ItemFragments);
   // Two items that publish one address: the whole build's problem, told as a build from nothing tells it.
-  const addresses = new Set<string>();
-  let translations = 0;
-  for (const item of items) {
-    for (const key of addressKeysOf(item.facts)) addresses.add(key);
-    translations += item.facts.urls.length;
-  }
-  if (addresses.size !== translations) await fail(options, listing);
+  if (!sameAddresses(records, store.items) && !distinctAddresses(items)) await fail(options, listing);
   const order = ordered.map((record, i) => ({ record, item: items[i] as ItemFragments }));
   order.sort((a, b) => entryOrder(a.item.facts, b.item.facts));
 
@@ -398,6 +392,38 @@ function placesOf(tasks: Listing['tasks']): { indexOf: Map<string, number>; posi
 
 // An item's addresses as compared for collisions, made once per facts (dev keeps them between builds).
 const ADDRESS_KEYS = new WeakMap<ItemFragments['facts'], string[]>();
+/**
+ * Whether the items publish the addresses the store's did: the same items, each with its addresses.
+ * The store only ever learns items whose addresses are distinct (buildItems checks before it learns),
+ * so an edit that moves no address needs no look at the 25,900 others (decoded, folded, and put in a
+ * set: 40 ms at 10,000 items).
+ */
+function sameAddresses(
+  records: ReadonlyMap<string, ItemRecord>,
+  before: ReadonlyMap<string, ItemRecord>,
+): boolean {
+  if (records.size !== before.size) return false;
+  for (const [id, record] of records) {
+    const previous = before.get(id);
+    if (!previous) return false;
+    if (record === previous || record.fragments === previous.fragments) continue;
+    const [urls, then] = [record.fragments?.facts.urls, previous.fragments?.facts.urls];
+    if (urls?.length !== then?.length || urls?.some((url, i) => url !== then?.[i])) return false;
+  }
+  return true;
+}
+
+/** Whether no two of the items' addresses are one (Hugo's: decoded, folded to lower case). */
+function distinctAddresses(items: readonly ItemFragments[]): boolean {
+  const addresses = new Set<string>();
+  let translations = 0;
+  for (const item of items) {
+    for (const key of addressKeysOf(item.facts)) addresses.add(key);
+    translations += item.facts.urls.length;
+  }
+  return addresses.size === translations;
+}
+
 function addressKeysOf(facts: ItemFragments['facts']): string[] {
   let keys = ADDRESS_KEYS.get(facts);
   if (!keys) {

@@ -13,7 +13,7 @@ import { typeCounts } from '../core/serializers/v1.ts';
 import type { Deployment } from './deployment.ts';
 import type { Items } from './items.ts';
 import type { McpOutput } from './mcp-output.ts';
-import { textBytes, textDigest } from './output/output-text.ts';
+import { textBytes, textDigest, textEncoded } from './output/output-text.ts';
 import type { SitePagesCheck } from './site-pages.ts';
 
 const gzip = promisify(gzipCallback);
@@ -117,7 +117,7 @@ export async function fileSizes(
       if (gzipBytes === undefined) {
         let pending = compressed.get(digest);
         if (!pending) {
-          pending = queue.then(() => gzip(file.content)).then((b) => b.length);
+          pending = queue.then(() => gzip(textEncoded(file))).then((b) => b.length);
           queue = pending;
           compressed.set(digest, pending);
         }

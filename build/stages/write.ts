@@ -13,7 +13,7 @@ import {
   switchTo,
   takeSpare,
 } from './output/generations.ts';
-import { textBytes, textDigest } from './output/output-text.ts';
+import { textBytes, textDigest, textEncoded, textWritten } from './output/output-text.ts';
 import {
   classify,
   conflicts,
@@ -133,10 +133,12 @@ export async function writeOutput(
       const previous = reuse(file.path);
       // An unchanged file is linked from the current generation: same bytes, nothing rewritten.
       if (previous && previous.sha256 === hash && !previous.from) await linkOrCopy(previous.full, target);
-      else await writeFile(target, file.content);
+      else await writeFile(target, textEncoded(file));
       owned[file.path] = { sha256: hash, ...(await fileStats(target)) };
       report.push({ path: file.path, bytes: textBytes(file) });
     });
+    // After them all: two paths of one text (the alias and its version) share its bytes.
+    for (const file of files) textWritten(file);
     await inBatches(statics, async (file) => {
       const target = nativePath(dir, file.path);
       const from: NonNullable<OwnedFile['from']> = {

@@ -701,6 +701,28 @@ describe('a kept store (as dev keeps it between builds)', () => {
   });
 });
 
+describe("the items' addresses", () => {
+  it("are checked again when an edit moves one onto another's, and fail as a build from nothing does", async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
+    await sameAsCold(s, options);
+    // A title edited: no address moves, and the others are not looked at again.
+    await s.write('content/posts/dos.es.md', md({ title: 'Dos bis', date: '2025-02-01', tags: ['rust'] }));
+    expect((await sameAsCold(s, options))?.incremental.redone).toBe(1);
+    // The edited item takes the address of an item this build keeps as it was: refused.
+    await s.write('content/posts/dos.es.md', md({ title: 'Dos', date: '2025-02-01', slug: 'uno' }));
+    const failed = await build({ root: s.root, ...options }).catch((error: unknown) => error);
+    expect(isContentIndexError(failed) && failed.problems.map((p) => [p.code, p.file])).toEqual([
+      ['address_conflict', expect.stringMatching(/^content\/posts\/(dos|uno)\.es\.md$/)],
+    ]);
+    await sameAsCold(s, options);
+    // Moved away again: built.
+    await s.write('content/posts/dos.es.md', md({ title: 'Dos', date: '2025-02-01', slug: 'dos-bis' }));
+    expect((await sameAsCold(s, options))?.incremental.redone).toBe(1);
+  });
+});
+
 describe('a build checked against the site generator’s pages', () => {
   it('is taken for unchanged only while those pages are as they were', async () => {
     site = await tempSite({
