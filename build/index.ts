@@ -252,6 +252,11 @@ export interface Incremental {
   assembled: number;
   redone: number;
   reused: number;
+  /**
+   * Bodies read again from their files for the items whose fragments were made: the parse cache keeps
+   * none, and an entry found unchanged (its key is made of its files' hashes) has its bodies read never.
+   */
+  bodies: number;
   /** The ids of the items whose fragments were made (the first 200). */
   redoneItems: string[];
 }
@@ -493,6 +498,7 @@ function recalled(
       assembled: 0,
       redone: 0,
       reused: summary.items.total,
+      bodies: 0,
       redoneItems: [],
     },
     summary,

@@ -1,4 +1,4 @@
-import type { ContentEntry, Translation } from '../core/content/model.ts';
+import { bodyKeyOf, type ContentEntry, hasBody, type Translation } from '../core/content/model.ts';
 import { LANGUAGES, type Language } from '../core/edge/languages.ts';
 import { digest } from './fingerprint.ts';
 
@@ -9,40 +9,52 @@ import { digest } from './fingerprint.ts';
  * the store's 360 MB, and the largest texts a build from nothing made, encoded and wrote.
  */
 export function entryWithoutBodies(entry: ContentEntry): string {
-  if (!Object.values(entry.translations).some((t) => t?.body)) return JSON.stringify(entry);
+  if (!Object.values(entry.translations).some(hasBody)) return JSON.stringify(entry);
   const translations: Record<string, unknown> = {};
   for (const [lang, t] of Object.entries(entry.translations)) translations[lang] = t && withoutBody(t);
   return JSON.stringify({ ...entry, canonical: withoutBody(entry.canonical), translations });
 }
 
-/** As d1ItemRows, which writes a row for a body that is not empty, and only then. */
+/**
+ * As d1ItemRows, which writes a row for a body that is not empty, and only then. The body is not read:
+ * one the build has not read yet is known to have words by its key (model.ts takeBody).
+ */
 function withoutBody(t: Translation): unknown {
-  return t.body ? { ...t, body: 0 } : t;
+  if (!hasBody(t)) return t;
+  const copy: Record<string, unknown> = {};
+  for (const name of Object.keys(t)) copy[name] = name === 'body' ? 0 : t[name as keyof Translation];
+  return copy;
 }
 
-/** The entry's bodies in LANGUAGES order, as its D1 rows hold them (a translation without one has none). */
-export function entryBodies(entry: ContentEntry): [Language, string][] {
-  return LANGUAGES.flatMap((lang) => {
-    const body = entry.translations[lang]?.body;
-    return body ? [[lang, body] as [Language, string]] : [];
-  });
+/** How many of the entry's translations have a body: as many as its D1 rows hold. */
+export function bodyCount(entry: ContentEntry): number {
+  return LANGUAGES.filter((lang) => hasBody(entry.translations[lang])).length;
 }
 
 /**
- * The key of an entry's fragments: of its JSON without bodies and of each body, each told apart from the
- * next by its length, with the renderer (the tool, the serializers).
+ * The key of an entry's fragments: of its JSON without bodies and of each body, with the renderer (the
+ * tool, the serializers). A body is counted by the hash of the file it is read from (the same words
+ * for the same file), so that no body is read to find an entry unchanged; one without (no such hash)
+ * by its text, told apart from the next by its length.
  */
 export function entryKey(renderer: string, json: string, entry: ContentEntry): string {
   return digest(
     renderer,
     json,
-    ...entryBodies(entry).flatMap(([lang, body]) => [`${lang}:${body.length}`, body]),
+    ...LANGUAGES.flatMap((lang) => {
+      const t = entry.translations[lang];
+      if (!t || !hasBody(t)) return [];
+      const key = bodyKeyOf(t);
+      if (key !== undefined) return [`${lang}#${key}`];
+      const body = t.body as string;
+      return [`${lang}:${body.length}`, body];
+    }),
   );
 }
 
 /**
  * An entry read back from entryWithoutBodies' JSON, each body put back in its place: `bodyAt(i)` is the
- * i-th of entryBodies.
+ * i-th body in LANGUAGES order, as its D1 rows hold them.
  */
 export function withBodies(json: string, bodyAt: (index: number, lang: Language) => string): ContentEntry {
   const entry = JSON.parse(json) as ContentEntry;

@@ -10,7 +10,7 @@ import type { McpItem } from '../core/edge/mcp/mcp-data.ts';
 import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
 import type { Problem } from '../core/errors.ts';
 import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
-import { entryBodies, withBodies } from './entry-form.ts';
+import { bodyCount, withBodies } from './entry-form.ts';
 import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import {
@@ -558,7 +558,7 @@ export class FragmentStore {
     if (raw) return raw();
     const entry = record.entry?.();
     const rows = record.fragments?.d1;
-    if (entry && rows && record.entryJson && rows.bodies.length === entryBodies(entry).length)
+    if (entry && rows && record.entryJson && rows.bodies.length === bodyCount(entry))
       return record.entryJson();
     return JSON.stringify(entry);
   }

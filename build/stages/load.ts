@@ -220,6 +220,7 @@ function sourceFilesOf(
       Object.defineProperty(file, 'body', { get: () => outcome.body ?? bodyOf(), enumerable: true });
       UNREAD.set(file, outcome);
     }
+    if ((outcome.body || bodyOf) && hash !== undefined) file.bodyKey = hash;
     files.push(file);
     // Only a file found plainly: one with repeated keys or a language field has problems to tell again.
     if (folded.repeated.length === 0 && task.location.lang !== undefined) {
@@ -286,20 +287,20 @@ const SOURCE_FILES = new WeakMap<
 const UNREAD = new WeakMap<SourceFile, ParsedSource>();
 
 /**
- * Reads the bodies the files about to be assembled still lack, all at once: one at a time, as assembly
- * asks, a change of the configuration read 25,900 of them on one thread.
+ * Reads the bodies the files of changed entries still lack, all at once (on two threads when many),
+ * rather than one at a time as their fragments ask; how many it read.
  */
 export async function readUnreadBodies(
   files: readonly SourceFile[],
   options: Pick<ReadOptions, 'maxFileBytes' | 'parallelThreshold'>,
-): Promise<void> {
+): Promise<number> {
   const unread: { outcome: ParsedSource; absolute: string }[] = [];
   for (const file of files) {
     const outcome = UNREAD.get(file);
     const absolute = outcome && pendingBody(outcome);
     if (outcome && absolute !== undefined) unread.push({ outcome, absolute });
   }
-  if (unread.length < 2) return;
+  if (unread.length === 0) return 0;
   const bodies = await readBodies(
     unread.map(({ absolute }) => ({ path: absolute, absolute })),
     options,
@@ -307,6 +308,7 @@ export async function readUnreadBodies(
   unread.forEach(({ outcome }, i) => {
     outcome.body = bodies[i] ?? '';
   });
+  return unread.length;
 }
 
 function listingKey(options: LoadOptions): string {

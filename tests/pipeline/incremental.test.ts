@@ -618,9 +618,10 @@ describe('a kept store (as dev keeps it between builds)', () => {
   });
 
   it('reads an entry back by what its shard holds now, whichever record wrote it', async () => {
-    // post/uno is kept whole first (a build that made no D1 rows), then with rows; an edit that leaves
-    // its entry as it was makes a new record with its fragments, written without its bodies. The old
-    // record's entry, asked for by those fragments, is then that text: its bodies come from the rows.
+    // post/uno is kept whole first (a build that made no D1 rows), then with rows; a change that leaves
+    // its entry as it was (another description of the site) makes a new record with its fragments,
+    // written without its bodies. The old record's entry, asked for by those fragments, is then that
+    // text: its bodies come from the rows.
     const config = { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } };
     let mate = 0;
     while (shardOf(`post/otra-${mate}`) !== shardOf('post/uno')) mate++;
@@ -639,16 +640,14 @@ describe('a kept store (as dev keeps it between builds)', () => {
     await s.write(other, md({ title: 'Otra editada', date: '2025-01-11' }, 'Otro cuerpo.\n'));
     await build({ root: s.root, ...options });
     const store = FragmentStore.open(s.root);
-    await s.write(
-      'content/posts/uno.es.md',
-      md({ title: 'Uno', date: '2025-01-10' }, 'Texto zqxuno  del cuerpo.\n\n'),
-    );
+    const described = { ...config, description: 'Otra descripción' };
+    await s.write('site.config.ts', `export default ${JSON.stringify(described)};\n`);
     let result = await sameAsCold(s, { ...options, store });
-    expect(result?.incremental).toMatchObject({ assembled: 1, redone: 0 });
+    expect(result?.incremental).toMatchObject({ assembled: 2, redone: 0 });
     await store.save();
     await s.write(
       'site.config.ts',
-      `export default ${JSON.stringify({ ...config, mcp: { backend: 'embedded' } })};\n`,
+      `export default ${JSON.stringify({ ...described, mcp: { backend: 'embedded' } })};\n`,
     );
     result = await sameAsCold(s, { ...options, store });
     expect(result?.mcp?.backend).toBe('embedded');

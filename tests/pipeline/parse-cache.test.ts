@@ -47,10 +47,11 @@ const FILES = {
 
 type Outcome = { ok: true; tree: Record<string, string>; mcp: string[] } | { ok: false; problems: string[] };
 
-async function outcome(options: BuildOptions): Promise<Outcome> {
+async function outcome(options: BuildOptions, seen?: (result: BuildResult) => void): Promise<Outcome> {
   let result: BuildResult;
   try {
     result = await build({ clock: () => NOW, ...options });
+    seen?.(result);
   } catch (error) {
     if (!isContentIndexError(error)) throw error;
     return { ok: false, problems: error.problems.map((p) => JSON.stringify(p)) };
@@ -74,8 +75,12 @@ async function outcome(options: BuildOptions): Promise<Outcome> {
  * The cached build (into public/, reading and writing .content-index/cache) and a cold one (into
  * cold/, no cache at all) of the same sources: every byte of their outputs, or every problem, the same.
  */
-async function expectSameAsCold(s: TempSite, cached: () => BuildOptions): Promise<Outcome> {
-  const warm = await outcome({ root: s.root, ...cached() });
+async function expectSameAsCold(
+  s: TempSite,
+  cached: () => BuildOptions,
+  seen?: (result: BuildResult) => void,
+): Promise<Outcome> {
+  const warm = await outcome({ root: s.root, ...cached() }, seen);
   const cold = await outcome({ root: s.root, out: 'cold', cache: false });
   expect(warm).toEqual(cold);
   return warm;
@@ -224,6 +229,42 @@ describe('the parse cache', () => {
     );
     const warm = await expectSameAsCold(s, parallel);
     expect(warm.ok && warm.mcp.join('')).toContain('zanahoria3');
+  });
+});
+
+describe('an entry whose files did not change', () => {
+  it('is found unchanged without its bodies read; a changed one has them read at once, on both threads', async () => {
+    // More files than a build reads directly (256), so that they go through the parse cache, which
+    // keeps no body text.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++)
+      files[`content/posts/p${String(i).padStart(3, '0')}.es.md`] = md(
+        { title: `Nota ${i}`, date: '2025-01-10' },
+        `Zanahoria${i} morada.\n`,
+      );
+    site = await tempSite(files);
+    const s = site;
+    const configWith = (more: object) =>
+      s.write(
+        'site.config.ts',
+        `export default ${JSON.stringify({ ...FIXTURE_CONFIG, ...more }, null, 2)};\n`,
+      );
+    let counts: BuildResult['incremental'] | undefined;
+    const seen = (result: BuildResult) => {
+      counts = result.incremental;
+    };
+    const parallel = (): BuildOptions => ({ parallelThreshold: 2 });
+    await expectSameAsCold(s, parallel);
+    // Another description: every item is assembled again, and found unchanged by its key (its files'
+    // hashes stand for its body), so no body is read.
+    await configWith({ description: 'Otra descripción' });
+    await expectSameAsCold(s, parallel, seen);
+    expect(counts).toMatchObject({ assembled: 300, redone: 0, bodies: 0 });
+    // Another address for every page: every entry changed, and its body is read, all at once.
+    await configWith({ description: 'Otra descripción', site: 'https://otro.example.com/' });
+    const moved = await expectSameAsCold(s, parallel, seen);
+    expect(counts).toMatchObject({ assembled: 300, redone: 300, bodies: 300 });
+    expect(moved.ok && moved.mcp.join('')).toContain('zanahoria299');
   });
 });
 

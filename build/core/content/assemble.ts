@@ -6,14 +6,16 @@ import type { Problem } from '../errors.ts';
 import { printable } from '../printable.ts';
 import { type CompileGlob, cascader } from './cascade.ts';
 import { type FrontMatter, validateFrontMatter } from './front-matter.ts';
-import type {
-  BranchFile,
-  ContentEntry,
-  ContentModel,
-  LeftOut,
-  SourceFile,
-  Translation,
-  UnreadableSource,
+import {
+  type BranchFile,
+  type ContentEntry,
+  type ContentModel,
+  type LeftOut,
+  type SourceFile,
+  type Translation,
+  takeBody,
+  translationWith,
+  type UnreadableSource,
 } from './model.ts';
 import {
   type HugoPageFacts,
@@ -335,7 +337,7 @@ export function assembleItems(
         const publishDate = facts.get(file)?.publishDate;
         translations[lang] =
           publishDate !== undefined && publishDate !== translation.date
-            ? { ...translation, publishDate }
+            ? translationWith(translation, { publishDate })
             : translation;
       }
     }
@@ -482,7 +484,7 @@ function newTranslation(
   };
   if (data.description !== undefined) translation.description = data.description;
   if (data.date) translation.date = data.date;
-  if (file.body) translation.body = file.body;
+  takeBody(translation, file);
   return translation;
 }
 

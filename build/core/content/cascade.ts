@@ -190,6 +190,7 @@ function withCascade(file: SourceFile, values: ReadonlyMap<string, unknown>): So
     get body() {
       return file.body;
     },
+    ...(file.bodyKey !== undefined && { bodyKey: file.bodyKey }),
     get lines() {
       return file.lines;
     },

@@ -16,6 +16,12 @@ export interface SourceFile {
   data: unknown;
   /** The Markdown body reduced to its words (stages/parse/body-text.js), when bodies are read. */
   body?: string;
+  /**
+   * Set when the body has words: the hash of the file it is read from, the same for the same words.
+   * An entry's key is made of it instead of the body (see `bodyKeyOf`), so that a build knows an
+   * entry unchanged without reading its bodies, which it may then read only when asked.
+   */
+  bodyKey?: string;
   /** 1-based line of each top-level front-matter key. */
   lines: Readonly<Record<string, number>>;
 }
@@ -58,6 +64,52 @@ export interface Translation {
   file: string;
   /** The body reduced to its words and capped (stages/parse/body-text.js), for MCP search. */
   body?: string;
+}
+
+const BODY_KEYS = new WeakMap<Translation, string>();
+
+/**
+ * Gives a translation its file's body, read from the file only when asked, and known meanwhile by the
+ * file's `bodyKey`; a file without one gives its body as it is. A copy of the translation (another
+ * `publishDate`) is given its body the same way.
+ */
+export function takeBody(translation: Translation, file: Pick<SourceFile, 'body' | 'bodyKey'>): void {
+  if (file.bodyKey === undefined) {
+    if (file.body) translation.body = file.body;
+    return;
+  }
+  Object.defineProperty(translation, 'body', {
+    get: () => file.body,
+    enumerable: true,
+    configurable: true,
+  });
+  BODY_KEYS.set(translation, file.bodyKey);
+}
+
+/** The translation with other values, its body (read or not) carried over as takeBody gave it. */
+export function translationWith(translation: Translation, values: Partial<Translation>): Translation {
+  const copy = {} as Translation;
+  const key = BODY_KEYS.get(translation);
+  for (const name of Object.keys(translation) as (keyof Translation)[]) {
+    if (name === 'body' && key !== undefined) {
+      const descriptor = Object.getOwnPropertyDescriptor(translation, 'body') as PropertyDescriptor;
+      Object.defineProperty(copy, 'body', descriptor);
+    } else (copy as unknown as Record<string, unknown>)[name] = translation[name];
+  }
+  Object.assign(copy, values);
+  if (key !== undefined) BODY_KEYS.set(copy, key);
+  return copy;
+}
+
+/** What a translation's body is known by without reading it (takeBody), if it has one. */
+export function bodyKeyOf(translation: Translation): string | undefined {
+  return BODY_KEYS.get(translation);
+}
+
+/** Whether a translation has a body with words, without reading one takeBody left unread. */
+export function hasBody(translation: Translation | undefined): boolean {
+  if (!translation) return false;
+  return BODY_KEYS.has(translation) || Boolean(translation.body);
 }
 
 /** One post, project or tip with all its published translations, the canonical one always among them. */
