@@ -53,11 +53,16 @@ async function onTwoThreads(missing: readonly ItemFragments[]): Promise<void> {
   };
   const done = new Promise<void>((resolve, reject) => {
     worker.on('message', (rows: D1ItemRows<string | Uint8Array>[]) => {
-      (sent.shift() ?? []).forEach((fragments, i) => {
-        fragments.d1 = rows[i];
-      });
-      if (next < theirs.length) send();
-      else if (sent.length === 0) resolve();
+      try {
+        (sent.shift() ?? []).forEach((fragments, i) => {
+          fragments.d1 = rows[i];
+        });
+        if (next < theirs.length) send();
+        else if (sent.length === 0) resolve();
+      } catch (error) {
+        // The next batch's material could not be made or sent (a store closed under the build).
+        reject(error);
+      }
     });
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`D1 rows worker exited with code ${code}`)));

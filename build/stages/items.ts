@@ -10,13 +10,15 @@ import {
   itemOf,
   leftOutOrder,
 } from '../core/content/assemble.ts';
-import type {
-  BranchFile,
-  ContentEntry,
-  ContentModel,
-  FollowedLink,
-  LeftOut,
-  SourceFile,
+import {
+  type BranchFile,
+  type ContentEntry,
+  type ContentModel,
+  type FollowedLink,
+  type LeftOut,
+  rekeyBody,
+  type SourceFile,
+  type Translation,
 } from '../core/content/model.ts';
 import type { HugoPublication } from '../core/content/publication.ts';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
@@ -322,15 +324,26 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   }
   // The changed entries' bodies the parse cache kept without their text, read at once (an unchanged
   // entry's are never read: its key is made of its files' hashes).
-  const bodies = await readUnreadBodies(
-    toRender.flatMap(({ entry }) =>
-      Object.values(entry.translations).flatMap((t) => {
-        const file = t && sourceFiles.get(t.file);
-        return file ? [file] : [];
-      }),
-    ),
+  const fileOf = (t: Translation | undefined) => (t ? sourceFiles.get(t.file) : undefined);
+  const { read: bodies, moved } = await readUnreadBodies(
+    toRender.flatMap(({ entry }) => Object.values(entry.translations).flatMap((t) => fileOf(t) ?? [])),
     options,
   );
+  // A file edited since it was hashed: its entry is keyed by the body read, as a build after the edit
+  // would key it (its own key then says what this build read, never the text of the hash it had).
+  for (const { entry, record } of toRender) {
+    const translations = Object.values(entry.translations);
+    const rekeyed = translations.filter((t) => {
+      const file = fileOf(t);
+      if (!t || !file || !moved.has(file)) return false;
+      rekeyBody(t, file.bodyKey);
+      return true;
+    });
+    if (rekeyed.length === 0) continue;
+    const json = once(constant(entry), entryWithoutBodies);
+    record.entryJson = json;
+    record.entryKey = once(json, keyWith(options.renderer, entry));
+  }
   for (const { id, entry, record } of toRender) {
     const rendered = renderItem(entry, options.serializers);
     record.fragments = rendered.fragments;

@@ -8,7 +8,7 @@ import { createKeyFolder } from '../core/content/front-matter.ts';
 import { globBase, type Location, locate, unknownLanguage } from '../core/content/layout.ts';
 import type { BranchFile, FollowedLink, SourceFile, UnreadableSource } from '../core/content/model.ts';
 import { CONTENT_TYPES, type ContentType, type Language, normalizeLanguage } from '../core/edge/languages.ts';
-import type { Problem } from '../core/errors.ts';
+import { ContentIndexError, type Problem } from '../core/errors.ts';
 import { linkProblems, linkWatcher } from './content-links.ts';
 import { keyLines } from './parse/key-lines.js';
 import type { ParseOutcome, ParseTask } from './parse/parse-chunk.js';
@@ -217,7 +217,10 @@ function sourceFilesOf(
     // A body the parse cache kept without its text is read only for an item made again.
     const { bodyOf } = outcome;
     if (!outcome.body && bodyOf) {
-      Object.defineProperty(file, 'body', { get: () => outcome.body ?? bodyOf(), enumerable: true });
+      Object.defineProperty(file, 'body', {
+        get: () => SETTLED.get(file) ?? outcome.body ?? bodyOf(),
+        enumerable: true,
+      });
       UNREAD.set(file, outcome);
     }
     if ((outcome.body || bodyOf) && hash !== undefined) file.bodyKey = hash;
@@ -288,28 +291,59 @@ const UNREAD = new WeakMap<SourceFile, ParsedSource>();
 
 /**
  * Reads the bodies the files of changed entries still lack, all at once (on two threads when many),
- * rather than one at a time as their fragments ask; how many it read.
+ * rather than one at a time as their fragments ask. A file found changed since it was hashed (an edit
+ * while the build runs) keeps the body read, under the hash of what was read (its `bodyKey`): it is
+ * among `moved`, whose entries' keys the caller makes again. A file that cannot be read fails the build.
  */
 export async function readUnreadBodies(
   files: readonly SourceFile[],
   options: Pick<ReadOptions, 'maxFileBytes' | 'parallelThreshold'>,
-): Promise<number> {
-  const unread: { outcome: ParsedSource; absolute: string }[] = [];
+): Promise<{ read: number; moved: Set<SourceFile> }> {
+  const unread: { file: SourceFile; outcome: ParsedSource; absolute: string; hash: string }[] = [];
   for (const file of files) {
     const outcome = UNREAD.get(file);
-    const absolute = outcome && pendingBody(outcome);
-    if (outcome && absolute !== undefined) unread.push({ outcome, absolute });
+    const pending = outcome && pendingBody(outcome);
+    if (outcome && pending) unread.push({ file, outcome, ...pending });
   }
-  if (unread.length === 0) return 0;
-  const bodies = await readBodies(
+  const moved = new Set<SourceFile>();
+  if (unread.length === 0) return { read: 0, moved };
+  const found = await readBodies(
     unread.map(({ absolute }) => ({ path: absolute, absolute })),
     options,
   );
-  unread.forEach(({ outcome }, i) => {
-    outcome.body = bodies[i] ?? '';
+  const problems: Problem[] = [];
+  unread.forEach(({ file, outcome, hash }, i) => {
+    const body = found[i];
+    if (!body || 'error' in body) {
+      problems.push(
+        body?.error === 'ENOENT'
+          ? {
+              code: 'source_gone',
+              file: file.path,
+              message: 'was deleted while it was read',
+              hint: 'build again',
+            }
+          : {
+              code: 'source_unreadable',
+              file: file.path,
+              message: `could not be read: ${body?.error ?? 'no answer'}`,
+              hint: 'check that the file exists and is readable',
+            },
+      );
+    } else if (body.hash === hash) outcome.body = body.body;
+    else {
+      SETTLED.set(file, body.body);
+      if (body.body) file.bodyKey = body.hash;
+      else delete file.bodyKey;
+      moved.add(file);
+    }
   });
-  return unread.length;
+  if (problems.length > 0) throw new ContentIndexError(problems);
+  return { read: unread.length, moved };
 }
+
+/** Bodies read from a file changed since it was hashed, which its outcome does not stand for. */
+const SETTLED = new WeakMap<SourceFile, string>();
 
 function listingKey(options: LoadOptions): string {
   return JSON.stringify([options.root, options.content, options.layout, options.exclude]);

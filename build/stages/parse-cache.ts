@@ -251,7 +251,9 @@ export class ParseCache {
     const entry = this.byHash.get(hash);
     if (!entry) return undefined;
     const { outcome } = entry;
-    return entry.bodied && outcome.body === undefined ? bodyRead(outcome, absolute, maxFileBytes) : outcome;
+    return entry.bodied && outcome.body === undefined
+      ? bodyRead(outcome, absolute, maxFileBytes, hash)
+      : outcome;
   }
 
   /**
@@ -424,33 +426,37 @@ function isStoredEntry(row: unknown): row is StoredEntry {
 function withBody(entry: Entry, absolute: string, maxFileBytes: number): Entry {
   const { outcome } = entry;
   if (entry.bodied && outcome.body === undefined && !outcome.bodyOf)
-    entry.outcome = bodyRead(outcome, absolute, maxFileBytes);
+    entry.outcome = bodyRead(outcome, absolute, maxFileBytes, entry.hash);
   return entry;
 }
 
 /**
  * The outcome with its body read from the file when asked. The file is the one the outcome was kept
- * for, unchanged by its stamp or its hash; one changed since (within this build) gives its new body,
- * and the next build, finding the new stamp, reads it whole again.
+ * for, unchanged by its stamp or its hash (`hash`). A body read from a file changed since (an edit while
+ * the build runs) is not kept with the outcome, which stands for the text of that hash: the build that
+ * reads bodies at once (load.ts readUnreadBodies) keys such an entry by what it read instead.
  */
-function bodyRead(outcome: ParsedSource, absolute: string, maxFileBytes: number): ParsedSource {
+function bodyRead(outcome: ParsedSource, absolute: string, maxFileBytes: number, hash: string): ParsedSource {
   const read: ParsedSource = {
     data: outcome.data,
     matter: outcome.matter,
     format: outcome.format,
     bodyOf: () => {
-      read.body ??= bodyOfFile(absolute, maxFileBytes);
-      return read.body;
+      if (read.body !== undefined) return read.body;
+      const found = bodyOfFile(absolute, maxFileBytes);
+      if ('error' in found) return '';
+      if (found.hash === hash) read.body = found.body;
+      return found.body;
     },
   };
-  PENDING.set(read, absolute);
+  PENDING.set(read, { absolute, hash });
   return read;
 }
 
-const PENDING = new WeakMap<ParsedSource, string>();
+const PENDING = new WeakMap<ParsedSource, { absolute: string; hash: string }>();
 
-/** The file an outcome's body is still to be read from (see bodyRead), if it is. */
-export function pendingBody(outcome: ParsedSource): string | undefined {
+/** The file an outcome's body is still to be read from (see bodyRead), and its hash then, if it is. */
+export function pendingBody(outcome: ParsedSource): { absolute: string; hash: string } | undefined {
   return outcome.body === undefined ? PENDING.get(outcome) : undefined;
 }
 

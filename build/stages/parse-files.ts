@@ -1,4 +1,5 @@
 import { BUNDLED } from '../core/bundled.ts';
+import type { FileBody } from './parse/body-text.js';
 import type { Parsed, ParseOutcome, ParseTask } from './parse/parse-chunk.js';
 import type { ParseCache, Stamp } from './parse-cache.ts';
 
@@ -110,7 +111,7 @@ async function parseUncached(
 export async function readBodies(
   tasks: readonly ParseTask[],
   options: Pick<ParseFilesOptions, 'maxFileBytes' | 'parallelThreshold'>,
-): Promise<string[]> {
+): Promise<FileBody[]> {
   if (tasks.length === 0) return [];
   const { bodiesOf } = await import('./parse/parse-chunk.js');
   return onTwoThreads(tasks, options, { onlyBodies: true }, (mine) => bodiesOf(mine, options.maxFileBytes));

@@ -117,7 +117,9 @@ export async function fileSizes(
       if (gzipBytes === undefined) {
         let pending = compressed.get(digest);
         if (!pending) {
-          pending = queue.then(() => gzip(textEncoded(file))).then((b) => b.length);
+          // Its bytes taken now: the write may be done, and have let them go, before this one's turn.
+          const bytes = textEncoded(file);
+          pending = queue.then(() => gzip(bytes)).then((b) => b.length);
           queue = pending;
           compressed.set(digest, pending);
         }

@@ -2,6 +2,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_LAYOUT } from '../../build/core/config/site-config.ts';
+import { isContentIndexError } from '../../build/core/errors.ts';
+import { readSources, readUnreadBodies } from '../../build/stages/load.ts';
 import { CACHE_DIR, ParseCache, RACY_MS, type Stamp } from '../../build/stages/parse-cache.ts';
 import { parseFiles } from '../../build/stages/parse-files.ts';
 
@@ -97,6 +100,63 @@ describe('parseFiles with bodies (MCP search)', () => {
     expect(bodyOf(renamed)).toBeUndefined();
     await writeFile(moved.absolute, '---\ntitle: Uno\n---\nOtro texto.\n');
     expect((renamed as { bodyOf?: () => string }).bodyOf?.()).toBe('Otro texto.');
+  });
+});
+
+describe("the kept files' bodies, read when their entries changed", () => {
+  const post = async (name: string, body: string) => {
+    const task = await file(`${name}.es.md`, `---\ntitle: ${name}\n---\n${body}\n`);
+    return { ...task, location: { type: 'post' as const, name, dir: '', lang: 'es' as const } };
+  };
+  const options = { maxFileBytes: MAX, stat: frozen(STAMP), now: () => 5_000_000, bodies: true };
+  const kept = async (tasks: Awaited<ReturnType<typeof post>>[]) => {
+    const first = ParseCache.open(dir, options);
+    await readSources(tasks, { layout: DEFAULT_LAYOUT, maxFileBytes: MAX, bodies: true, cache: first });
+    await first.save();
+    // The next process: the same stamps, every outcome from the cache, no body read yet.
+    const cache = ParseCache.open(dir, options);
+    const read = await readSources(tasks, { layout: DEFAULT_LAYOUT, maxFileBytes: MAX, bodies: true, cache });
+    return { cache, files: read.files, hashes: read.hashes };
+  };
+
+  it('reads them all at once, on both threads, each under the hash its file had', async () => {
+    const tasks = await Promise.all(['a', 'b', 'c'].map((name) => post(name, `Cuerpo de ${name}.`)));
+    const { files, hashes } = await kept(tasks);
+    expect(files.map((f) => f.bodyKey)).toEqual(tasks.map((t) => hashes.get(t.path)));
+    const done = await readUnreadBodies(files, { maxFileBytes: MAX, parallelThreshold: 2 });
+    expect(done.read).toBe(3);
+    expect(done.moved.size).toBe(0);
+    // Read: the files' later text is no longer what they answer.
+    for (const task of tasks) await writeFile(task.absolute, '---\ntitle: x\n---\nOtro.\n');
+    expect(files.map((f) => f.body)).toEqual(['Cuerpo de a.', 'Cuerpo de b.', 'Cuerpo de c.']);
+  });
+
+  it('keys a body read from a file edited since it was hashed by what was read, and never gives it for the old text', async () => {
+    const [a, b] = [await post('a', 'Primero.'), await post('b', 'Segundo.')];
+    const { cache, files, hashes } = await kept([a, b]);
+    const before = hashes.get(a.path) as string;
+    // Edited while the build runs, after its stamp and hash were taken.
+    await writeFile(a.absolute, '---\ntitle: a\n---\nEditado.\n');
+    const done = await readUnreadBodies(files, { maxFileBytes: MAX });
+    const [fileA] = files;
+    expect([...done.moved]).toEqual([fileA]);
+    expect(fileA?.body).toBe('Editado.');
+    expect(fileA?.bodyKey).not.toBe(before);
+    // The cache's outcome for the old text is not given the edited body: read again, from a file that
+    // holds the old text once more (an undo), it is that text's.
+    await writeFile(a.absolute, '---\ntitle: a\n---\nPrimero.\n');
+    const again = cache.outcomeOf(before, a.absolute, MAX) as { body?: string; bodyOf?: () => string };
+    expect(again.body ?? again.bodyOf?.()).toBe('Primero.');
+  });
+
+  it('fails the build, naming the file, when a kept file is gone when its body is read', async () => {
+    const [a, b] = [await post('a', 'Primero.'), await post('b', 'Segundo.')];
+    const { files } = await kept([a, b]);
+    await rm(b.absolute);
+    const failed = await readUnreadBodies(files, { maxFileBytes: MAX }).catch((error: unknown) => error);
+    expect(isContentIndexError(failed) && failed.problems.map((p) => [p.code, p.file])).toEqual([
+      ['source_gone', 'b.es.md'],
+    ]);
   });
 });
 

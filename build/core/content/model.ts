@@ -101,6 +101,15 @@ export function translationWith(translation: Translation, values: Partial<Transl
   return copy;
 }
 
+/**
+ * The translation's body known by another key, or by none when it has no words: its file was read
+ * changed since it was hashed (stages/load.ts readUnreadBodies), and the body is what was read then.
+ */
+export function rekeyBody(translation: Translation, key: string | undefined): void {
+  if (key === undefined) BODY_KEYS.delete(translation);
+  else BODY_KEYS.set(translation, key);
+}
+
 /** What a translation's body is known by without reading it (takeBody), if it has one. */
 export function bodyKeyOf(translation: Translation): string | undefined {
   return BODY_KEYS.get(translation);

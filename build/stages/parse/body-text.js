@@ -1,6 +1,6 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
 // without a TypeScript loader.
-import { readWhole } from './read-head.js';
+import { readWhole, sourceHash } from './read-head.js';
 
 /**
  * The most of a body's text that is kept (UTF-8 bytes), per file and so per language: what MCP search
@@ -220,17 +220,23 @@ function cut(text, max) {
 }
 
 /**
+ * What reading a file for its body gave: the body reduced to its words with the hash of the bytes it
+ * came from (sourceHash), or why the file could not be read.
+ * @typedef {{ body: string, hash: string } | { error: string }} FileBody
+ */
+
+/**
  * The body of a file whose front matter is known already (the parse cache keeps no body text), reduced
- * to its words. '' for a file that cannot be read now, or has grown too large: the build that listed it
- * finds it changed, and the next one reads it whole.
+ * to its words, with the hash of what was read: the caller tells a file changed since it was hashed.
  * @param {string} absolute
  * @param {number} maxFileBytes
- * @returns {string}
+ * @returns {FileBody}
  */
 export function bodyOfFile(absolute, maxFileBytes) {
   try {
-    return bodyText(readWhole(absolute, maxFileBytes, false).body ?? '');
-  } catch {
-    return '';
+    const whole = readWhole(absolute, maxFileBytes);
+    return { body: whole.unterminated ? '' : bodyText(whole.body ?? ''), hash: sourceHash(whole) };
+  } catch (error) {
+    return { error: /** @type {NodeJS.ErrnoException} */ (error).code ?? String(error) };
   }
 }

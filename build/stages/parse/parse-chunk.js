@@ -40,12 +40,11 @@ export function parseChunk(tasks, maxFileBytes, known, bodies = false) {
 }
 
 /**
- * The body of each file, reduced to its words: for files whose front matter is known already (the parse
- * cache keeps no body text). '' for a file that cannot be read now, or too large: the build that listed
- * it will find it changed, and the next one reads it whole.
+ * The body of each file, reduced to its words, with the hash of what was read (body-text.js bodyOfFile):
+ * for files whose front matter is known already (the parse cache keeps no body text).
  * @param {readonly ParseTask[]} tasks
  * @param {number} maxFileBytes
- * @returns {string[]}
+ * @returns {import('./body-text.js').FileBody[]}
  */
 export function bodiesOf(tasks, maxFileBytes) {
   return tasks.map((task) => bodyOfFile(task.absolute, maxFileBytes));
