@@ -332,14 +332,14 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   // A file edited since it was hashed: its entry is keyed by the body read, as a build after the edit
   // would key it (its own key then says what this build read, never the text of the hash it had).
   for (const { entry, record } of toRender) {
-    const translations = Object.values(entry.translations);
-    const rekeyed = translations.filter((t) => {
+    let rekeyed = false;
+    for (const t of Object.values(entry.translations)) {
       const file = fileOf(t);
-      if (!t || !file || !moved.has(file)) return false;
+      if (!t || !file || !moved.has(file)) continue;
       rekeyBody(t, file.bodyKey);
-      return true;
-    });
-    if (rekeyed.length === 0) continue;
+      rekeyed = true;
+    }
+    if (!rekeyed) continue;
     const json = once(constant(entry), entryWithoutBodies);
     record.entryJson = json;
     record.entryKey = once(json, keyWith(options.renderer, entry));
