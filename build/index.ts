@@ -18,7 +18,7 @@ import type { Removals } from './core/versions/removals.ts';
 import { planDeployment } from './stages/deployment.ts';
 import { digest, serializersFingerprint, toolFingerprint } from './stages/fingerprint.ts';
 import { FragmentStore, leaseStore, type StoreLease } from './stages/fragment-store.ts';
-import { buildItems, type Items, storedItems } from './stages/items.ts';
+import { buildItems, type ItemCounts, type Items, storedItems } from './stages/items.ts';
 import { DEFAULT_MAX_FILE_BYTES, type LoadOptions } from './stages/load.ts';
 import type { McpOutput } from './stages/mcp-output.ts';
 import { PRIVATE_DIR } from './stages/output/place.ts';
@@ -237,26 +237,9 @@ export interface BuildResult {
 }
 
 /** What a build did again, and what it kept from the build before. */
-export interface Incremental {
+export interface Incremental extends ItemCounts {
   /** Nothing changed since the last build (stages/unchanged.ts): nothing was run, nothing written. */
   unchanged: boolean;
-  /** Source files listed, and read (the others were known by their stamps). */
-  files: number;
-  read: number;
-  /**
-   * Items whose key (a digest of their files) was worked out; dev, knowing which files changed, takes
-   * the other items' from their records.
-   */
-  keyed: number;
-  /** Items assembled again from their files, and items whose fragments were made (the rest were kept). */
-  assembled: number;
-  redone: number;
-  reused: number;
-  /**
-   * Bodies read again from their files for the items whose fragments were made: the parse cache keeps
-   * none, and an entry found unchanged (its key is made of its files' hashes) has its bodies read never.
-   */
-  bodies: number;
   /** The ids of the items whose fragments were made (the first 200). */
   redoneItems: string[];
 }

@@ -72,6 +72,27 @@ export interface ItemsOptions extends LoadOptions {
   stat?: (path: string) => Stamp | undefined;
 }
 
+/** What a build did again, and what it kept from the build before (its report's `incremental`). */
+export interface ItemCounts {
+  /** Source files listed, and read (the others were known by their stamps). */
+  files: number;
+  read: number;
+  /**
+   * Items whose key (a digest of their files) was worked out; dev, knowing which files changed, takes
+   * the other items' from their records.
+   */
+  keyed: number;
+  /** Items assembled again from their files, and items whose fragments were made (the rest were kept). */
+  assembled: number;
+  redone: number;
+  reused: number;
+  /**
+   * Bodies read again from their files for the items whose fragments were made: the parse cache keeps
+   * none, and an entry found unchanged (its key is made of its files' hashes) has its bodies read never.
+   */
+  bodies: number;
+}
+
 /** Every published item's fragments in index order, and what the build tells of them. */
 export interface Items {
   items: ItemFragments[];
@@ -82,15 +103,7 @@ export interface Items {
   /** Items whose fragments this build made, with each version's item as a value (checked before writing). */
   fresh: { fragments: ItemFragments; values: Record<string, unknown> }[];
   /** What this build did: source files, items assembled again, items whose fragments it made. */
-  counts: {
-    files: number;
-    read: number;
-    keyed: number;
-    assembled: number;
-    redone: number;
-    reused: number;
-    bodies: number;
-  };
+  counts: ItemCounts;
   /** The ids of the items whose fragments this build made (the first few hundred). */
   redone: string[];
   /** The earliest instant (ms) at which the clock alone changes an item, if any. */

@@ -308,29 +308,14 @@ export async function readUnreadBodies(
   const moved = new Set<SourceFile>();
   if (unread.length === 0) return { read: 0, moved };
   const found = await readBodies(
-    unread.map(({ absolute }) => ({ path: absolute, absolute })),
+    unread.map(({ file, absolute }) => ({ path: file.path, absolute })),
     options,
   );
   const problems: Problem[] = [];
   unread.forEach(({ file, outcome, hash }, i) => {
-    const body = found[i];
-    if (!body || 'error' in body) {
-      problems.push(
-        body?.error === 'ENOENT'
-          ? {
-              code: 'source_gone',
-              file: file.path,
-              message: 'was deleted while it was read',
-              hint: 'build again',
-            }
-          : {
-              code: 'source_unreadable',
-              file: file.path,
-              message: `could not be read: ${body?.error ?? 'no answer'}`,
-              hint: 'check that the file exists and is readable',
-            },
-      );
-    } else if (body.hash === hash) outcome.body = body.body;
+    const body = found[i] as (typeof found)[number];
+    if ('code' in body) problems.push(body);
+    else if (body.hash === hash) outcome.body = body.body;
     else {
       SETTLED.set(file, body.body);
       if (body.body) file.bodyKey = body.hash;

@@ -1,6 +1,5 @@
 import { BUNDLED } from '../core/bundled.ts';
-import type { FileBody } from './parse/body-text.js';
-import type { Parsed, ParseOutcome, ParseTask } from './parse/parse-chunk.js';
+import type { Parsed, ParseFailure, ParseOutcome, ParseTask } from './parse/parse-chunk.js';
 import type { ParseCache, Stamp } from './parse-cache.ts';
 
 export interface ParseFilesOptions {
@@ -111,7 +110,7 @@ async function parseUncached(
 export async function readBodies(
   tasks: readonly ParseTask[],
   options: Pick<ParseFilesOptions, 'maxFileBytes' | 'parallelThreshold'>,
-): Promise<FileBody[]> {
+): Promise<({ body: string; hash: string } | ParseFailure)[]> {
   if (tasks.length === 0) return [];
   const { bodiesOf } = await import('./parse/parse-chunk.js');
   return onTwoThreads(tasks, options, { onlyBodies: true }, (mine) => bodiesOf(mine, options.maxFileBytes));

@@ -40,14 +40,36 @@ export function parseChunk(tasks, maxFileBytes, known, bodies = false) {
 }
 
 /**
- * The body of each file, reduced to its words, with the hash of what was read (body-text.js bodyOfFile):
- * for files whose front matter is known already (the parse cache keeps no body text).
+ * The body of each file, reduced to its words, with the hash of what was read (body-text.js bodyOfFile),
+ * or why it could not be read: for files whose front matter is known already (the parse cache keeps no
+ * body text).
  * @param {readonly ParseTask[]} tasks
  * @param {number} maxFileBytes
- * @returns {import('./body-text.js').FileBody[]}
+ * @returns {({ body: string, hash: string } | ParseFailure)[]}
  */
 export function bodiesOf(tasks, maxFileBytes) {
-  return tasks.map((task) => bodyOfFile(task.absolute, maxFileBytes));
+  return tasks.map((task) => {
+    const found = bodyOfFile(task.absolute, maxFileBytes);
+    return 'error' in found ? readFailure(task.path, found.error) : found;
+  });
+}
+
+/**
+ * A file that could not be read: gone since it was listed, or unreadable.
+ * @param {string} path
+ * @param {string} code The error's code (`ENOENT`, `EACCES`…).
+ * @returns {ParseFailure}
+ */
+function readFailure(path, code) {
+  // Deleted after it was listed (dev, while an author deletes a folder).
+  if (code === 'ENOENT')
+    return { code: 'source_gone', file: path, message: 'was deleted while it was read', hint: 'build again' };
+  return {
+    code: 'source_unreadable',
+    file: path,
+    message: `could not be read: ${code}`,
+    hint: 'check that the file exists and is readable',
+  };
 }
 
 /**
@@ -83,16 +105,8 @@ function readChecked({ path, absolute }, maxFileBytes, bodies) {
   try {
     head = bodies ? readWhole(absolute, maxFileBytes) : readHead(absolute, maxFileBytes);
   } catch (error) {
-    // Deleted after it was listed (dev, while an author deletes a folder): left out, as if deleted before.
-    if (/** @type {NodeJS.ErrnoException} */ (error).code === 'ENOENT') {
-      return { code: 'source_gone', file: path, message: 'was deleted while it was read' };
-    }
-    return {
-      code: 'source_unreadable',
-      file: path,
-      message: `could not be read: ${/** @type {NodeJS.ErrnoException} */ (error).code ?? String(error)}`,
-      hint: 'check that the file exists and is readable',
-    };
+    // A file gone is left out by the caller, as if deleted before it was listed.
+    return readFailure(path, /** @type {NodeJS.ErrnoException} */ (error).code ?? String(error));
   }
   if (head.size > maxFileBytes) {
     return {
