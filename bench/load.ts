@@ -11,8 +11,9 @@
  * and timeouts), non-2xx statuses, and answers that are not what was asked for (an index body that is
  * not the index, an MCP answer that is not a tool result) are counted, and a run passes only with none.
  *
- * wrangler's DevTools network recording is turned off first (see _devtools-quiet.ts): left on, it keeps
- * every response body and the dev server runs out of memory after some 2,800 index responses.
+ * wrangler's DevTools network recording is turned off first, as `content-index dev` does
+ * (build/runtime/devtools-quiet.ts): left on, it keeps every response body and the dev server runs out
+ * of memory after some 2,800 index responses.
  *
  * `npx tsx bench/load.ts` runs it alone.
  */
@@ -20,9 +21,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { quietNetworkRecording } from '../build/runtime/devtools-quiet.ts';
 import { startProjectPagesDev } from '../tests/helpers/pages-dev.ts';
 import { builtSyntheticSite } from './_built-site.ts';
-import { quietDevTools } from './_devtools-quiet.ts';
 import { SEARCH_QUERIES, toolCallBody, toolCallHeaders } from './_mcp-requests.ts';
 
 export interface LoadRun {
@@ -128,7 +129,7 @@ export async function loadTest(workdir: string, items = 1000): Promise<LoadFigur
     config: { mcp: { bodies: false } },
   });
   const server = await startProjectPagesDev(publicDir, [], join(publicDir, '..'));
-  const devtools = await quietDevTools(server.inspectorPort);
+  const devtools = await quietNetworkRecording(server.inspectorPort);
   try {
     const plans: Plan[] = [
       {

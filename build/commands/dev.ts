@@ -11,6 +11,7 @@ import { printable } from '../core/printable.ts';
 import { type BuildOptions, type BuildResult, build } from '../index.ts';
 import { count, incrementalLine } from '../report.ts';
 import { importLocally as importIntoLocalD1, readD1Manifest } from '../runtime/d1-import.ts';
+import type { QuietInspector } from '../runtime/devtools-quiet.ts';
 import { withDocsPaths } from '../runtime/docs-path.ts';
 import { type HugoWatch, startHugoWatch } from '../runtime/hugo-watch.ts';
 import { newLiteralRedirects, redirectsServed } from '../runtime/redirects-probe.ts';
@@ -43,6 +44,8 @@ import {
 interface DevFlags extends BuildFlags {
   port: string;
   ip: string;
+  /** wrangler's inspector port; a free one when not given. */
+  inspectorPort?: string;
   /** `--hugo`: true, or extra flags for hugo. */
   hugo?: boolean | string;
 }
@@ -96,6 +99,10 @@ export function registerDevCommand(program: Command, context: CliContext): void 
     .option('--out <dir>', 'output folder', 'public')
     .option('--port <port>', 'port to serve on', '8788')
     .option('--ip <address>', 'address to listen on', '127.0.0.1')
+    .option(
+      '--inspector-port <port>',
+      "port of wrangler's inspector, which dev holds to keep wrangler from recording every response (default: a free one)",
+    )
     .option(
       '--hugo [flags]',
       "run Hugo's watch mode beside the server (hugo --watch, with these flags): pages and index follow every save",
@@ -596,16 +603,31 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     await mcpServer.close();
     await saveCache();
     await watcher.close().catch(() => undefined);
+    void quiet?.then((q) => q?.close());
     await Promise.all([wrangler?.stop(), pages?.stop()]);
     if (code) context.exit(code);
     finish();
   };
+  // Loaded when dev starts, as the MCP data server is (cli.ts imports this file for every command).
+  const { freeLoopbackPort, quietNetworkRecording } = await import('../runtime/devtools-quiet.ts');
+  const inspectorPort = flags.inspectorPort ?? String(await freeLoopbackPort());
+  let quiet: Promise<QuietInspector | undefined> | undefined;
   // wrangler watches _headers, _redirects and _routes.json by path and re-reads them on a change; after a
   // switch those paths lead into the new generation, and deleting the old one is the change it sees.
   const serve = (restarted = false): SupervisedWrangler => {
     const startedAt = Date.now();
     const url = `http://${flags.ip}:${flags.port}`;
-    const args = ['pages', 'dev', outDir, '--ip', flags.ip, '--port', flags.port];
+    const args = [
+      'pages',
+      'dev',
+      outDir,
+      '--ip',
+      flags.ip,
+      '--port',
+      flags.port,
+      '--inspector-port',
+      inspectorPort,
+    ];
     const started = startSupervisedWrangler(
       [...args, '--show-interactive-dev-session=false', ...compatibilityArgs(root)],
       { cwd: root, env: { ...process.env, ...context.env } },
@@ -616,6 +638,10 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         if (/✘|\[ERROR\]|Address already in use/i.test(line)) context.printErr(`wrangler: ${line.trim()}`);
         if (/Ready on/.test(line)) {
           wranglerReady = true;
+          // See devtools-quiet.ts. A DevTools window already connected keeps the inspector: then wrangler
+          // records as it does on its own.
+          void quiet?.then((q) => q?.close());
+          quiet = quietNetworkRecording(Number(inspectorPort)).catch(() => undefined);
           // /mcp answers 503 (Retry-After) until its tables are in the local D1 (core/edge/mcp/function.ts).
           const pending = importing ? '; /mcp answers 503 until the local D1 import is done' : '';
           context.print(`✓ serving ${url} (watching for changes; Ctrl+C stops)${pending}`);

@@ -3,12 +3,14 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { freePort } from '../helpers/pages-dev.ts';
 import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
 
 let site: TempSite;
 let child: ChildProcess;
 let url: string;
+let inspectorPort: number;
 let stdout = '';
 let stderr = '';
 
@@ -63,10 +65,18 @@ let wranglerPids: number[] = [];
 beforeAll(async () => {
   site = await tempSite({ 'content/posts/primero.es.md': md({ title: 'Primero' }) });
   const port = await freePort();
+  inspectorPort = await freePort();
   url = `http://127.0.0.1:${port}`;
   child = spawn(
     process.execPath,
-    [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port)],
+    [
+      join(PROJECT_ROOT, 'bin/content-index.js'),
+      'dev',
+      '--port',
+      String(port),
+      '--inspector-port',
+      String(inspectorPort),
+    ],
     {
       cwd: site.root,
       env: { ...process.env, NO_COLOR: '1' },
@@ -119,6 +129,24 @@ it('serves the build, picks up an edit, keeps the last good build through a brok
       ? true
       : undefined,
   );
+});
+
+it("holds wrangler's inspector, as the DevTools client that turned its network recording off", async () => {
+  // build/runtime/devtools-quiet.ts (its test shows the recording on, then off). wrangler lets one
+  // DevTools client in at a time: dev is that one, so another is refused.
+  const socket = new WebSocket(`ws://127.0.0.1:${inspectorPort}/`, {
+    headers: { Origin: 'http://127.0.0.1' },
+  });
+  // wrangler lets the connection open, then closes it at once; one let in stays open.
+  const [code, reason] = await new Promise<[number, string]>((resolve, reject) => {
+    socket.once('close', (closed, why) => resolve([closed, String(why)]));
+    socket.once('open', () => setTimeout(() => resolve([0, 'let in']), 5000));
+    socket.once('error', reject);
+  });
+  socket.terminate();
+  expect(code).toBe(1013);
+  expect(reason).toMatch(/Too many clients/);
+  expect(await titles()).toEqual(['Primero']);
 });
 
 it("serves each save's /mcp data from dev itself: the Function's module never changes, so wrangler never reloads it", async () => {

@@ -1,0 +1,99 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { quietNetworkRecording } from '../../build/runtime/devtools-quiet.ts';
+import { type PagesDev, startPagesDev } from '../helpers/pages-dev.ts';
+
+// `content-index dev` is the DevTools client of its own `wrangler pages dev`, to turn off the network
+// recording wrangler turns on (build/runtime/devtools-quiet.ts). Here against a real wrangler: a static
+// file and a Function, whose edit makes wrangler reload the Worker and turn the recording on again.
+let dir: string;
+let server: PagesDev;
+
+const FUNCTION = (text: string) => `export const onRequest = () => new Response(${JSON.stringify(text)});\n`;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'content-index-devtools-'));
+  await mkdir(join(dir, 'public'));
+  await mkdir(join(dir, 'functions'));
+  await writeFile(join(dir, 'public/index.json'), JSON.stringify({ words: 'x'.repeat(50_000) }));
+  await writeFile(join(dir, 'functions/hola.js'), FUNCTION('uno'));
+  server = await startPagesDev(join(dir, 'public'), [], dir);
+});
+afterAll(async () => {
+  await server?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function get(path: string): Promise<string> {
+  return (await fetch(`${server.url}${path}`)).text();
+}
+
+/** A DevTools client of our own for a moment: the Network events one GET makes reach it. */
+async function networkEventsOfOneGet(): Promise<string[]> {
+  const socket = new WebSocket(`ws://127.0.0.1:${server.inspectorPort}/`, {
+    headers: { Origin: 'http://127.0.0.1' },
+  });
+  const events: string[] = [];
+  socket.on('message', (data) => {
+    const method = (JSON.parse(String(data)) as { method?: string }).method;
+    if (method?.startsWith('Network.')) events.push(method);
+  });
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  await get('/index.json');
+  const deadline = Date.now() + 5000;
+  while (!events.includes('Network.loadingFinished') && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  // No close handshake: wrangler's proxy does not answer one, and ws would wait 30 s for it.
+  const closed = new Promise((r) => socket.once('close', r));
+  socket.terminate();
+  await closed;
+  return events;
+}
+
+it('turns off the recording wrangler turned on, and again after wrangler reloads the Worker', async () => {
+  // Without it, each response reaches DevTools, body kept for it.
+  expect(await networkEventsOfOneGet()).toEqual(
+    expect.arrayContaining(['Network.responseReceived', 'Network.loadingFinished']),
+  );
+
+  const quiet = await quietNetworkRecording(server.inspectorPort);
+  try {
+    for (let i = 0; i < 5; i++) await get('/index.json');
+    expect(await get('/hola')).toBe('uno');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(quiet.networkEvents).toBe(0);
+
+    // An edited Function: wrangler rebuilds it, reconnects to the runtime and sends Network.enable.
+    await writeFile(join(dir, 'functions/hola.js'), FUNCTION('dos'));
+    const deadline = Date.now() + 60_000;
+    while ((await get('/hola')) !== 'dos') {
+      if (Date.now() > deadline) throw new Error(`the Function was not reloaded:\n${server.output()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    for (let i = 0; i < 3; i++) await get('/index.json');
+    await new Promise((r) => setTimeout(r, 300));
+    const afterReload = quiet.networkEvents;
+    // Turned on again by the reload, and off again at its first events: later responses make none.
+    expect(afterReload).toBeGreaterThan(0);
+    for (let i = 0; i < 5; i++) await get('/index.json');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(quiet.networkEvents).toBe(afterReload);
+  } finally {
+    quiet.close();
+  }
+});
+
+it('is refused while another DevTools client holds the inspector, and says so', async () => {
+  const first = await quietNetworkRecording(server.inspectorPort);
+  try {
+    await expect(quietNetworkRecording(server.inspectorPort)).rejects.toThrow(/Too many clients/);
+  } finally {
+    first.close();
+  }
+});
