@@ -21,7 +21,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { quietNetworkRecording } from '../build/runtime/devtools-quiet.ts';
+import { type QuietInspector, quietNetworkRecording } from '../build/runtime/devtools-quiet.ts';
 import { startProjectPagesDev } from '../tests/helpers/pages-dev.ts';
 import { builtSyntheticSite } from './_built-site.ts';
 import { SEARCH_QUERIES, toolCallBody, toolCallHeaders } from './_mcp-requests.ts';
@@ -129,8 +129,9 @@ export async function loadTest(workdir: string, items = 1000): Promise<LoadFigur
     config: { mcp: { bodies: false } },
   });
   const server = await startProjectPagesDev(publicDir, [], join(publicDir, '..'));
-  const devtools = await quietNetworkRecording(server.inspectorPort);
+  let devtools: QuietInspector | undefined;
   try {
+    devtools = await quietNetworkRecording(server.inspectorPort);
     const plans: Plan[] = [
       {
         name: 'index routes',
@@ -167,7 +168,7 @@ export async function loadTest(workdir: string, items = 1000): Promise<LoadFigur
     }
     return { items, runs };
   } finally {
-    devtools.close();
+    devtools?.close();
     await server.stop();
   }
 }

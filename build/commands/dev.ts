@@ -515,6 +515,11 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     return;
   }
   // Watching starts before the first build, so nothing saved while it runs is missed.
+  // Loaded when dev starts, as the MCP data server is (cli.ts imports this file for every command).
+  const { freeLoopbackPort, quietNetworkRecording } = await import('../runtime/devtools-quiet.ts');
+  const inspectorPort = flags.inspectorPort ?? String(await freeLoopbackPort());
+  /** dev as the DevTools client of the current wrangler (devtools-quiet.ts). */
+  let quiet: Promise<QuietInspector | undefined> | undefined;
   let watchSources: typeof import('../runtime/watch-sources.ts').watchSources;
   try {
     ({ watchSources } = await import('../runtime/watch-sources.ts'));
@@ -608,10 +613,6 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     if (code) context.exit(code);
     finish();
   };
-  // Loaded when dev starts, as the MCP data server is (cli.ts imports this file for every command).
-  const { freeLoopbackPort, quietNetworkRecording } = await import('../runtime/devtools-quiet.ts');
-  const inspectorPort = flags.inspectorPort ?? String(await freeLoopbackPort());
-  let quiet: Promise<QuietInspector | undefined> | undefined;
   // wrangler watches _headers, _redirects and _routes.json by path and re-reads them on a change; after a
   // switch those paths lead into the new generation, and deleting the old one is the change it sees.
   const serve = (restarted = false): SupervisedWrangler => {
@@ -638,10 +639,17 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         if (/✘|\[ERROR\]|Address already in use/i.test(line)) context.printErr(`wrangler: ${line.trim()}`);
         if (/Ready on/.test(line)) {
           wranglerReady = true;
-          // See devtools-quiet.ts. A DevTools window already connected keeps the inspector: then wrangler
-          // records as it does on its own.
           void quiet?.then((q) => q?.close());
-          quiet = quietNetworkRecording(Number(inspectorPort)).catch(() => undefined);
+          quiet = stopping
+            ? undefined
+            : quietNetworkRecording(Number(inspectorPort)).catch((error: unknown) => {
+                // A DevTools window connected first keeps the inspector: wrangler records as it does alone.
+                const why = error instanceof Error ? error.message : String(error);
+                context.printErr(
+                  `! wrangler keeps a copy of every response for DevTools (${why}); dev serves more slowly`,
+                );
+                return undefined;
+              });
           // /mcp answers 503 (Retry-After) until its tables are in the local D1 (core/edge/mcp/function.ts).
           const pending = importing ? '; /mcp answers 503 until the local D1 import is done' : '';
           context.print(`✓ serving ${url} (watching for changes; Ctrl+C stops)${pending}`);

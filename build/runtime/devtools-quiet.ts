@@ -12,27 +12,50 @@ import WebSocket from 'ws';
  *
  * So `content-index dev` is the DevTools client of its own wrangler: it connects to the inspector,
  * turns the network domain off, turns it off again whenever events of it come back (a reload turned it
- * on), and drops every other message. wrangler lets one DevTools client in at a time; while dev holds
- * the inspector, a DevTools window that connects is refused.
+ * on), and drops every other message. With a client attached, the proxy also turns the debugger on at
+ * each reload, and a `debugger` statement would then pause a Function with nobody to resume it: the
+ * debugger's events are answered by turning it off too. wrangler lets one DevTools client in at a
+ * time; while dev holds the inspector, a DevTools window that connects is refused.
  */
 export interface QuietInspector {
-  /** Network events that reached the client, each answered by turning the domain off again. */
-  readonly networkEvents: number;
+  /** Network and Debugger events that reached the client, each domain turned off again on its first. */
+  readonly events: { network: number; debugger: number };
   close(): void;
 }
 
+const DOMAINS = ['Network', 'Debugger'] as const;
+type Domain = (typeof DOMAINS)[number];
+/** A request the runtime has not answered by then (a reload took it) is sent again at the next event. */
+const RESEND_MS = 1000;
+/** wrangler refuses a client while it still counts the last one, which it learns of a moment later. */
+const REFUSALS = 5;
+const REFUSED_RETRY_MS = 200;
+
 /** Resolves once the runtime acknowledged `Network.disable`; rejects when the inspector refuses. */
-export function quietNetworkRecording(
+export async function quietNetworkRecording(
   port: number,
   host = '127.0.0.1',
   timeoutMs = 30_000,
 ): Promise<QuietInspector> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await connect(port, host, timeoutMs);
+    } catch (error) {
+      if (!(error instanceof RefusedError) || attempt >= REFUSALS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, REFUSED_RETRY_MS));
+    }
+  }
+}
+
+class RefusedError extends Error {}
+
+function connect(port: number, host: string, timeoutMs: number): Promise<QuietInspector> {
   return new Promise((resolve, reject) => {
     // The inspector proxy accepts DevTools from local origins only.
     const socket = new WebSocket(`ws://${host}:${port}/`, { headers: { Origin: `http://${host}` } });
     let next = 0;
-    let pending: number | undefined;
-    let networkEvents = 0;
+    const pending = new Map<Domain, { id: number; at: number }>();
+    const events = { network: 0, debugger: 0 };
     let settled = false;
     const timer = setTimeout(
       () => fail(new Error('the inspector did not answer Network.disable')),
@@ -46,13 +69,15 @@ export function quietNetworkRecording(
         reject(error);
       }
     };
-    const disable = () => {
-      // One request at a time: a burst of events after a reload asks once.
-      if (pending !== undefined) return;
-      pending = ++next;
-      socket.send(JSON.stringify({ id: pending, method: 'Network.disable' }));
+    const disable = (domain: Domain) => {
+      // One request at a time per domain: a burst of events after a reload asks once.
+      const asked = pending.get(domain);
+      if (asked && Date.now() - asked.at < RESEND_MS) return;
+      const id = ++next;
+      pending.set(domain, { id, at: Date.now() });
+      socket.send(JSON.stringify({ id, method: `${domain}.disable` }));
     };
-    socket.on('open', disable);
+    socket.on('open', () => disable('Network'));
     socket.on('message', (data) => {
       let message: { id?: unknown; method?: unknown };
       try {
@@ -60,26 +85,29 @@ export function quietNetworkRecording(
       } catch {
         return;
       }
-      if (message.id !== undefined && message.id === pending) {
-        pending = undefined;
-        if (!settled) {
+      if (message.id !== undefined) {
+        for (const domain of DOMAINS) if (pending.get(domain)?.id === message.id) pending.delete(domain);
+        if (!settled && !pending.has('Network')) {
           settled = true;
           clearTimeout(timer);
           resolve({
-            get networkEvents() {
-              return networkEvents;
-            },
+            events,
             // No close handshake: wrangler's proxy does not answer one, and ws would wait 30 s for it.
             close: () => socket.terminate(),
           });
         }
-      } else if (typeof message.method === 'string' && message.method.startsWith('Network.')) {
-        networkEvents++;
-        disable();
+        return;
       }
+      if (typeof message.method !== 'string') return;
+      const domain = DOMAINS.find((d) => (message.method as string).startsWith(`${d}.`));
+      if (domain === undefined) return;
+      events[domain === 'Network' ? 'network' : 'debugger']++;
+      disable(domain);
     });
     socket.on('close', (code, reason) => {
-      if (!settled) fail(new Error(`the inspector closed the connection (${code} ${String(reason)})`));
+      if (settled) return;
+      const why = `the inspector closed the connection (${code} ${String(reason)})`;
+      fail(code === 1013 ? new RefusedError(why) : new Error(why));
     });
     socket.on('error', (error) => fail(error));
   });

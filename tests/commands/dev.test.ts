@@ -131,9 +131,10 @@ it('serves the build, picks up an edit, keeps the last good build through a brok
   );
 });
 
-it("holds wrangler's inspector, as the DevTools client that turned its network recording off", async () => {
-  // build/runtime/devtools-quiet.ts (its test shows the recording on, then off). wrangler lets one
-  // DevTools client in at a time: dev is that one, so another is refused.
+it("holds wrangler's inspector: another DevTools client is refused", async () => {
+  // dev is the DevTools client of its wrangler, to turn the network recording off
+  // (build/runtime/devtools-quiet.ts, whose test shows the recording on, then off). wrangler lets one
+  // client in at a time: dev is that one, so another is refused.
   const socket = new WebSocket(`ws://127.0.0.1:${inspectorPort}/`, {
     headers: { Origin: 'http://127.0.0.1' },
   });

@@ -56,6 +56,19 @@ async function networkEventsOfOneGet(): Promise<string[]> {
   return events;
 }
 
+async function until(what: string, done: () => Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`${what}:\n${server.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A GET that gives up, so that a paused Function fails the test instead of hanging it. */
+async function getWithin(path: string, ms: number): Promise<string> {
+  return (await fetch(`${server.url}${path}`, { signal: AbortSignal.timeout(ms) })).text();
+}
+
 it('turns off the recording wrangler turned on, and again after wrangler reloads the Worker', async () => {
   // Without it, each response reaches DevTools, body kept for it.
   expect(await networkEventsOfOneGet()).toEqual(
@@ -67,23 +80,43 @@ it('turns off the recording wrangler turned on, and again after wrangler reloads
     for (let i = 0; i < 5; i++) await get('/index.json');
     expect(await get('/hola')).toBe('uno');
     await new Promise((r) => setTimeout(r, 300));
-    expect(quiet.networkEvents).toBe(0);
+    expect(quiet.events.network).toBe(0);
 
-    // An edited Function: wrangler rebuilds it, reconnects to the runtime and sends Network.enable.
+    // An edited Function: wrangler rebuilds it, reconnects to the runtime and sends Network.enable (and,
+    // a DevTools client being attached, Debugger.enable), some time after it serves the new code.
     await writeFile(join(dir, 'functions/hola.js'), FUNCTION('dos'));
-    const deadline = Date.now() + 60_000;
-    while ((await get('/hola')) !== 'dos') {
-      if (Date.now() > deadline) throw new Error(`the Function was not reloaded:\n${server.output()}`);
+    await until('the Function reloaded', async () => (await get('/hola')) === 'dos');
+    await until('the recording on again', async () => {
+      await get('/index.json');
+      return quiet.events.network > 0;
+    });
+    // Off again at its first events: from some GET on, responses make none.
+    let seen = -1;
+    await until('the recording off again', async () => {
+      const before = quiet.events.network;
+      await get('/index.json');
       await new Promise((r) => setTimeout(r, 200));
-    }
-    for (let i = 0; i < 3; i++) await get('/index.json');
-    await new Promise((r) => setTimeout(r, 300));
-    const afterReload = quiet.networkEvents;
-    // Turned on again by the reload, and off again at its first events: later responses make none.
-    expect(afterReload).toBeGreaterThan(0);
+      const quietNow = quiet.events.network === before && before === seen;
+      seen = quiet.events.network;
+      return quietNow;
+    });
     for (let i = 0; i < 5; i++) await get('/index.json');
     await new Promise((r) => setTimeout(r, 300));
-    expect(quiet.networkEvents).toBe(afterReload);
+    expect(quiet.events.network).toBe(seen);
+
+    // The debugger wrangler turned on for its client is off: a `debugger` statement does not pause.
+    expect(quiet.events.debugger).toBeGreaterThan(0);
+    await writeFile(
+      join(dir, 'functions/hola.js'),
+      `export const onRequest = () => {\n  debugger;\n  return new Response('tres');\n};\n`,
+    );
+    await until('the Function with a debugger statement answering', async () => {
+      const text = await getWithin('/hola', 5000).catch(() => 'paused');
+      if (text === 'paused')
+        throw new Error(`a request paused on the debugger statement:\n${server.output()}`);
+      return text === 'tres';
+    });
+    for (let i = 0; i < 3; i++) expect(await getWithin('/hola', 5000)).toBe('tres');
   } finally {
     quiet.close();
   }
