@@ -514,12 +514,12 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     context.exit(reportFailure(new ContentIndexError([refused]), context, { debug: false, wrote: false }));
     return;
   }
-  // Watching starts before the first build, so nothing saved while it runs is missed.
   // Loaded when dev starts, as the MCP data server is (cli.ts imports this file for every command).
   const { freeLoopbackPort, quietNetworkRecording } = await import('../runtime/devtools-quiet.ts');
   const inspectorPort = flags.inspectorPort ?? String(await freeLoopbackPort());
   /** dev as the DevTools client of the current wrangler (devtools-quiet.ts). */
   let quiet: Promise<QuietInspector | undefined> | undefined;
+  // Watching starts before the first build, so nothing saved while it runs is missed.
   let watchSources: typeof import('../runtime/watch-sources.ts').watchSources;
   try {
     ({ watchSources } = await import('../runtime/watch-sources.ts'));

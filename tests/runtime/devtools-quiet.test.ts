@@ -38,7 +38,8 @@ async function networkEventsOfOneGet(): Promise<string[]> {
   });
   const events: string[] = [];
   socket.on('message', (data) => {
-    const method = (JSON.parse(String(data)) as { method?: string }).method;
+    const text = String(data);
+    const method = text.startsWith('{') ? (JSON.parse(text) as { method?: string }).method : undefined;
     if (method?.startsWith('Network.')) events.push(method);
   });
   await new Promise((resolve, reject) => {
@@ -77,10 +78,13 @@ it('turns off the recording wrangler turned on, and again after wrangler reloads
 
   const quiet = await quietNetworkRecording(server.inspectorPort);
   try {
+    // What reached it before the runtime turned the recording off: the proxy's backlog of our GET's
+    // events, replayed to a client that connects, and events on their way.
+    const atQuiet = quiet.events.network;
     for (let i = 0; i < 5; i++) await get('/index.json');
     expect(await get('/hola')).toBe('uno');
     await new Promise((r) => setTimeout(r, 300));
-    expect(quiet.events.network).toBe(0);
+    expect(quiet.events.network).toBe(atQuiet);
 
     // An edited Function: wrangler rebuilds it, reconnects to the runtime and sends Network.enable (and,
     // a DevTools client being attached, Debugger.enable), some time after it serves the new code.
@@ -88,7 +92,7 @@ it('turns off the recording wrangler turned on, and again after wrangler reloads
     await until('the Function reloaded', async () => (await get('/hola')) === 'dos');
     await until('the recording on again', async () => {
       await get('/index.json');
-      return quiet.events.network > 0;
+      return quiet.events.network > atQuiet;
     });
     // Off again at its first events: from some GET on, responses make none.
     let seen = -1;
