@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import { quietNetworkRecording } from '../../build/runtime/devtools-quiet.ts';
 import { freePort } from '../helpers/pages-dev.ts';
 import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -135,30 +135,22 @@ it("holds wrangler's inspector: another DevTools client is refused", async () =>
   // dev is the DevTools client of its wrangler, to turn the network recording off
   // (build/runtime/devtools-quiet.ts, whose test shows the recording on, then off). wrangler lets one
   // client in at a time: dev is that one, so another is refused.
-  // wrangler lets a connection open, then closes a refused one at once. dev connects when wrangler is
-  // ready, a moment after saying so: a connection of ours let in before it is dropped at once (dev
-  // tries again) and made again, for 20 seconds at most.
-  const attempt = () =>
-    new Promise<[number, string]>((resolve, reject) => {
-      const socket = new WebSocket(`ws://127.0.0.1:${inspectorPort}/`, {
-        headers: { Origin: 'http://127.0.0.1' },
-      });
-      socket.once('close', (closed, why) => resolve([closed, String(why)]));
-      socket.once('open', () =>
-        setTimeout(() => {
-          socket.terminate();
-          resolve([0, 'let in']);
-        }, 300),
-      );
-      socket.once('error', reject);
-    });
-  let [code, reason] = await attempt();
-  for (const deadline = Date.now() + 20_000; code !== 1013 && Date.now() < deadline; ) {
+  // dev connects when wrangler is ready, a moment after saying so: a client of ours let in before it
+  // is closed at once (dev tries again) and made again, for 20 seconds at most.
+  const refusal = async (): Promise<Error | undefined> => {
+    try {
+      (await quietNetworkRecording(inspectorPort)).close();
+      return undefined;
+    } catch (error) {
+      return error as Error;
+    }
+  };
+  let refused = await refusal();
+  for (const deadline = Date.now() + 20_000; !refused && Date.now() < deadline; ) {
     await new Promise((r) => setTimeout(r, 300));
-    [code, reason] = await attempt();
+    refused = await refusal();
   }
-  expect(code).toBe(1013);
-  expect(reason).toMatch(/Too many clients/);
+  expect(refused?.message).toMatch(/\(1013 Too many clients/);
   expect(await titles()).toEqual(['Primero']);
 });
 

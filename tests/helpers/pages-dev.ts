@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeLoopbackPort } from '../../build/runtime/devtools-quiet.ts';
 import { compatibilityArgs } from '../../build/runtime/wrangler.ts';
 import { installFunctions } from './functions.ts';
 import { PROJECT_ROOT } from './site.ts';
@@ -16,19 +16,8 @@ export interface PagesDev {
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
+/** A loopback port free when asked (dev picks wrangler's inspector port the same way). */
+export const freePort = freeLoopbackPort;
 
 /**
  * Serves `dir` with `wrangler pages dev` (workerd, the runtime Cloudflare Pages runs) from the project
