@@ -11,6 +11,7 @@ import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
 import type { Problem } from '../core/errors.ts';
 import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
 import { bodyCount, withBodies } from './entry-form.ts';
+import type { ItemOrder } from './item-order.ts';
 import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import {
@@ -102,6 +103,11 @@ const RETIRED_FILES = 64;
  */
 export class FragmentStore {
   last: LastBuild | undefined;
+  /**
+   * The items the last build in this process published, in index order (memory only): the next build
+   * moves its changed items in it rather than sorting them all (item-order.ts).
+   */
+  order: ItemOrder<ItemRecord> | undefined;
   private records: Map<string, ItemRecord> | undefined;
   /** Records whose shard must be written. */
   private dirty = new Set<number>();

@@ -547,6 +547,37 @@ describe('a kept store (as dev keeps it between builds)', () => {
     expect(result?.incremental).toMatchObject({ keyed: items, redoneItems: ['tip/atajo'] });
   });
 
+  it("moves the changed items within the last build's order: one added, one moved by its date, one deleted, as a build from nothing orders them", async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    const options: BuildOptions = { clock: () => JUNE, store };
+    const path = (p: string) => join(s.root, p);
+    await build({ root: s.root, ...options });
+    // The index's order, by each item's canonical address, and the order the store keeps for the next build.
+    const published = async () =>
+      (await s.readJson<{ content: { url: string }[] }>('api/v1/content.json')).content.map((c) => c.url);
+    const ids = () => store.order?.ids ?? [];
+    const kept = () => ids().map((id) => store.items.get(id)?.fragments?.facts.url);
+    expect(kept()).toEqual(await published());
+    // New, dated between two others: placed by the sort, not left at the end.
+    await s.write('content/posts/medio.es.md', md({ title: 'Medio', date: '2025-01-20' }, 'En medio.\n'));
+    await sameAsCold(s, { ...options, changed: new Set([path('content/posts/medio.es.md')]) });
+    expect(kept()).toEqual(await published());
+    expect(ids().indexOf('post/medio')).toBe(ids().indexOf('post/dos') + 1);
+    // Moved: the oldest post dated newest.
+    await s.write(
+      'content/posts/uno.es.md',
+      md({ title: 'Uno', description: 'El primero', date: '2025-05-01', tags: ['ia'] }, 'Los modelos.\n'),
+    );
+    await sameAsCold(s, { ...options, changed: new Set([path('content/posts/uno.es.md')]) });
+    expect(ids()[0]).toBe('post/uno');
+    await rm(path('content/posts/dos.es.md'));
+    await sameAsCold(s, { ...options, changed: new Set([path('content/posts/dos.es.md')]) });
+    expect(kept()).toEqual(await published());
+    expect(ids()).not.toContain('post/dos');
+  });
+
   it("keys every item again when a list page's cascade changed, whichever files the watcher named", async () => {
     const cascade = (expiryDate: string) => md({ title: 'Entradas', cascade: { expiryDate } });
     site = await tempSite({ ...FILES, 'content/posts/_index.md': cascade('2027-05-01') });
