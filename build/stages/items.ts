@@ -483,8 +483,7 @@ function sameAddresses(
   for (const id of changed) {
     const record = records.get(id);
     const previous = before.get(id);
-    if (!record) return false;
-    if (!previous) return false;
+    if (!record || !previous) return false;
     if (record === previous || record.fragments === previous.fragments) continue;
     const [urls, then] = [record.fragments?.facts.urls, previous.fragments?.facts.urls];
     if (urls?.length !== then?.length || urls?.some((url, i) => url !== then?.[i])) return false;

@@ -444,6 +444,18 @@ describe('the D1 import', () => {
   });
 });
 
+/**
+ * A site of `files` and its store, kept between builds as dev keeps it: files written this instant are
+ * trusted by their stamps (no racy window), as files saved earlier.
+ */
+async function keptSite(files: Record<string, string>) {
+  site = await tempSite(files);
+  const s = site;
+  const store = FragmentStore.open(s.root, { racyMs: 0 });
+  const options: BuildOptions = { clock: () => JUNE, store };
+  return { s, store, options, path: (p: string) => join(s.root, p) };
+}
+
 describe('a kept store (as dev keeps it between builds)', () => {
   it('gives the bytes of a build from nothing after it saved, its bodies read from the files it wrote', async () => {
     // The item store leaves the D1 rows of the bodies in its files (stored-bytes.ts) and points them at
@@ -510,12 +522,7 @@ describe('a kept store (as dev keeps it between builds)', () => {
   });
 
   it("takes the other items' keys from their records when the changed files are named, and moves a file between items as a build from nothing", async () => {
-    site = await tempSite(FILES);
-    const s = site;
-    // Files written this instant are trusted by their stamps (no racy window), as files saved earlier.
-    const store = FragmentStore.open(s.root, { racyMs: 0 });
-    const options: BuildOptions = { clock: () => JUNE, store };
-    const path = (p: string) => join(s.root, p);
+    const { s, options, path } = await keptSite(FILES);
     const first = await build({ root: s.root, ...options });
     // Every item of the files: the five published, the draft and the one dated ahead.
     const items = 7;
@@ -548,11 +555,7 @@ describe('a kept store (as dev keeps it between builds)', () => {
   });
 
   it("moves the changed items within the last build's order: one added, one moved by its date, one deleted, as a build from nothing orders them", async () => {
-    site = await tempSite(FILES);
-    const s = site;
-    const store = FragmentStore.open(s.root, { racyMs: 0 });
-    const options: BuildOptions = { clock: () => JUNE, store };
-    const path = (p: string) => join(s.root, p);
+    const { s, store, options, path } = await keptSite(FILES);
     await build({ root: s.root, ...options });
     // The index's order, by each item's canonical address, and the order the store keeps for the next build.
     const published = async () =>
@@ -560,7 +563,7 @@ describe('a kept store (as dev keeps it between builds)', () => {
     const ids = () => store.order?.ids ?? [];
     const kept = () => ids().map((id) => store.items.get(id)?.fragments?.facts.url);
     expect(kept()).toEqual(await published());
-    // New, dated between two others: placed by the sort, not left at the end.
+    // New, dated between two others: placed where its date puts it, not left at the end.
     await s.write('content/posts/medio.es.md', md({ title: 'Medio', date: '2025-01-20' }, 'En medio.\n'));
     await sameAsCold(s, { ...options, changed: new Set([path('content/posts/medio.es.md')]) });
     expect(kept()).toEqual(await published());
@@ -580,11 +583,10 @@ describe('a kept store (as dev keeps it between builds)', () => {
 
   it("keys every item again when a list page's cascade changed, whichever files the watcher named", async () => {
     const cascade = (expiryDate: string) => md({ title: 'Entradas', cascade: { expiryDate } });
-    site = await tempSite({ ...FILES, 'content/posts/_index.md': cascade('2027-05-01') });
-    const s = site;
-    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    const kept = await keptSite({ ...FILES, 'content/posts/_index.md': cascade('2027-05-01') });
+    const { s } = kept;
     // Hugo's rules: an expiryDate passed leaves the page out.
-    const options: BuildOptions = { clock: () => JUNE, store, hugo: HUGO };
+    const options: BuildOptions = { ...kept.options, hugo: HUGO };
     await build({ root: s.root, ...options });
     expect(await titles(s)).toContain('Uno');
     // The posts expire by the cascade; the watcher names the tip edited at the same time.
