@@ -40,6 +40,7 @@ import {
   readBranches,
   readSources,
   readUnreadBodies,
+  vanishedContent,
 } from './load.ts';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 
@@ -176,8 +177,10 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   const sourceFiles = new Map<string, SourceFile>();
   const hashes = new Map<string, string>();
   let reads = 0;
+  let gone = 0;
   const take = (read: Read) => {
     reads += read.files.length;
+    gone += read.gone;
     for (const file of read.files) sourceFiles.set(file.path, file);
     for (const [path, hash] of read.hashes) hashes.set(path, hash);
     return read.problems.length === 0 && read.unreadable.length === 0;
@@ -302,6 +305,10 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
       grouped();
       ({ keys, stale } = keyAll());
     }
+  }
+  if (gone > 0) {
+    const vanished = await vanishedContent(options, tasks.length, gone, groups.size);
+    if (vanished) throw new ContentIndexError([vanished]);
   }
   // The files read that make the items to assemble, in the listing's order: found among the files read,
   // not by a look at every listed file (a dev save reads 3 of 25,900).

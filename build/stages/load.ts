@@ -125,6 +125,8 @@ export interface Read {
    * when bodies are read (sourceHash).
    */
   hashes: Map<string, string>;
+  /** Listed files that were gone by the time they were read (moved or deleted meanwhile). */
+  gone: number;
 }
 
 /** Reads the front matter (and with `bodies`, the body) of the listed files and tells their language. */
@@ -145,6 +147,7 @@ function sourceFilesOf(
   const files: SourceFile[] = [];
   const unreadable: UnreadableSource[] = [];
   const hashes = new Map<string, string>();
+  let gone = 0;
   const fold = createKeyFolder(layout.language === 'field' ? [layout.languageField] : []);
   const foldKey = layout.language === 'field' ? `field:${layout.languageField}` : layout.language;
   for (const [i, { outcome, hash }] of outcomes.entries()) {
@@ -153,7 +156,10 @@ function sourceFilesOf(
     const { type, name } = task.location;
     if ('code' in outcome) {
       // Deleted after it was listed (dev, while a folder is removed): left out, as if deleted before.
-      if (outcome.code === 'source_gone') continue;
+      if (outcome.code === 'source_gone') {
+        gone++;
+        continue;
+      }
       const { translationKey, ...problem } = outcome;
       problems.push(problem);
       unreadable.push({ type, name, lang: task.location.lang, translationKey });
@@ -230,7 +236,7 @@ function sourceFilesOf(
       SOURCE_FILES.set(outcome, { path: task.path, type, name, lang, fold: foldKey, file });
     }
   }
-  return { files, problems, unreadable, hashes };
+  return { files, problems, unreadable, hashes, gone };
 }
 
 /**
@@ -512,6 +518,41 @@ function languageFromField(data: unknown, field: string, unmarked: Language) {
   if (value === undefined) return unmarked;
   const lang = typeof value === 'string' ? normalizeLanguage(value) : undefined;
   return lang ?? { ...unknownLanguage(`${JSON.stringify(value)} in ${field}`, String(value)), field };
+}
+
+/**
+ * After a read in which `gone` of the `listed` files were no longer there: the problem to stop the build
+ * with when what is left is not the site but a folder caught moving. The content folder gone (moved
+ * aside, removed, a checkout switching branches) or every file of it gone would publish an index
+ * emptied, or cut down, by accident; files gone from a folder still in place with others are deletions,
+ * built as such.
+ */
+export async function vanishedContent(
+  options: LoadOptions,
+  listed: number,
+  gone: number,
+  left: number,
+): Promise<Problem | undefined> {
+  const contentDir = resolve(options.root, options.content ?? options.layout.dir);
+  const shown = relative(options.root, contentDir).split('\\').join('/') || '.';
+  const folder = await stat(contentDir).catch(() => undefined);
+  const hint =
+    'build again once the content folder is in place and left alone while the build reads it; the output was left as it was';
+  if (!folder?.isDirectory()) {
+    return {
+      code: 'content_missing',
+      file: shown,
+      message: `was moved or removed while the build read it (${gone} of its ${listed} content files were gone by then): an index of what was read before is never published`,
+      hint,
+    };
+  }
+  if (left > 0) return undefined;
+  return {
+    code: 'content_missing',
+    file: shown,
+    message: `lost every content file while the build read them (${gone} of ${listed} were gone by then): an empty index is never published by accident`,
+    hint,
+  };
 }
 
 /** The content folder, unless it is missing or not a folder: then the problem that says so. */

@@ -31,7 +31,10 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 
 /** The index entry with this title, if the served index lists it: its address on the local server. */
 async function listed(title: string): Promise<string | undefined> {
-  const response = await fetch(`${url}/api/v1/content.json`, { headers: { 'cache-control': 'no-cache' } });
+  const response = await fetch(`${url}/api/v1/content.json`, {
+    headers: { 'cache-control': 'no-cache' },
+    signal: AbortSignal.timeout(5000),
+  });
   const body = (await response.json()) as { content: { title: string; url: string }[] };
   const item = body.content.find((c) => c.title === title);
   return item && new URL(item.url).pathname;

@@ -28,7 +28,10 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 async function titles(): Promise<string[]> {
-  const response = await fetch(`${url}/api/v1/content.json`, { headers: { 'cache-control': 'no-cache' } });
+  const response = await fetch(`${url}/api/v1/content.json`, {
+    headers: { 'cache-control': 'no-cache' },
+    signal: AbortSignal.timeout(5000),
+  });
   return ((await response.json()) as { content: { title: string }[] }).content.map((c) => c.title);
 }
 

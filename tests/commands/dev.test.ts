@@ -25,7 +25,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 async function titles(): Promise<string[]> {
-  const response = await fetch(`${url}/api/v1/content.json`, { headers: { 'cache-control': 'no-cache' } });
+  // Bounded: a request wrangler holds for a worker it is restarting must not hold the test with it.
+  const response = await fetch(`${url}/api/v1/content.json`, {
+    headers: { 'cache-control': 'no-cache' },
+    signal: AbortSignal.timeout(5000),
+  });
   const body = (await response.json()) as { content: { title: string }[] };
   return body.content.map((c) => c.title).sort();
 }

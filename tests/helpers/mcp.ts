@@ -139,10 +139,30 @@ export interface RawResponse {
   body: string;
 }
 
-/** node:http rather than fetch: fetch does not let a caller set the Host header, which these tests must. */
-export function raw(
+/**
+ * What `wrangler pages dev`'s own proxy answers a POST that was under way when wrangler replaced the
+ * worker's runtime (it retries GET and HEAD itself, and asks every other request to be sent again).
+ * It comes from the local server, never from Cloudflare or the Function.
+ */
+const WRANGLER_RESTARTED = /^Your worker restarted mid-request\. Please try sending the request again\./;
+
+/**
+ * node:http rather than fetch: fetch does not let a caller set the Host header, which these tests must.
+ * A request cut by wrangler's restart of the runtime is sent again, once, as wrangler asks.
+ */
+export async function raw(
   url: string,
   options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<RawResponse> {
+  const first = await rawOnce(url, options);
+  if (first.status !== 503 || !WRANGLER_RESTARTED.test(first.body)) return first;
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return rawOnce(url, options);
+}
+
+function rawOnce(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string },
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
