@@ -170,3 +170,40 @@ it('watches a static folder made after watching began below a folder that did no
     await nested.close();
   }
 });
+
+it('tells the next saves of a file just saved at once, through its folder, whatever the recursive watch holds back', async () => {
+  // @parcel/watcher holds events for 50 ms when it told any within the last 500 ms; here a recursive
+  // watch that tells its first batch and then nothing stands for it holding them: only the direct
+  // watch of the file saved can tell its next saves.
+  await watcher.close();
+  const { subscribe } = await import('@parcel/watcher');
+  let batches = 0;
+  watcher = watchSources(
+    { contentDir: join(root, 'content'), globs: ['posts/**/*.md'], files: [] },
+    {
+      ignore: [],
+      onChange: (path, event) => events.push([path, event]),
+      onError: (error) => events.push([`error: ${error.message}`, 'change']),
+      subscribe: (dir, tell, options) =>
+        subscribe(dir, (error, found) => (batches++ === 0 ? tell(error, found) : undefined), options),
+    },
+  );
+  await watcher.ready;
+  const hola = join(root, 'content/posts/hola.es.md');
+  await writeFile(hola, '---\ntitle: Uno\n---\n');
+  expect(await until(() => events.length > 0)).toEqual([['content/posts/hola.es.md', 'change']]);
+  events = [];
+  await writeFile(hola, '---\ntitle: Dos\n---\n');
+  expect(await until(() => events.length > 0)).toEqual([['content/posts/hola.es.md', 'change']]);
+  events = [];
+  // Saved by rename, the way vim and sed -i do: still the file, never the temporary one.
+  await writeFile(join(root, 'content/posts/.hola.es.md.swp'), '---\ntitle: Tres\n---\n');
+  await rename(join(root, 'content/posts/.hola.es.md.swp'), hola);
+  expect(await until(() => events.length > 0)).toEqual([['content/posts/hola.es.md', 'change']]);
+  events = [];
+  // Another file of the same folder, never saved while watched, is left to the recursive watch.
+  await writeFile(join(root, 'content/posts/2024/viejo.es.md'), '---\ntitle: Otro\n---\n');
+  await new Promise((r) => setTimeout(r, 300));
+  expect(events).toEqual([]);
+  expect(batches).toBeGreaterThan(1);
+});
