@@ -120,8 +120,8 @@ export function watchSources(
   };
 
   // @parcel/watcher holds every event for 50 ms when it told one within the last 500 ms (its Debounce):
-  // an author saving a file again within half a second waited that long before the rebuild began, most
-  // of a 1,000-item save's time. The files saved last are watched through their folders with Node's
+  // an author saving a file again within half a second waited that long before the rebuild began, a
+  // third of a 1,000-item save's time. The files saved last are watched through their folders with Node's
   // fs.watch as well, which tells at once; the same save then comes twice, and dev drops the second
   // (the file is as the rebuild read it).
   const hotFiles = new Set<string>();
@@ -385,6 +385,9 @@ export function watchSources(
       const previous = plan;
       plan = next;
       isContent = picomatch([...plan.globs], { nocase: true });
+      // A hot file may be no file of the build now (other globs, another content folder).
+      for (const folder of [...hotFolders.keys()]) cool(folder);
+      hotFiles.clear();
       for (const root of treeRoots(previous)) if (!treeRoots(plan).includes(root)) void unwatchTree(root);
       for (const root of treeRoots(plan)) if (!trees.has(root)) trees.set(root, watchTree(root));
       for (const [folder, watcher] of folders) {
