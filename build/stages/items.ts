@@ -1,5 +1,4 @@
 import { hash } from 'node:crypto';
-import { relative, resolve, sep } from 'node:path';
 import type { SiteConfig } from '../core/config/site-config.ts';
 import {
   type AssembledItem,
@@ -30,6 +29,7 @@ import { reorder, sortedOrder } from './item-order.ts';
 import {
   branchesKey,
   cascadeOf,
+  contentFolder,
   fileHash,
   type Listing,
   type LoadOptions,
@@ -118,13 +118,6 @@ export interface Items {
   branchesKey: string;
 }
 
-/** The content folder as the assembly names it: relative to the project root, POSIX. */
-function contentDirOf(options: LoadOptions): string {
-  return relative(options.root, resolve(options.root, options.content ?? options.layout.dir))
-    .split(sep)
-    .join('/');
-}
-
 /** Past this many files to read, they are read through the parse cache with every other file. */
 const DIRECT_READS = 256;
 /** The report names the items redone up to this many. */
@@ -147,7 +140,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   if (branchProblems.length > 0) await fail(options, listing);
   const cascades = branchesKey(branches);
   const cascade = await cascadeOf(branches);
-  const contentDir = contentDirOf(options);
+  const contentDir = contentFolder(options).shown;
   const stat = options.stat ?? statStamp;
   const { racyMs } = store;
   const at = Date.now();
@@ -554,7 +547,7 @@ async function fail(options: ItemsOptions, listing: Listing): Promise<never> {
     future: options.future,
     ...(options.hugo && { hugo: options.hugo }),
     ...(cascade && { cascade }),
-    contentDir: contentDirOf(options),
+    contentDir: contentFolder(options).shown,
     unreadable: read.unreadable,
   });
   throw new ContentIndexError([

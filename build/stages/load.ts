@@ -340,6 +340,12 @@ function listingKey(options: LoadOptions): string {
   return JSON.stringify([options.root, options.content, options.layout, options.exclude]);
 }
 
+/** The content folder: absolute, and as messages and the assembly name it (from the root, POSIX; '' the root). */
+export function contentFolder(options: LoadOptions): { dir: string; shown: string } {
+  const dir = resolve(options.root, options.content ?? options.layout.dir);
+  return { dir, shown: relative(options.root, dir).split('\\').join('/') };
+}
+
 /** The layout's globs over the content folder: every file to read, in path order, and the problems found. */
 export async function listSources(options: LoadOptions): Promise<Listing> {
   // Loaded when the folders are listed: a build that finds its listing still current starts without them.
@@ -348,8 +354,7 @@ export async function listSources(options: LoadOptions): Promise<Listing> {
     import('picomatch'),
   ]);
   const { layout } = options;
-  const contentDir = resolve(options.root, options.content ?? layout.dir);
-  const displayRoot = relative(options.root, contentDir).split('\\').join('/');
+  const { dir: contentDir, shown: displayRoot } = contentFolder(options);
   const shown = (relPath: string) => (displayRoot ? `${displayRoot}/${relPath}` : relPath);
   const problems: Problem[] = [];
   const ignore = (options.exclude ?? []).flatMap((dir) => {
@@ -533,9 +538,9 @@ export async function vanishedContent(
   gone: number,
   left: number,
 ): Promise<Problem | undefined> {
-  const contentDir = resolve(options.root, options.content ?? options.layout.dir);
-  const shown = relative(options.root, contentDir).split('\\').join('/') || '.';
-  const folder = await stat(contentDir).catch(() => undefined);
+  const { dir, shown: relPath } = contentFolder(options);
+  const shown = relPath || '.';
+  const folder = await stat(dir).catch(() => undefined);
   const hint =
     'build again once the content folder is in place and left alone while the build reads it; the output was left as it was';
   if (!folder?.isDirectory()) {
