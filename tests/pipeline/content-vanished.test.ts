@@ -55,53 +55,44 @@ async function failure(run: Promise<unknown>): Promise<ContentIndexError> {
 
 const published = async (out: string) => readFile(join(out, 'api/v1/content.json'), 'utf8');
 
-it('refuses to publish when the content folder is moved aside while its files are read', async () => {
+/**
+ * A built site, then a build during which `meanwhile(root)` happens: it must fail with the one problem
+ * whose message matches `message`, and leave the published index as it was.
+ */
+async function refusedDuring(meanwhile: (root: string) => void, message: RegExp) {
   site = await tempSite(POSTS);
   await build({ root: site.root, clock });
   const before = await published(site.out);
   const { root } = site;
-  const error = await failure(
-    buildDuring(root, () => {
-      // Synchronous, as the cache's lookup is: the folder is gone before any file is opened.
-      renameSync(join(root, 'content'), join(root, 'content-aside'));
-    }),
-  );
+  const error = await failure(buildDuring(root, () => meanwhile(root)));
   expect(error.problems).toEqual([
     expect.objectContaining({
       code: 'content_missing',
       file: 'content',
-      message: expect.stringMatching(
-        /^was moved or removed while the build read it \(3 of its 3 content files/,
-      ),
+      message: expect.stringMatching(message),
     }),
   ]);
   expect(await published(site.out)).toBe(before);
   expect(JSON.parse(before).content).toHaveLength(3);
+  return { root, out: site.out, before };
+}
 
+it('refuses to publish when the content folder is moved aside while its files are read', async () => {
+  const { root, out, before } = await refusedDuring(
+    // Synchronous, as the cache's lookup is: the folder is gone before any file is opened.
+    (at) => renameSync(join(at, 'content'), join(at, 'content-aside')),
+    /^was moved or removed while the build read it \(3 of its 3 content files/,
+  );
   // Back in place, the same build publishes the site again.
   await rename(join(root, 'content-aside'), join(root, 'content'));
   await build({ root, clock, store: FragmentStore.memory(), cache: false });
-  expect(await published(site.out)).toBe(before);
+  expect(await published(out)).toBe(before);
 });
 
 it('refuses to publish when every content file goes while they are read, the folder left in place', async () => {
-  site = await tempSite(POSTS);
-  await build({ root: site.root, clock });
-  const before = await published(site.out);
-  const { root } = site;
-  const error = await failure(
-    buildDuring(root, () => {
-      for (const name of Object.keys(POSTS)) rmSync(join(root, name));
-    }),
-  );
-  expect(error.problems).toEqual([
-    expect.objectContaining({
-      code: 'content_missing',
-      file: 'content',
-      message: expect.stringMatching(/^lost every content file while the build read them \(3 of 3/),
-    }),
-  ]);
-  expect(await published(site.out)).toBe(before);
+  await refusedDuring((at) => {
+    for (const name of Object.keys(POSTS)) rmSync(join(at, name));
+  }, /^lost every content file while the build read them \(3 of 3/);
 });
 
 it('builds the files deleted while read as deleted when others are left in the folder', async () => {
