@@ -130,6 +130,10 @@ export function watchSources(
     hotFolders.get(folder)?.close();
     hotFolders.delete(folder);
   };
+  const coolAll = () => {
+    for (const folder of [...hotFolders.keys()]) cool(folder);
+    hotFiles.clear();
+  };
   const heat = (file: string) => {
     hotFiles.delete(file);
     hotFiles.add(file);
@@ -386,8 +390,7 @@ export function watchSources(
       plan = next;
       isContent = picomatch([...plan.globs], { nocase: true });
       // A hot file may be no file of the build now (other globs, another content folder).
-      for (const folder of [...hotFolders.keys()]) cool(folder);
-      hotFiles.clear();
+      coolAll();
       for (const root of treeRoots(previous)) if (!treeRoots(plan).includes(root)) void unwatchTree(root);
       for (const root of treeRoots(plan)) if (!trees.has(root)) trees.set(root, watchTree(root));
       for (const [folder, watcher] of folders) {
@@ -409,8 +412,7 @@ export function watchSources(
       await reviving.catch(() => undefined);
       for (const watcher of folders.values()) watcher.close();
       folders.clear();
-      for (const folder of [...hotFolders.keys()]) cool(folder);
-      hotFiles.clear();
+      coolAll();
       await Promise.all([...trees.keys()].map(unwatchTree));
     },
   };
