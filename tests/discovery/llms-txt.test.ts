@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveSiteConfig } from '../../build/core/config/resolve-site-config.ts';
+import { linkLine, llmsTxt } from '../../build/core/discovery/llms-txt.ts';
 import {
   escapeInline,
   escapeLineStart,
@@ -198,5 +200,40 @@ describe('markdownText', () => {
       }),
     );
     expect(markdownText('Guía de redes neuronales nº 12')).toBe('Guía de redes neuronales nº 12');
+  });
+});
+
+describe('llmsTxt made again', () => {
+  const config = resolveSiteConfig({ ...FIXTURE_CONFIG }, {}, 'site.config.ts');
+  const ctx = { config, version: 'v1', present: ['post', 'tip'] as const };
+  const lines = (n: number, mark = '', title = 'Título') =>
+    Array.from({ length: n }, (_, i) =>
+      linkLine(`${title} ${i}${i === 3 ? mark : ''}`, `https://example.com/${i}/`),
+    );
+
+  it('gives a language whose lines are the ones it had the same text, and any change a text of its own', () => {
+    const posts = lines(6);
+    const tips = lines(2, '', 'Consejo');
+    const first = llmsTxt({ post: posts, tip: tips }, 'en', ctx);
+    // The same strings in new arrays (a dev save of another language's line): the same text, not made again.
+    expect(llmsTxt({ post: [...posts], tip: [...tips] }, 'en', ctx)).toBe(first);
+    // Another language in between is remembered apart.
+    const spanish = llmsTxt({ post: posts }, 'es', ctx);
+    expect(llmsTxt({ post: [...posts], tip: [...tips] }, 'en', ctx)).toBe(first);
+    expect(spanish).not.toContain('## Tips');
+
+    // One line changed: that text, whatever came before (the same as a first rendering of it).
+    const edited = lines(6, ' editado');
+    const after = llmsTxt({ post: edited, tip: tips }, 'en', ctx);
+    expect(after).toContain('[Título 3 editado]');
+    expect(after.replace(' editado', '')).toBe(first);
+    // A line gone, a section gone, the version changed: each its own text.
+    expect(llmsTxt({ post: edited.slice(1), tip: tips }, 'en', ctx)).not.toContain('Título 0]');
+    expect(llmsTxt({ post: edited }, 'en', ctx)).not.toContain('## Tips');
+    expect(llmsTxt({ post: edited, tip: tips }, 'en', { ...ctx, version: 'v2' })).toContain(
+      '/api/v2/content.json',
+    );
+    // And back: the text of these lines again, equal to the one made for them before.
+    expect(llmsTxt({ post: edited, tip: tips }, 'en', ctx)).toEqual(after);
   });
 });

@@ -60,10 +60,10 @@ export function llmsTxt(
     ),
     text.scope(config.canonicalLanguage),
   ];
-  for (const type of CONTENT_TYPES) {
+  const sections = CONTENT_TYPES.flatMap((type) => {
     const items = lines[type] ?? [];
-    if (items.length > 0) blocks.push(`## ${text.sections[type]}`, items.join('\n'));
-  }
+    return items.length > 0 ? [{ heading: `## ${text.sections[type]}`, items }] : [];
+  });
   const { optional } = text;
   const others = config.languages
     .filter((other) => other !== lang)
@@ -71,7 +71,7 @@ export function llmsTxt(
       const [label, description] = optional.llms(text.languageNames[other]);
       return linkLine(label, at(config.llmsTxt[other] as string), description);
     });
-  blocks.push(
+  const tail = [
     '## Optional',
     [
       linkLine(optional.index[0], at(indexPath(ctx.version)), optional.index[1]),
@@ -80,8 +80,41 @@ export function llmsTxt(
       linkLine(optional.docs[0], config.documentation, optional.docs[1]),
       ...others,
     ].join('\n'),
+  ].join('\n\n');
+  const head = blocks.join('\n\n');
+  const last = LAST.get(lang);
+  if (last && last.head === head && last.tail === tail && sameSections(last.sections, sections))
+    return last.text;
+  const body = sections.flatMap(({ heading, items }) => [heading, items.join('\n')]);
+  const made = `${[head, ...body, tail].join('\n\n')}\n`;
+  LAST.set(lang, { head, tail, sections, text: made });
+  return made;
+}
+
+interface Section {
+  heading: string;
+  items: readonly string[];
+}
+
+// dev makes every llms.txt again at each save, though an edit changes one language's lines at most: at
+// 10,000 items each is some 2 MB joined, then compared, hashed and encoded by the write. A language whose
+// lines are the ones it had (the same strings: the build keeps an unchanged item's) gets the same text
+// back, which the write knows already. One text per language, the last one made.
+const LAST = new Map<Language, { head: string; tail: string; sections: readonly Section[]; text: string }>();
+
+function sameSections(a: readonly Section[], b: readonly Section[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((section, i) => {
+      const other = b[i];
+      return (
+        other !== undefined &&
+        section.heading === other.heading &&
+        section.items.length === other.items.length &&
+        section.items.every((line, j) => line === other.items[j])
+      );
+    })
   );
-  return `${blocks.join('\n\n')}\n`;
 }
 
 /** `español, inglés y portugués`: a list in one language's words. */

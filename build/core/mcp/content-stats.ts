@@ -13,13 +13,42 @@ export interface StatsItem {
   url: string;
 }
 
-/** `content_stats`' answer depends only on the build, so the build works it out once. */
+/**
+ * `content_stats`' answer depends only on the build, so the build works it out once: in one pass over
+ * the items, since a dev save at 10,000 items works it out again (one filter per type and language and
+ * a Set per item took some 15 ms of it).
+ */
 export function contentStats(items: readonly StatsItem[], generated: string): ContentStats {
+  const byType: Record<ContentType, number> = { post: 0, project: 0, tip: 0 };
+  const byLanguage = new Map<Language, number>(LANGUAGES.map((lang) => [lang, 0]));
+  // Spelled as the newest item spells it; counted regardless of case.
+  const technologies = new Map<string, { name: string; count: number }>();
+  let newest: StatsItem | undefined;
+  let newestAt = Number.NaN;
+  for (const item of items) {
+    byType[item.type]++;
+    for (const lang of item.languages) byLanguage.set(lang, (byLanguage.get(lang) ?? 0) + 1);
+    const names = item.technologies ?? [];
+    names.forEach((name, i) => {
+      // A name written twice in one item counts once (as written: two spellings count twice).
+      if (names.indexOf(name) !== i) return;
+      const key = name.toLowerCase();
+      const seen = technologies.get(key);
+      if (seen) seen.count++;
+      else technologies.set(key, { name, count: 1 });
+    });
+    if (item.date === undefined) continue;
+    const at = Date.parse(item.date);
+    if (!newest?.date || at > newestAt) {
+      newest = item;
+      newestAt = at;
+    }
+  }
   const counts = { posts: 0, projects: 0, tips: 0, total: items.length };
-  for (const type of CONTENT_TYPES) counts[PLURAL[type]] = items.filter((e) => e.type === type).length;
+  for (const type of CONTENT_TYPES) counts[PLURAL[type]] = byType[type];
   const languages = Object.fromEntries(
     LANGUAGES.map((lang) => {
-      const count = items.filter((e) => e.languages.includes(lang)).length;
+      const count = byLanguage.get(lang) ?? 0;
       return [
         lang,
         {
@@ -29,22 +58,6 @@ export function contentStats(items: readonly StatsItem[], generated: string): Co
       ];
     }),
   ) as ContentStats['languages'];
-  // Spelled as the newest item spells it; counted regardless of case.
-  const technologies = new Map<string, { name: string; count: number }>();
-  for (const item of items) {
-    for (const name of new Set(item.technologies ?? [])) {
-      const key = name.toLowerCase();
-      const seen = technologies.get(key);
-      if (seen) seen.count++;
-      else technologies.set(key, { name, count: 1 });
-    }
-  }
-  let newest: StatsItem | undefined;
-  for (const item of items) {
-    if (item.date !== undefined && (!newest?.date || Date.parse(item.date) > Date.parse(newest.date))) {
-      newest = item;
-    }
-  }
   return {
     counts,
     languages,
