@@ -75,6 +75,21 @@ export interface LastBuild {
   outputs: [path: string, stamp: Stamp | null][];
 }
 
+/**
+ * What the last build's walks of the whole site found (stages/items.ts), for the next build in this
+ * process to patch rather than walk again: which files (by their place in the listing) make each item,
+ * the files whose records could not be trusted yet (read again by the next build), and what the items
+ * say as a whole.
+ */
+export interface Walk {
+  groups: ReadonlyMap<string, readonly number[]>;
+  unsure: readonly number[];
+  warnings: Problem[];
+  leftOut: LeftOut[];
+  /** The earliest instant (ms) at which the clock alone changes an item. */
+  changesAt?: number;
+}
+
 /** Relative to the project root: the store's folder. */
 export const STORE_DIR = `${CACHE_DIR}/items`;
 /**
@@ -313,20 +328,52 @@ export class FragmentStore {
     files: Map<string, FileRecord>,
     records: Map<string, ItemRecord>,
     keyBase?: string,
+    walk?: Walk,
+    /**
+     * What can differ from what the store holds, when the build knows (a save patched into the last
+     * build's walks): the files at these places of the listing, the items of these ids; every other
+     * record is the store's own.
+     */
+    patched?: { files?: readonly number[]; items?: readonly string[] },
   ): void {
     this.keyBase = keyBase;
+    this.walked = walk && { walk, listing, files, records };
     const previous = this.items;
-    for (const [id, record] of records) if (previous.get(id) !== record) this.dirty.add(shardOf(id));
-    for (const id of previous.keys()) if (!records.has(id)) this.dirty.add(shardOf(id));
+    if (patched?.items && records.size === previous.size) {
+      for (const id of patched.items) if (previous.get(id) !== records.get(id)) this.dirty.add(shardOf(id));
+    } else {
+      for (const [id, record] of records) if (previous.get(id) !== record) this.dirty.add(shardOf(id));
+      for (const id of previous.keys()) if (!records.has(id)) this.dirty.add(shardOf(id));
+    }
     this.records = records;
-    if (listing !== this.listing || !sameFiles(files, this.files)) {
+    const tasks = listing.tasks;
+    const places = listing === this.listing ? patched?.files : undefined;
+    const same = places
+      ? files.size === this.files.size &&
+        places.every((i) => files.get(tasks[i]?.path ?? '') === this.files.get(tasks[i]?.path ?? ''))
+      : listing === this.listing && sameFiles(files, this.files);
+    if (!same) {
       this.indexDirty = true;
       // The listing made from the index as read, and the same again: its columns are kept, and only
       // the files whose records changed are written into them (an edit at 10,000 items made all 25,900
       // rows of every column again).
-      if (listing !== this.listing || !this.patchColumns(files)) this.listing = listing;
+      if (listing !== this.listing || !this.patchColumns(files, places)) this.listing = listing;
     }
     this.files = files;
+  }
+
+  private walked:
+    | { walk: Walk; listing: Listing; files: Map<string, FileRecord>; records: Map<string, ItemRecord> }
+    | undefined;
+
+  /**
+   * The walks of the last build that learned, in this process, when it listed `listing` and the store
+   * still holds the files and items it learned then (nothing replaced them since).
+   */
+  walk(listing: Listing): Walk | undefined {
+    const walked = this.walked;
+    if (!walked || walked.listing !== listing) return undefined;
+    return walked.files === this.madeFiles && walked.records === this.records ? walked.walk : undefined;
   }
 
   /** Marks the index (files, listing, last build) as changed. */
@@ -413,15 +460,17 @@ export class FragmentStore {
    * Writes into the index as read the records of `files` that are not the ones it holds, when its
    * listing is the store's; false when there is no index as read to write into.
    */
-  private patchColumns(files: ReadonlyMap<string, FileRecord>): boolean {
+  private patchColumns(files: ReadonlyMap<string, FileRecord>, places?: readonly number[]): boolean {
     const index = this.stored;
     const tasks = this.madeListing?.tasks;
     if (!index?.listing || !tasks || tasks.length !== index.listing.paths.length) return false;
     const before = this.files;
-    tasks.forEach((task, i) => {
+    for (const i of places ?? tasks.keys()) {
+      const task = tasks[i];
+      if (!task) continue;
       const record = files.get(task.path);
       if (record !== before.get(task.path)) setColumns(index.files, i, task.location, record);
-    });
+    }
     return true;
   }
 

@@ -24,7 +24,13 @@ import { ContentIndexError, type Problem } from '../core/errors.ts';
 import { type ItemFragments, renderItem } from '../core/output/item-fragments.ts';
 import type { SerializerRegistry } from '../core/serializers/registry.ts';
 import { entryKey, entryWithoutBodies } from './entry-form.ts';
-import { constant, type FileRecord, type FragmentStore, type ItemRecord } from './fragment-store.ts';
+import {
+  constant,
+  type FileRecord,
+  type FragmentStore,
+  type ItemRecord,
+  type Walk,
+} from './fragment-store.ts';
 import { reorder, sortedOrder } from './item-order.ts';
 import {
   branchesKey,
@@ -145,27 +151,63 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   const { racyMs } = store;
   const at = Date.now();
   const nowMs = options.now.getTime();
+  const { indexOf, position } = placesOf(tasks);
+  const taskAt = (i: number) => tasks[i] as Listing['tasks'][number];
+  const keyBase = `${options.context}\u0000${cascades}`;
+  const carried = hinted && store.keyBase === keyBase;
+  // Dev, a save of files the last build in this process read, under the same context: that build's
+  // walks of the whole site (which files make which item, the items' warnings, what was left out) are
+  // patched where the saved files are, and the files it could not trust yet; any other change walks
+  // every file and item. At 10,000 items the walks took some 40 ms of a save's 200.
+  let walk = carried ? store.walk(listing) : undefined;
+  if (walk?.changesAt !== undefined && nowMs >= walk.changesAt) walk = undefined;
+  const lookAt = (partly: boolean): number[] =>
+    partly && walk && changed
+      ? [...new Set([...[...changed].map((path) => indexOf.get(path) ?? -1), ...walk.unsure])]
+          .filter((i) => i >= 0)
+          .sort((a, b) => a - b)
+      : tasks.map((_, i) => i);
 
-  // Which files are as the store last saw them: their item is known without reading them.
-  const stamps: (Stamp | undefined)[] = [];
-  const known: (FileRecord | undefined)[] = [];
-  const unknown: number[] = [];
-  tasks.forEach((task, i) => {
-    const record = store.files.get(task.path);
-    const trusted = record !== undefined && !record.racy;
-    if (trusted && changed && !changed.has(task.absolute)) {
-      stamps.push(record.stamp);
-      known.push(record);
-      return;
+  // Which files are as the store last saw them: their item is known without reading them. A file not
+  // looked at is one the store trusts and the watcher did not name: its record says what it is.
+  let stamps: (Stamp | undefined)[] = [];
+  let known: (FileRecord | undefined)[] = [];
+  let unknown: number[] = [];
+  let looked: number[] = [];
+  const look = (partly: boolean) => {
+    stamps = [];
+    known = [];
+    unknown = [];
+    looked = lookAt(partly);
+    for (const i of looked) {
+      const task = taskAt(i);
+      const record = store.files.get(task.path);
+      const trusted = record !== undefined && !record.racy;
+      if (trusted && changed && !changed.has(task.absolute)) {
+        stamps[i] = record.stamp;
+        known[i] = record;
+        continue;
+      }
+      const stamp = stat(task.absolute);
+      stamps[i] = stamp;
+      if (trusted && stamp && sameStamp(record.stamp, stamp)) known[i] = record;
+      else {
+        known[i] = undefined;
+        unknown.push(i);
+      }
     }
-    const stamp = stat(task.absolute);
-    stamps.push(stamp);
-    if (trusted && stamp && sameStamp(record.stamp, stamp)) known.push(record);
-    else {
-      known.push(undefined);
-      unknown.push(i);
-    }
-  });
+  };
+  look(true);
+  // So many to read that every file is read through the parse cache: the whole site is looked at.
+  if (walk && unknown.length > DIRECT_READS) {
+    walk = undefined;
+    look(false);
+  }
+  const partial = looked.length < tasks.length;
+  const knownOf = (i: number): FileRecord | undefined =>
+    partial && !(i in known) ? store.files.get(taskAt(i).path) : known[i];
+  const stampAt = (i: number): Stamp | undefined =>
+    partial && !(i in stamps) ? store.files.get(taskAt(i).path)?.stamp : stamps[i];
 
   const sourceFiles = new Map<string, SourceFile>();
   const hashes = new Map<string, string>();
@@ -180,12 +222,14 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   };
   const stampOf = (path: string) => {
     const i = indexOf.get(path);
-    return i === undefined ? stat(path) : stamps[i];
+    return i === undefined ? stat(path) : stampAt(i);
   };
-  const { indexOf, position } = placesOf(tasks);
+  /** Whether every listed file was read (through the parse cache): then each may say something new. */
+  let readAll = false;
   const readTasks = async (indexes: readonly number[], all = false) => {
-    const chosen = all ? tasks : indexes.map((i) => tasks[i] as Listing['tasks'][number]);
+    const chosen = all ? tasks : indexes.map(taskAt);
     const cache = all || chosen.length > DIRECT_READS ? options.parseCache?.(stampOf) : undefined;
+    if (cache) readAll = true;
     // Through the parse cache, every listed file is read (its record of the folder stays whole).
     return readSources(cache ? tasks : chosen, {
       layout: options.layout,
@@ -199,32 +243,40 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
 
   let readable = take(await readTasks(unknown, store.items.size === 0 || unknown.length > DIRECT_READS));
   const itemOfTask = (i: number): string | undefined => {
-    const task = tasks[i] as Listing['tasks'][number];
-    const file = sourceFiles.get(task.path);
-    return file ? itemOf(file) : known[i]?.item;
+    const file = sourceFiles.get(taskAt(i).path);
+    return file ? itemOf(file) : knownOf(i)?.item;
   };
-  const hashOf = (i: number): string | undefined => {
-    const task = tasks[i] as Listing['tasks'][number];
-    return hashes.get(task.path) ?? known[i]?.hash;
-  };
+  const hashOf = (i: number): string | undefined => hashes.get(taskAt(i).path) ?? knownOf(i)?.hash;
+  /** The files that may differ from their records: those looked at, and those read. */
+  const lookedOrRead = (): Iterable<number> =>
+    !partial || readAll
+      ? tasks.keys()
+      : new Set(
+          [...looked, ...[...hashes.keys()].map((path) => position.get(path) ?? -1)].filter((i) => i >= 0),
+        );
 
   // Files by item, in the files' order; each item's digest of what it is made from.
-  const groups = new Map<string, number[]>();
+  let groups: ReadonlyMap<string, readonly number[]> = new Map();
   const grouped = () => {
-    groups.clear();
+    walk = undefined;
+    const byItem = new Map<string, number[]>();
     tasks.forEach((_, i) => {
       const id = itemOfTask(i);
       if (id === undefined) return; // deleted while read: left out
-      const group = groups.get(id);
+      const group = byItem.get(id);
       if (group) group.push(i);
-      else groups.set(id, [i]);
+      else byItem.set(id, [i]);
     });
+    groups = byItem;
   };
-  grouped();
+  // The last build's, when every file looked at still makes the item its record says.
+  if (walk && !readAll && looked.every((i) => itemOfTask(i) === store.files.get(taskAt(i).path)?.item))
+    groups = walk.groups;
+  else grouped();
   const sourcesKey = (indexes: readonly number[]) => {
     let text = `${options.context}\u0000${cascades}`;
     for (const i of indexes) {
-      const { path, location } = tasks[i] as Listing['tasks'][number];
+      const { path, location } = taskAt(i);
       text += `\u0000${path}\u0000${location.type}\u0000${location.name}\u0000${location.dir}\u0000${location.lang ?? ''}\u0000${hashOf(i)}`;
     }
     return hash('sha256', text, 'base64url');
@@ -242,24 +294,23 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   // known by its stamp but read all the same (through the parse cache, or as an unchanged translation
   // of an edited file) counts as changed when what was read is not what its record says: the parse
   // cache can know a text the store never learned (a build that failed after reading it).
-  const keyBase = `${options.context}\u0000${cascades}`;
   const touched = new Set<string>();
-  const carried = hinted && store.keyBase === keyBase;
   const touch = () => {
     touched.clear();
     if (!carried) return;
-    tasks.forEach((task, i) => {
-      const record = known[i];
+    for (const i of lookedOrRead()) {
+      const task = taskAt(i);
+      const record = knownOf(i);
       const now = itemOfTask(i);
       if (
         record &&
         (!hashes.has(task.path) || (hashes.get(task.path) === record.hash && now === record.item))
       )
-        return;
+        continue;
       const before = record?.item ?? store.files.get(task.path)?.item;
       if (before !== undefined) touched.add(before);
       if (now !== undefined) touched.add(now);
-    });
+    }
   };
   touch();
   const hashed = new Set<string>();
@@ -269,11 +320,17 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     hashed.add(id);
     return sourcesKey(indexes);
   };
-  /** Every item's key, and the items whose record cannot be kept under it. */
+  /**
+   * The keys of the items that may have changed (every item's, unless the last build's walks are
+   * patched: then an item no file touched keeps its record's, which the clock has not reached), and
+   * the items whose record cannot be kept under its key.
+   */
   const keyAll = () => {
     const keys = new Map<string, string>();
     const stale: string[] = [];
-    for (const [id, indexes] of groups) {
+    for (const id of walk ? [...touched] : groups.keys()) {
+      const indexes = groups.get(id);
+      if (!indexes) continue;
       const key = keyOf(id, indexes);
       keys.set(id, key);
       if (!reusable(id, key)) stale.push(id);
@@ -283,12 +340,13 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   let { keys, stale } = keyAll();
   // The files of the items to assemble again that were not read (an unchanged translation of an edited file).
   const unread = stale.flatMap((id) =>
-    (groups.get(id) ?? []).filter((i) => !sourceFiles.has((tasks[i] as Listing['tasks'][number]).path)),
+    (groups.get(id) ?? []).filter((i) => !sourceFiles.has(taskAt(i).path)),
   );
   if (readable && unread.length > 0) {
     readable = take(await readTasks(unread, unread.length > DIRECT_READS));
+    if (readAll) walk = undefined;
     touch();
-    if (unread.every((i) => itemOfTask(i) === known[i]?.item)) {
+    if (unread.every((i) => itemOfTask(i) === knownOf(i)?.item)) {
       // Each file read still belongs to the item its record says (the rule: they are known by their
       // stamps), so only the keys of the items they belong to can have changed: not every item's
       // grouped and keyed again (50 ms at 10,000 items).
@@ -326,7 +384,9 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   // Every item: its record kept, or made again; its fragments kept when its entry is its record's.
   const fresh: Items['fresh'] = [];
   const redone: string[] = [];
-  const records = new Map<string, ItemRecord>();
+  // Patched: every item the last build had, in its order, the ones keyed again replaced below.
+  const patchedRecords = walk !== undefined;
+  const records = patchedRecords ? new Map(store.items) : new Map<string, ItemRecord>();
   const toRender: { id: string; entry: ContentEntry; record: ItemRecord }[] = [];
   for (const [id, key] of keys) {
     const item = made.get(id);
@@ -394,31 +454,61 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   if (!sameAddresses(records, before, changedIds) && !distinctAddresses(order.items))
     await fail(options, listing);
 
-  const warnings = [...records.values()]
-    .flatMap((r) => r.warnings)
-    .sort((a, b) => (position.get(a.file ?? '') ?? 0) - (position.get(b.file ?? '') ?? 0));
-  const leftOut = [...records.values()].flatMap((r) => r.leftOut).sort(leftOutOrder);
+  // What every item says, unless only items that say none of it were made again (their records before
+  // and now): then it is the last build's.
+  const quiet = (says: (record: ItemRecord | undefined) => boolean) =>
+    walk !== undefined && [...made.keys()].every((id) => !says(before.get(id)) && !says(records.get(id)));
+  const warnings = quiet((r) => (r?.warnings.length ?? 0) > 0)
+    ? (walk as Walk).warnings
+    : [...records.values()]
+        .flatMap((r) => r.warnings)
+        .sort((a, b) => (position.get(a.file ?? '') ?? 0) - (position.get(b.file ?? '') ?? 0));
+  const leftOut = quiet((r) => (r?.leftOut.length ?? 0) > 0)
+    ? (walk as Walk).leftOut
+    : [...records.values()].flatMap((r) => r.leftOut).sort(leftOutOrder);
   let changesAt: number | undefined;
-  for (const record of records.values()) {
-    if (record.changesAt !== undefined && (changesAt === undefined || record.changesAt < changesAt))
-      changesAt = record.changesAt;
-  }
+  if (quiet((r) => r?.changesAt !== undefined)) changesAt = walk?.changesAt;
+  else
+    for (const record of records.values()) {
+      if (record.changesAt !== undefined && (changesAt === undefined || record.changesAt < changesAt))
+        changesAt = record.changesAt;
+    }
 
   // The store learns this build's files and items (kept by the caller only when the build succeeds).
-  const seen = new Map<string, FileRecord>();
-  tasks.forEach((task, i) => {
+  // A file neither looked at nor read keeps its record: it was trusted, and is still (racy is a matter
+  // of its age, which only grows).
+  const seen = partial ? new Map(store.files) : new Map<string, FileRecord>();
+  const unsure: number[] = [];
+  const patchedFiles = partial ? [...lookedOrRead()] : undefined;
+  for (const i of patchedFiles ?? tasks.keys()) {
+    const task = taskAt(i);
     const id = itemOfTask(i);
     const hash = hashOf(i);
-    const stamp = stamps[i];
-    if (id === undefined || hash === undefined || stamp === undefined) return;
+    const stamp = stampAt(i);
+    if (id === undefined || hash === undefined || stamp === undefined) {
+      seen.delete(task.path);
+      unsure.push(i);
+      continue;
+    }
     const racy = Math.max(stamp.mtimeMs, stamp.ctimeMs) > at - racyMs;
-    const before = known[i];
+    if (racy) unsure.push(i);
+    const before = knownOf(i);
     // An unchanged file keeps its record (the store then knows its index need not be written again).
     if (before && before.racy === racy && before.hash === hash && before.item === id)
       seen.set(task.path, before);
     else seen.set(task.path, { stamp, racy, hash, item: id });
-  });
-  store.learn(listing, seen, records, keyBase);
+  }
+  store.learn(
+    listing,
+    seen,
+    records,
+    keyBase,
+    { groups, unsure, warnings, leftOut, ...(changesAt !== undefined && { changesAt }) },
+    {
+      ...(patchedFiles && { files: patchedFiles }),
+      ...(patchedRecords && { items: [...keys.keys()] }),
+    },
+  );
   store.order = order;
 
   return {

@@ -554,6 +554,82 @@ describe('a kept store (as dev keeps it between builds)', () => {
     expect(result?.incremental).toMatchObject({ keyed: items, redoneItems: ['tip/atajo'] });
   });
 
+  it("patches the last build's walks of the site for a named save, and gives what a build from nothing gives", async () => {
+    const kept = await keptSite(FILES);
+    const { s, path } = kept;
+    await build({ root: s.root, ...kept.options });
+    expect(kept.store.walk(kept.store.listing as Listing)).toBeDefined();
+    // As dev after a restart: the store read from its files, whose columns the saves below patch.
+    await kept.store.save();
+    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    const options = { ...kept.options, store };
+    const walked = () => store.walk(store.listing as Listing) !== undefined;
+    const save = async (file: string, front: Record<string, unknown>, more: BuildOptions = {}) => {
+      await s.write(file, md(front, 'Un cuerpo.\n'));
+      const result = await sameAsCold(s, { ...options, ...more, changed: new Set([path(file)]) });
+      expect(walked()).toBe(true);
+      return result;
+    };
+    // The first save after the restart keys every item (their keys' context is this process's), and
+    // walks the whole site; the next ones patch that walk.
+    let result = await save('content/tips/atajo.es.md', { title: 'Atajo', description: 'Primero' });
+    expect(result?.incremental.keyed).toBe(7);
+    // An edit; a typo warned of, then fixed; a draft left out, then published again.
+    result = await save('content/posts/dos.es.md', { title: 'Dos editado', date: '2025-02-01' });
+    expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/dos'] });
+    result = await save('content/posts/dos.es.md', { title: 'Dos', date: '2025-02-01', tgas: ['b'] });
+    expect(result?.warnings.map((w) => w.field)).toEqual(['tgas']);
+    result = await save('content/posts/dos.es.md', { title: 'Dos', date: '2025-02-01' });
+    expect(result?.warnings).toEqual([]);
+    await save('content/posts/dos.es.md', { title: 'Dos', date: '2025-02-01', draft: true });
+    expect(await titles(s)).not.toContain('Dos');
+    await save('content/posts/dos.es.md', { title: 'Dos', date: '2025-02-01' });
+    expect(await titles(s)).toContain('Dos');
+    // Dated ahead: left out until its day. A save of another file once the day has come publishes it.
+    await save('content/posts/dos.es.md', { title: 'Dos', date: '2026-06-20T00:00:00Z' });
+    expect(await titles(s)).not.toContain('Dos');
+    await save(
+      'content/tips/atajo.es.md',
+      { title: 'Atajo', description: 'Un atajo' },
+      { clock: () => JULY },
+    );
+    expect(await titles(s, 'v1')).toContain('Dos');
+    // A translation that joins another item: the whole site is walked again, as a build from nothing.
+    await save(
+      'content/posts/uno.en.md',
+      { title: 'One', date: '2025-01-10', translationKey: 'dos' },
+      { clock: () => JULY },
+    );
+    await save(
+      'content/posts/uno.es.md',
+      { title: 'Uno otra vez', date: '2025-01-10' },
+      { clock: () => JULY },
+    );
+    // Written and read back by another store: every file as the patched builds left it, nothing to do.
+    await store.save();
+    const reopened = FragmentStore.open(s.root, { racyMs: 0 });
+    result = await sameAsCold(s, { ...options, clock: () => JULY, store: reopened });
+    expect(result?.incremental.unchanged).toBe(true);
+  });
+
+  it('looks again at the files it could not trust yet (too recent for their stamps), named or not', async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    // Every file is too recent for its stamp: each is read again until it is older.
+    const store = FragmentStore.open(s.root, { racyMs: 60_000 });
+    const options: BuildOptions = { clock: () => JUNE, store };
+    await build({ root: s.root, ...options });
+    await s.write(
+      'content/projects/motor.en.md',
+      md({ title: 'Engine, unnamed', date: '2025-01-01' }, 'A.\n'),
+    );
+    await s.write('content/tips/atajo.es.md', md({ title: 'Atajo nombrado', description: 'Un atajo' }, ''));
+    await sameAsCold(s, { ...options, changed: new Set([join(s.root, 'content/tips/atajo.es.md')]) });
+    expect(await readFile(join(s.root, 'public/en/llms.txt'), 'utf8')).toContain('[Engine, unnamed]');
+    expect(await titles(s)).toContain('Atajo nombrado');
+    expect(store.walk(store.listing as Listing)).toBeDefined();
+  });
+
   it("moves the changed items within the last build's order: one added, one moved by its date, one deleted, as a build from nothing orders them", async () => {
     const { s, store, options, path } = await keptSite(FILES);
     await build({ root: s.root, ...options });

@@ -35,7 +35,7 @@ export function generatedAt(
   };
   if (sources.sourceDateEpoch) consider(sources.sourceDateEpoch.getTime());
   if (sources.lastCommit) consider(sources.lastCommit.getTime());
-  for (const date of dates) if (date) consider(Date.parse(date));
+  for (const date of dates) if (date) consider(dateMs(date));
   for (const version of versions) {
     consider(version.published.getTime());
     // The day a deprecation is first announced, which can be after the successor's publication (the
@@ -67,7 +67,7 @@ export function generatedFollowsClock(
   now: Date,
 ): boolean {
   const at = now.getTime();
-  for (const date of dates) if (date && Date.parse(date) > at) return true;
+  for (const date of dates) if (date && dateMs(date) > at) return true;
   for (const date of [sources.sourceDateEpoch, sources.lastCommit])
     if (date && date.getTime() > at) return true;
   return false;
@@ -92,4 +92,20 @@ export function parseSourceDateEpoch(value: string | undefined): Date | undefine
     ]);
   }
   return date;
+}
+
+// Every item's dates are read at every build (here twice): a dev save at 10,000 items parsed the same
+// 10,000 strings each time. The texts are few and kept by the build anyway; the bound keeps a long dev
+// session's from piling up.
+const PARSED = new Map<string, number>();
+
+/** Date.parse, remembered. */
+function dateMs(text: string): number {
+  let ms = PARSED.get(text);
+  if (ms === undefined) {
+    if (PARSED.size >= 100_000) PARSED.clear();
+    ms = Date.parse(text);
+    PARSED.set(text, ms);
+  }
+  return ms;
 }
