@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { FollowedLink, LeftOut } from '../core/content/model.ts';
-import { LANGUAGES, type Language } from '../core/edge/languages.ts';
+import type { Language } from '../core/edge/languages.ts';
 import { isoSeconds } from '../core/edge/lifecycle.ts';
 import type { Problem } from '../core/errors.ts';
 import { type Headroom, headroom } from '../core/output/deploy-limits.ts';
@@ -71,13 +71,12 @@ export function summaryOf(
   // What this write did (a stray file kept) is told once: a build recalled later does not say it again.
   const events = new Set(written?.warnings.filter((w) => !written.standing.includes(w)));
   // Counted in one pass with plain counters: a dev save at 10,000 items counts them all again.
-  const byLanguage = new Map<Language, number>(LANGUAGES.map((lang) => [lang, 0]));
+  const translations: Record<Language, number> = { es: 0, en: 0, 'pt-br': 0 };
   const facts: ItemFacts[] = new Array(items.items.length);
   items.items.forEach((item, i) => {
     facts[i] = item.facts;
-    for (const lang of item.facts.languages) byLanguage.set(lang, (byLanguage.get(lang) ?? 0) + 1);
+    for (const lang of item.facts.languages) translations[lang]++;
   });
-  const translations = Object.fromEntries(byLanguage) as Record<Language, number>;
   const summary: BuildSummary = {
     items: typeCounts(facts),
     translations,

@@ -1,3 +1,4 @@
+import { dateMs } from '../edge/dates.ts';
 import type { Lifecycle } from '../edge/lifecycle.ts';
 import { ContentIndexError } from '../errors.ts';
 import type { LeftOut } from './model.ts';
@@ -92,20 +93,4 @@ export function parseSourceDateEpoch(value: string | undefined): Date | undefine
     ]);
   }
   return date;
-}
-
-// Every item's dates are read at every build (here twice): a dev save at 10,000 items parsed the same
-// 10,000 strings each time. The texts are few and kept by the build anyway; the bound keeps a long dev
-// session's from piling up.
-const PARSED = new Map<string, number>();
-
-/** Date.parse, remembered. */
-function dateMs(text: string): number {
-  let ms = PARSED.get(text);
-  if (ms === undefined) {
-    if (PARSED.size >= 100_000) PARSED.clear();
-    ms = Date.parse(text);
-    PARSED.set(text, ms);
-  }
-  return ms;
 }

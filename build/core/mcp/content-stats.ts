@@ -1,3 +1,4 @@
+import { dateMs } from '../edge/dates.ts';
 import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from '../edge/languages.ts';
 import type { ContentStats } from '../edge/mcp/mcp-data.ts';
 
@@ -20,14 +21,14 @@ export interface StatsItem {
  */
 export function contentStats(items: readonly StatsItem[], generated: string): ContentStats {
   const byType: Record<ContentType, number> = { post: 0, project: 0, tip: 0 };
-  const byLanguage = new Map<Language, number>(LANGUAGES.map((lang) => [lang, 0]));
+  const byLanguage: Record<Language, number> = { es: 0, en: 0, 'pt-br': 0 };
   // Spelled as the newest item spells it; counted regardless of case.
   const technologies = new Map<string, { name: string; count: number }>();
   let newest: StatsItem | undefined;
   let newestAt = Number.NaN;
   for (const item of items) {
     byType[item.type]++;
-    for (const lang of item.languages) byLanguage.set(lang, (byLanguage.get(lang) ?? 0) + 1);
+    for (const lang of item.languages) byLanguage[lang]++;
     const names = item.technologies ?? [];
     names.forEach((name, i) => {
       // A name written twice in one item counts once (as written: two spellings count twice).
@@ -38,7 +39,7 @@ export function contentStats(items: readonly StatsItem[], generated: string): Co
       else technologies.set(key, { name, count: 1 });
     });
     if (item.date === undefined) continue;
-    const at = Date.parse(item.date);
+    const at = dateMs(item.date);
     if (!newest?.date || at > newestAt) {
       newest = item;
       newestAt = at;
@@ -48,7 +49,7 @@ export function contentStats(items: readonly StatsItem[], generated: string): Co
   for (const type of CONTENT_TYPES) counts[PLURAL[type]] = byType[type];
   const languages = Object.fromEntries(
     LANGUAGES.map((lang) => {
-      const count = byLanguage.get(lang) ?? 0;
+      const count = byLanguage[lang];
       return [
         lang,
         {
