@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { ContentIndexError } from '../core/errors.ts';
 import type { AuthorFile } from '../core/output/headers-file.ts';
@@ -41,7 +41,7 @@ export async function loadAuthorFiles(
 
 async function readAuthorFile(path: string, file: string): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;

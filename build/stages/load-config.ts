@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUNDLED } from '../core/bundled.ts';
@@ -24,7 +25,9 @@ export async function importConfigModule(
   const shown = relative(root, absolute) || file;
   let source: Buffer;
   try {
-    source = await readFile(absolute);
+    // Synchronously, as the configuration stage reads its small files: each awaited read waits for the
+    // thread pool, and a dev save waited for some fifty of them in a row.
+    source = readFileSync(absolute);
   } catch {
     throw new ContentIndexError([
       {
@@ -158,14 +161,13 @@ interface CompiledManifest {
 /** The kept module of a configuration, when every file it was compiled from is as it was then. */
 async function compiledModule(manifestFile: string, cache: string): Promise<string | undefined> {
   try {
-    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as CompiledManifest;
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as CompiledManifest;
     if (typeof manifest.module !== 'string' || !/^[0-9a-f]{16}\.mjs$/.test(manifest.module)) return undefined;
     for (const [path, hash] of Object.entries(manifest.inputs)) {
-      if (sha256(await readFile(path)) !== hash) return undefined;
+      if (sha256(readFileSync(path)) !== hash) return undefined;
     }
     const module = join(cache, manifest.module);
-    await access(module);
-    return module;
+    return existsSync(module) ? module : undefined;
   } catch {
     return undefined;
   }

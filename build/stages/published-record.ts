@@ -1,4 +1,5 @@
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ContentIndexError } from '../core/errors.ts';
 import {
@@ -19,7 +20,7 @@ export interface LoadedRecord {
 export async function readPublishedRecord(root: string): Promise<LoadedRecord> {
   let text: string;
   try {
-    text = await readFile(join(root, PUBLISHED_RECORD_FILE), 'utf8');
+    text = readFileSync(join(root, PUBLISHED_RECORD_FILE), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { record: emptyRecord(), text: undefined };
     throw error;

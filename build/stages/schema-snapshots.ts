@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -54,7 +54,7 @@ export async function checkSnapshot(version: string, serializer: VersionSerializ
   const hint = `publish an incompatible change as a new version; if the snapshot itself is wrong, replace it with \`content-index schema snapshot ${version}\``;
   let snapshot: Record<string, unknown>;
   try {
-    snapshot = JSON.parse(await readFile(serializer.snapshotFile, 'utf8'));
+    snapshot = JSON.parse(readFileSync(serializer.snapshotFile, 'utf8'));
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     return [

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Env } from '../core/config/site-config.ts';
 import { parseSourceDateEpoch, type SourceDates } from '../core/content/generated.ts';
@@ -29,7 +29,25 @@ export function readSourceDates(options: SourceDatesOptions): Promise<SourceDate
 function lastCommitTime(root: string, paths: readonly string[]): Promise<Date | undefined> {
   // Outside a git checkout there is no commit to ask git for (and starting it is a process a build
   // need not start).
-  if (process.env.GIT_DIR === undefined && !insideGit(root)) return Promise.resolve(undefined);
+  const gitDir = process.env.GIT_DIR === undefined ? findGitDir(root) : resolve(process.env.GIT_DIR);
+  if (gitDir === undefined) return Promise.resolve(undefined);
+  // Asked again only when the repository's HEAD may have moved: dev builds at every save, and git took
+  // some 50 ms to answer in a repository of a few hundred commits, which the save then waited for.
+  const key = JSON.stringify([root, paths, headState(gitDir)]);
+  if (asked?.key === key) return asked.time;
+  const time = askGit(root, paths);
+  asked = { key, time };
+  // No answer (no commit yet, git missing or too slow): asked again next time.
+  void time.then((answer) => {
+    if (answer === undefined && asked?.time === time) asked = undefined;
+  });
+  return time;
+}
+
+/** The last answer, and what the repository's HEAD was then. */
+let asked: { key: string; time: Promise<Date | undefined> } | undefined;
+
+function askGit(root: string, paths: readonly string[]): Promise<Date | undefined> {
   return new Promise((resolve) => {
     // The committer date: when the change landed on the branch being built. `--` keeps a path from
     // being read as a revision. In a shallow clone the oldest fetched commit stands for all history.
@@ -45,10 +63,54 @@ function lastCommitTime(root: string, paths: readonly string[]): Promise<Date | 
   });
 }
 
-/** Whether `dir` or a folder above it holds `.git` (a repository's folder, or a worktree's file). */
-function insideGit(dir: string): boolean {
+/**
+ * The git folder of the checkout `dir` is in: the `.git` folder of `dir` or of a folder above it, or the
+ * one a `.git` file names (a worktree, a submodule); undefined outside git.
+ */
+function findGitDir(dir: string): string | undefined {
   for (let at = resolve(dir); ; at = dirname(at)) {
-    if (existsSync(join(at, '.git'))) return true;
-    if (dirname(at) === at) return false;
+    const dotGit = join(at, '.git');
+    const stats = statSync(dotGit, { throwIfNoEntry: false });
+    if (stats?.isDirectory()) return dotGit;
+    if (stats) {
+      const named = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? '')?.[1];
+      return named === undefined ? dotGit : resolve(at, named);
+    }
+    if (dirname(at) === at) return undefined;
+  }
+}
+
+/**
+ * What changes when HEAD moves (a commit, a checkout, a reset, a pull): the stamps of HEAD, its log,
+ * the branch it names (loose or packed) and the shallow clone's boundary. A worktree keeps its HEAD
+ * apart and its branches in the common folder.
+ */
+function headState(gitDir: string): string {
+  const common = resolve(gitDir, readText(join(gitDir, 'commondir'))?.trim() || '.');
+  const branch = /^ref:\s*(\S+)/.exec(readText(join(gitDir, 'HEAD')) ?? '')?.[1];
+  const files = [
+    join(gitDir, 'HEAD'),
+    join(gitDir, 'logs', 'HEAD'),
+    join(common, 'packed-refs'),
+    join(common, 'shallow'),
+    ...(branch ? [join(common, branch)] : []),
+  ];
+  return files
+    .map((file) => {
+      try {
+        const s = statSync(file, { throwIfNoEntry: false });
+        return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : '-';
+      } catch {
+        return '?';
+      }
+    })
+    .join(' ');
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
   }
 }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { Problem } from '../core/errors.ts';
@@ -33,7 +33,7 @@ export async function readWranglerConfig(
   for (const file of FILES) {
     let text: string;
     try {
-      text = await readFile(join(root, file), 'utf8');
+      text = readFileSync(join(root, file), 'utf8');
     } catch {
       continue;
     }

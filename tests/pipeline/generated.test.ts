@@ -89,6 +89,30 @@ describe('generated', () => {
     expect(await generated(site)).toBe('2026-05-15T10:00:00Z');
   });
 
+  it('asks git again only once HEAD has moved (dev builds at every save)', async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    await git(s, '2026-03-01T10:00:00Z', 'init', '-q');
+    await commit(s, '2026-03-01T10:00:00Z', 'first posts');
+    expect(await generated(s)).toBe('2026-03-01T10:00:00Z');
+    const path = process.env.PATH;
+    const withoutGit = async () => {
+      process.env.PATH = '';
+      try {
+        return await generated(s);
+      } finally {
+        process.env.PATH = path;
+      }
+    };
+    // Git cannot be started, and is not needed: nothing was committed since.
+    await s.write('content/posts/hola.es.md', md({ title: 'Hola de nuevo', date: '2026-01-01' }));
+    expect(await withoutGit()).toBe('2026-03-01T10:00:00Z');
+    // A commit moves HEAD: git is asked again (here it cannot answer, so the content's dates stand).
+    await commit(s, '2026-04-01T10:00:00Z', 'edit');
+    expect(await withoutGit()).toBe('2026-02-01T08:00:00Z');
+    expect(await generated(s)).toBe('2026-04-01T10:00:00Z');
+  });
+
   it('takes SOURCE_DATE_EPOCH when it is the newest, and refuses a malformed one', async () => {
     site = await tempSite(FILES);
     const epoch = String(Date.parse('2026-05-20T00:00:00Z') / 1000);

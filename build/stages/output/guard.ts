@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstatSync, realpathSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { basename, dirname, join, parse } from 'node:path';
 import type { Problem } from '../../core/errors.ts';
 import { PRIVATE_DIR } from './place.ts';
@@ -89,7 +89,12 @@ export function refusedOutput(out: string, places: GuardedPlaces): Problem | und
  * answers for its own files; no git, or no repository there: nothing to say of tracked files.
  */
 export async function existingFolderProblem(out: string, root: string): Promise<Problem | undefined> {
-  const stats = await lstat(out).catch(() => undefined);
+  let stats: ReturnType<typeof lstatSync>;
+  try {
+    stats = lstatSync(out, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
   if (!stats?.isDirectory()) return undefined;
   const target = join(canonical(dirname(out)), basename(out));
   const shown = within(canonical(root), target) || target;
