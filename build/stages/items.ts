@@ -344,9 +344,10 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   );
   if (readable && unread.length > 0) {
     readable = take(await readTasks(unread, unread.length > DIRECT_READS));
-    if (readAll) walk = undefined;
     touch();
-    if (unread.every((i) => itemOfTask(i) === knownOf(i)?.item)) {
+    // Read through the parse cache, every file may say something new: the walk is not patched then,
+    // and the items whose keys it left to their records are keyed again with the others.
+    if (!(walk && readAll) && unread.every((i) => itemOfTask(i) === knownOf(i)?.item)) {
       // Each file read still belongs to the item its record says (the rule: they are known by their
       // stamps), so only the keys of the items they belong to can have changed: not every item's
       // grouped and keyed again (50 ms at 10,000 items).

@@ -612,6 +612,27 @@ describe('a kept store (as dev keeps it between builds)', () => {
     expect(result?.incremental.unchanged).toBe(true);
   });
 
+  it("walks the whole site again when a save has its items' other files read through the parse cache", async () => {
+    // 140 posts in three languages: a save of 130 Spanish files (under the 256 read one by one) has
+    // 260 translations to read again with them, read through the parse cache.
+    const posts: Record<string, string> = {};
+    const name = (i: number) => `p${String(i).padStart(3, '0')}`;
+    for (let i = 0; i < 140; i++)
+      for (const lang of ['es', 'en', 'pt-br'])
+        posts[`content/posts/${name(i)}.${lang}.md`] = md({
+          title: `${name(i)} ${lang}`,
+          date: '2025-01-01',
+        });
+    const { s, options, path } = await keptSite(posts);
+    await build({ root: s.root, ...options });
+    const saved = Array.from({ length: 130 }, (_, i) => `content/posts/${name(i)}.es.md`);
+    for (const [i, file] of saved.entries())
+      await s.write(file, md({ title: `${name(i)} guardado`, date: '2025-01-01' }));
+    const result = await sameAsCold(s, { ...options, changed: new Set(saved.map(path)) });
+    expect(result?.incremental.redone).toBe(130);
+    expect(await titles(s)).toHaveLength(140);
+  });
+
   it('looks again at the files it could not trust yet (too recent for their stamps), named or not', async () => {
     site = await tempSite(FILES);
     const s = site;
