@@ -275,9 +275,10 @@ async function measureDevLoop(
       times.push(performance.now() - started);
       // The next save waits for this one's rebuild (and D1 import) to finish, as an author's would.
       await until(() => settled().rebuilt > before.rebuilt, 'the rebuild never finished');
+      // The profile's span ends with the rebuild: the import after it is wrangler's, and idle.
+      spans.push({ fromUs, toUs: monotonicUs() });
       if (log.includes('D1 (local)') || items > 6000)
         await until(() => settled().imports > before.imports, 'the local D1 import never finished', 600_000);
-      spans.push({ fromUs, toUs: monotonicUs() });
       await new Promise((r) => setTimeout(r, 200));
     }
     figures = {
