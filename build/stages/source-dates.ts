@@ -29,7 +29,8 @@ export function readSourceDates(options: SourceDatesOptions): Promise<SourceDate
 function lastCommitTime(root: string, paths: readonly string[]): Promise<Date | undefined> {
   // Outside a git checkout there is no commit to ask git for (and starting it is a process a build
   // need not start).
-  const gitDir = process.env.GIT_DIR === undefined ? findGitDir(root) : resolve(process.env.GIT_DIR);
+  // GIT_DIR as git, started in `root`, reads it.
+  const gitDir = process.env.GIT_DIR === undefined ? findGitDir(root) : resolve(root, process.env.GIT_DIR);
   if (gitDir === undefined) return Promise.resolve(undefined);
   // Asked again only when the repository's HEAD may have moved: dev builds at every save, and git took
   // some 50 ms to answer in a repository of a few hundred commits, which the save then waited for.
@@ -70,7 +71,12 @@ function askGit(root: string, paths: readonly string[]): Promise<Date | undefine
 function findGitDir(dir: string): string | undefined {
   for (let at = resolve(dir); ; at = dirname(at)) {
     const dotGit = join(at, '.git');
-    const stats = statSync(dotGit, { throwIfNoEntry: false });
+    let stats: ReturnType<typeof statSync>;
+    try {
+      stats = statSync(dotGit, { throwIfNoEntry: false });
+    } catch {
+      stats = undefined; // a folder it may not look into: as if there were none
+    }
     if (stats?.isDirectory()) return dotGit;
     if (stats) {
       const named = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? '')?.[1];
