@@ -3,6 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Env } from '../core/config/site-config.ts';
 import { parseSourceDateEpoch, type SourceDates } from '../core/content/generated.ts';
+import { statStamp } from './parse-cache.ts';
 
 export interface SourceDatesOptions {
   root: string;
@@ -101,16 +102,7 @@ function headState(gitDir: string): string {
     join(common, 'shallow'),
     ...(branch ? [join(common, branch)] : []),
   ];
-  return files
-    .map((file) => {
-      try {
-        const s = statSync(file, { throwIfNoEntry: false });
-        return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : '-';
-      } catch {
-        return '?';
-      }
-    })
-    .join(' ');
+  return JSON.stringify(files.map((file) => statStamp(file) ?? null));
 }
 
 function readText(file: string): string | undefined {

@@ -3,11 +3,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { FollowedLink, LeftOut } from '../core/content/model.ts';
-import type { Language } from '../core/edge/languages.ts';
+import { type Language, languageCounts } from '../core/edge/languages.ts';
 import { isoSeconds } from '../core/edge/lifecycle.ts';
 import type { Problem } from '../core/errors.ts';
 import { type Headroom, headroom } from '../core/output/deploy-limits.ts';
-import type { ItemFacts } from '../core/output/item-fragments.ts';
 import type { OutputFile } from '../core/output/outputs.ts';
 import type { Rendered } from '../core/output/render.ts';
 import { typeCounts } from '../core/serializers/v1.ts';
@@ -71,14 +70,10 @@ export function summaryOf(
   // What this write did (a stray file kept) is told once: a build recalled later does not say it again.
   const events = new Set(written?.warnings.filter((w) => !written.standing.includes(w)));
   // Counted in one pass with plain counters: a dev save at 10,000 items counts them all again.
-  const translations: Record<Language, number> = { es: 0, en: 0, 'pt-br': 0 };
-  const facts: ItemFacts[] = new Array(items.items.length);
-  items.items.forEach((item, i) => {
-    facts[i] = item.facts;
-    for (const lang of item.facts.languages) translations[lang]++;
-  });
+  const translations = languageCounts();
+  for (const item of items.items) for (const lang of item.facts.languages) translations[lang]++;
   const summary: BuildSummary = {
-    items: typeCounts(facts),
+    items: typeCounts(items.items.map((item) => item.facts)),
     translations,
     leftOut: items.leftOut,
     warnings: warnings.filter((w) => !events.has(w)),

@@ -2,6 +2,11 @@
 export const LANGUAGES = ['es', 'en', 'pt-br'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
+/** A count per language, every one at zero, as plain properties (a build counts items into them). */
+export function languageCounts(): Record<Language, number> {
+  return { es: 0, en: 0, 'pt-br': 0 };
+}
+
 /**
  * The canonical language unless the site names another (`canonicalLanguage`): its file is required, its
  * title and description go into the index body, and its address is the item's `url`.

@@ -1,5 +1,12 @@
 import { dateMs } from '../edge/dates.ts';
-import { CONTENT_TYPES, type ContentType, LANGUAGES, type Language, PLURAL } from '../edge/languages.ts';
+import {
+  CONTENT_TYPES,
+  type ContentType,
+  LANGUAGES,
+  type Language,
+  languageCounts,
+  PLURAL,
+} from '../edge/languages.ts';
 import type { ContentStats } from '../edge/mcp/mcp-data.ts';
 
 /** What `content_stats` counts of one item (its facts: build/core/output/item-fragments.ts). */
@@ -21,7 +28,7 @@ export interface StatsItem {
  */
 export function contentStats(items: readonly StatsItem[], generated: string): ContentStats {
   const byType: Record<ContentType, number> = { post: 0, project: 0, tip: 0 };
-  const byLanguage: Record<Language, number> = { es: 0, en: 0, 'pt-br': 0 };
+  const byLanguage = languageCounts();
   // Spelled as the newest item spells it; counted regardless of case.
   const technologies = new Map<string, { name: string; count: number }>();
   let newest: StatsItem | undefined;
