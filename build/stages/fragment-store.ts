@@ -135,6 +135,19 @@ export class FragmentStore {
   /** How recent a file's change may be for its stamp to be trusted (parse-cache.ts RACY_MS; tests set 0). */
   readonly racyMs: number;
 
+  /**
+   * The latest clock (ms) of a build that taught the store. A record holds from the instant it was made
+   * until its item next changes by the clock alone (`changesAt`); before that instant an item it
+   * published may be dated ahead. A build on a clock set back before this one (another machine's,
+   * a corrected one) trusts no record, nor the last build's walks or result (clockBehind).
+   */
+  clock: number | undefined;
+
+  /** Whether `nowMs` is before a build that taught the store. */
+  clockBehind(nowMs: number): boolean {
+    return this.clock !== undefined && nowMs < this.clock;
+  }
+
   private constructor(
     private readonly root: string,
     private readonly dir: string | undefined,
@@ -158,6 +171,7 @@ export class FragmentStore {
       if (index?.format !== STORE_FORMAT || index.root !== root) return store;
       store.stored = index;
       store.last = index.last;
+      store.clock = index.clock;
     } catch {
       // none, or unreadable: an empty store
     }
@@ -335,7 +349,13 @@ export class FragmentStore {
      * record is the store's own.
      */
     patched?: { files?: readonly number[]; items?: readonly string[] },
+    /** The build's clock (ms). */
+    nowMs?: number,
   ): void {
+    if (nowMs !== undefined && (this.clock === undefined || nowMs > this.clock)) {
+      this.clock = nowMs;
+      this.indexDirty = true;
+    }
     this.keyBase = keyBase;
     this.walked = walk && { walk, listing, files, records };
     const previous = this.items;
@@ -450,7 +470,10 @@ export class FragmentStore {
     if (this.indexDirty) {
       const index = this.stored ?? this.columns();
       this.indexDirty = false;
-      await writeAtomically(join(this.dir, INDEX_FILE), encodeIndex({ ...index, last: this.last }));
+      await writeAtomically(
+        join(this.dir, INDEX_FILE),
+        encodeIndex({ ...index, last: this.last, ...(this.clock !== undefined && { clock: this.clock }) }),
+      );
       // The index as JSON, before format 8 (4.3 MB at 10,000 items), would otherwise stay for good.
       await rm(join(this.dir, 'index.json'), { force: true });
     }
@@ -671,6 +694,8 @@ interface StoredIndex {
   format: number;
   /** The project the paths are relative to: a store copied elsewhere is not read. */
   root: string;
+  /** FragmentStore.clock. */
+  clock?: number;
   listing?: Omit<Listing, 'tasks'> & {
     paths: string[];
     /** Each task's index in CONTENT_TYPES. */
@@ -734,6 +759,7 @@ function encodeIndex(index: StoredIndex): (string | Uint8Array)[] {
     root: index.root,
     item: f.item,
     last: index.last,
+    ...(index.clock !== undefined && { clock: index.clock }),
     n,
     text: 0,
   };

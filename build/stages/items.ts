@@ -159,7 +159,8 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   // walks of the whole site (which files make which item, the items' warnings, what was left out) are
   // patched where the saved files are, and the files it could not trust yet; any other change walks
   // every file and item. At 10,000 items the walks took some 40 ms of a save's 200.
-  let walk = carried ? store.walk(listing) : undefined;
+  const behind = store.clockBehind(nowMs);
+  let walk = carried && !behind ? store.walk(listing) : undefined;
   if (walk?.changesAt !== undefined && nowMs >= walk.changesAt) walk = undefined;
   const lookAt = (partly: boolean): number[] =>
     partly && walk && changed
@@ -283,7 +284,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   };
   const reusable = (id: string, key: string): ItemRecord | undefined => {
     const record = store.items.get(id);
-    if (!record || record.sources !== key) return undefined;
+    if (!record || record.sources !== key || behind) return undefined;
     if (record.changesAt !== undefined && nowMs >= record.changesAt) return undefined;
     return record;
   };
@@ -509,6 +510,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
       ...(patchedFiles && { files: patchedFiles }),
       ...(patchedRecords && { items: [...keys.keys()] }),
     },
+    nowMs,
   );
   store.order = order;
 

@@ -83,6 +83,7 @@ export async function unchangedSince(
   const { last, listingHead } = store;
   if (!last || last.inputs !== inputs || !listingHead) return undefined;
   if (last.validUntil !== undefined && now.getTime() >= last.validUntil) return undefined;
+  if (store.clockBehind(now.getTime())) return undefined;
   for (const [path, then] of last.outputs) {
     const stamp = lstatStamp(path);
     if (stamp === null || then === null ? stamp !== then : !sameStamp(stamp, then)) return undefined;

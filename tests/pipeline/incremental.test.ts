@@ -302,6 +302,41 @@ describe('an incremental build gives the bytes of a build from nothing', () => {
   }
 });
 
+describe('a clock set back', () => {
+  it("trusts nothing a later clock made: the index, the kept store and a named save give a build from nothing's bytes", async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    const hugo = HUGO;
+    // In July the future post is published and the tip past its expiryDate is not; in June, the reverse.
+    await sameAsCold(s, { clock: () => JULY, hugo });
+    expect(await titles(s)).toContain('Mañana');
+    let result = await sameAsCold(s, { clock: () => JUNE, hugo });
+    expect(result?.incremental.unchanged).toBe(false);
+    expect(await titles(s)).not.toContain('Mañana');
+    expect(await titles(s)).toContain('Caduca');
+    result = await sameAsCold(s, { clock: () => JULY, hugo });
+    expect(await titles(s)).toContain('Mañana');
+
+    // dev's kept store, saves of another file named: the second would patch the first's walks, July's.
+    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    const saved = join(s.root, 'content/posts/dos.es.md');
+    const save = async (title: string, clock: Date) => {
+      await s.write('content/posts/dos.es.md', md({ title, date: '2025-02-01' }, 'Préstamos.\n'));
+      return sameAsCold(s, { clock: () => clock, hugo, store, changed: new Set([saved]) });
+    };
+    await save('Dos, otra vez', JULY);
+    expect(store.walk(store.listing as Listing)).toBeDefined();
+    result = await save('Dos, una vez más', JUNE);
+    // Every item assembled again at the earlier clock; fragments made for the entries that differ.
+    expect(result?.incremental).toMatchObject({ assembled: 7, redoneItems: ['post/dos', 'tip/caduca'] });
+    expect(await titles(s)).not.toContain('Mañana');
+    expect(await titles(s)).toContain('Caduca');
+    // Written and read back, the store keeps the latest clock it was taught: July's.
+    await store.save();
+    expect(FragmentStore.open(s.root).clock).toBe(JULY.getTime());
+  });
+});
+
 describe('the D1 import', () => {
   /** 300 posts on D1: three files of entries (PART_ENTRIES = 128). */
   const threeFilesOfPosts = async (): Promise<TempSite> => {
