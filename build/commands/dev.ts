@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { readFile, realpath, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
@@ -352,6 +353,11 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       context.printErr(`✗ the /mcp data could not be written: ${message}; /mcp serves the build before`);
     }
   };
+  /**
+   * The warnings as last printed: a save whose build has the same ones says so on its line instead of
+   * printing them again (a configuration's warnings came back at every save, burying the rebuild lines).
+   */
+  let shownWarnings = '';
   /** Whether the build published (false: it failed, and the last good build is still served). */
   const rebuild = async (
     reason: string,
@@ -377,9 +383,13 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         if (deferred.mcp.data) await mcpServer.serve(deferred.mcp.data);
         else writeMcpDataWhenIdle();
       }
-      printWarnings(last.warnings, context);
+      const warned = formatProblems(last.warnings);
+      const again = warned !== '' && warned === shownWarnings;
+      const gone = warned === '' && shownWarnings !== '';
+      if (!again) printWarnings(last.warnings, context);
+      shownWarnings = warned;
       context.print(
-        `✓ ${reason}: ${count(last.summary.items.total, 'item')} in ${Math.round(last.durationMs)} ms (${incrementalLine(last.incremental)})`,
+        `✓ ${reason}: ${count(last.summary.items.total, 'item')} in ${Math.round(last.durationMs)} ms (${incrementalLine(last.incremental)})${again ? ` · the ${count(last.warnings.length, 'warning')} printed before still ${last.warnings.length === 1 ? 'stands' : 'stand'}` : gone ? ' · no warnings now' : ''}`,
       );
       if (last.mcpData && !last.mcpData.written && !toldMcp) {
         toldMcp = true;
@@ -391,6 +401,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       void nudgeRoutingFiles();
       return true;
     } catch (error) {
+      // The next good build prints its warnings again, below the problems printed now.
+      shownWarnings = '';
       if (isContentIndexError(error)) {
         // A content folder moved away (a checkout, a sync tool): its return is a change.
         watcher.awaitReturn(plan.contentDir);
@@ -446,7 +458,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     }
     const files = [...batch.keys()].filter((path) => path !== PAGES);
     try {
-      for (const [path, identity] of await identities(files)) seen.set(path, identity);
+      for (const [path, identity] of identities(files)) seen.set(path, identity);
       // Content files saved in place: the build takes the watcher's word that nothing else changed.
       const edits = [...batch].every(
         ([path, event]) => path === PAGES || (event === 'change' && isInside(plan.contentDir, path)),
@@ -471,11 +483,11 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       carrying = undefined;
       running = false;
     }
-    setTimeout(() => void recheck(files), RECHECK_MS).unref();
+    setTimeout(() => recheck(files), RECHECK_MS).unref();
     schedule();
   };
-  const recheck = async (paths: readonly string[]): Promise<void> => {
-    for (const [path, identity] of await identities(paths)) {
+  const recheck = (paths: readonly string[]): void => {
+    for (const [path, identity] of identities(paths)) {
       if (seen.get(path) !== identity && !changed.has(path))
         changed.set(path, identity === GONE ? 'unlink' : 'change');
     }
@@ -538,15 +550,13 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     ignorePrefixes: [join(dirname(outDir), `.${basename(outDir)}.content-index`)],
     onChange: (path, event) => {
       const at = Date.now();
-      void identities([path]).then((now) => {
-        const identity = now.get(path);
-        if (identity === seen.get(path)) return; // a rebuild already read the file as it is now
-        // Named for what the file is now: events of one save can arrive late and out of order.
-        changed.set(path, identity === GONE ? 'unlink' : event === 'unlink' ? 'change' : event);
-        firstChange ??= at;
-        lastChange = at;
-        schedule();
-      });
+      const identity = identities([path]).get(path);
+      if (identity === seen.get(path)) return; // a rebuild already read the file as it is now
+      // Named for what the file is now: events of one save can arrive late and out of order.
+      changed.set(path, identity === GONE ? 'unlink' : event === 'unlink' ? 'change' : event);
+      firstChange ??= at;
+      lastChange = at;
+      schedule();
     },
     onError: (error) => context.printErr(`warning: while watching: ${error.message}`),
   });
@@ -734,15 +744,18 @@ function shownPath(root: string, path: string): string {
   return relative(root, path).split(sep).join('/') || '.';
 }
 
-/** inode, size and time: what changes when a file is written or replaced. */
-async function identities(paths: readonly string[]): Promise<Map<string, string>> {
-  const entries = await Promise.all(
-    paths.map(async (path) => {
-      const s = await stat(path).catch(() => undefined);
+/**
+ * inode, size and time: what changes when a file is written or replaced. Synchronous: a save's event
+ * waited twice for the thread pool before its rebuild began (a few files; a checkout's thousand are
+ * some milliseconds of stats).
+ */
+function identities(paths: readonly string[]): Map<string, string> {
+  return new Map(
+    paths.map((path) => {
+      const s = statSync(path, { throwIfNoEntry: false });
       return [path, s ? `${s.ino}:${s.size}:${s.mtimeMs}` : GONE] as const;
     }),
   );
-  return new Map(entries);
 }
 
 /**

@@ -135,6 +135,43 @@ it('serves the build, picks up an edit, keeps the last good build through a brok
   );
 });
 
+it('prints warnings when they change, not again at every save', async () => {
+  const warning = 'content/posts/tercero.es.md:3: tgas: is not a key content-index reads';
+  const printed = () => stderr.split(warning).length - 1;
+  const lineAfter = async (what: string, from: number) =>
+    until(what, async () =>
+      stdout
+        .slice(from)
+        .split('\n')
+        .find((l) => l.includes('✓ rebuilt after')),
+    );
+
+  let from = stdout.length;
+  await site.write('content/posts/tercero.es.md', md({ title: 'Tercero', tgas: ['ia'] }));
+  await until('the new item', async () => ((await titles()).includes('Tercero') ? true : undefined));
+  expect(await lineAfter('the rebuild', from)).not.toContain('printed before');
+  await until('the warning', async () => (printed() === 1 ? true : undefined));
+
+  from = stdout.length;
+  await site.write('content/posts/primero.es.md', md({ title: 'Primero, otra vez' }));
+  await until('the edit', async () => ((await titles()).includes('Primero, otra vez') ? true : undefined));
+  expect(await lineAfter('the second rebuild', from)).toContain(
+    '· the 1 warning printed before still stands',
+  );
+  expect(printed()).toBe(1);
+
+  from = stdout.length;
+  await site.write('content/posts/tercero.es.md', md({ title: 'Tercero', tags: ['ia'] }));
+  expect(await lineAfter('the fix', from)).toContain('· no warnings now');
+  expect(printed()).toBe(1);
+
+  await site.write('content/posts/primero.es.md', md({ title: 'Primero' }));
+  await site.remove('content/posts/tercero.es.md');
+  await until('the site as it was', async () => ((await titles()).join() === 'Primero' ? true : undefined));
+  // Five rebuilds since the warning was printed: a reprint would have come by now.
+  expect(printed()).toBe(1);
+});
+
 it("holds wrangler's inspector: another DevTools client is refused", async () => {
   // dev is the DevTools client of its wrangler, to turn the network recording off
   // (build/runtime/devtools-quiet.ts, whose test shows the recording on, then off). wrangler lets one
