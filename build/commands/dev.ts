@@ -384,12 +384,15 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         else writeMcpDataWhenIdle();
       }
       const warned = formatProblems(last.warnings);
-      const again = warned !== '' && warned === shownWarnings;
-      const gone = warned === '' && shownWarnings !== '';
-      if (!again) printWarnings(last.warnings, context);
+      const n = last.warnings.length;
+      let standing = '';
+      if (warned !== '' && warned === shownWarnings)
+        standing = ` · the ${count(n, 'warning')} printed before still ${n === 1 ? 'stands' : 'stand'}`;
+      else if (warned === '' && shownWarnings !== '') standing = ' · no warnings now';
+      else printWarnings(last.warnings, context);
       shownWarnings = warned;
       context.print(
-        `✓ ${reason}: ${count(last.summary.items.total, 'item')} in ${Math.round(last.durationMs)} ms (${incrementalLine(last.incremental)})${again ? ` · the ${count(last.warnings.length, 'warning')} printed before still ${last.warnings.length === 1 ? 'stands' : 'stand'}` : gone ? ' · no warnings now' : ''}`,
+        `✓ ${reason}: ${count(last.summary.items.total, 'item')} in ${Math.round(last.durationMs)} ms (${incrementalLine(last.incremental)})${standing}`,
       );
       if (last.mcpData && !last.mcpData.written && !toldMcp) {
         toldMcp = true;

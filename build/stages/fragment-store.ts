@@ -472,7 +472,7 @@ export class FragmentStore {
       this.indexDirty = false;
       await writeAtomically(
         join(this.dir, INDEX_FILE),
-        encodeIndex({ ...index, last: this.last, ...(this.clock !== undefined && { clock: this.clock }) }),
+        encodeIndex({ ...index, last: this.last, clock: this.clock }),
       );
       // The index as JSON, before format 8 (4.3 MB at 10,000 items), would otherwise stay for good.
       await rm(join(this.dir, 'index.json'), { force: true });
@@ -759,7 +759,7 @@ function encodeIndex(index: StoredIndex): (string | Uint8Array)[] {
     root: index.root,
     item: f.item,
     last: index.last,
-    ...(index.clock !== undefined && { clock: index.clock }),
+    clock: index.clock,
     n,
     text: 0,
   };
