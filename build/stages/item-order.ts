@@ -32,6 +32,35 @@ export function sortedOrder<R extends Placed>(records: ReadonlyMap<string, R>): 
 }
 
 /**
+ * The order of `ids` over `records`, when it is the order sortedOrder makes of them: every record with
+ * fragments once, each before the next. Checked pair by pair (a build in another process reads the ids
+ * its store kept, which nothing vouches for): some 10,000 comparisons at 10,000 items, where sorting
+ * made 130,000.
+ */
+export function orderFrom<R extends Placed>(
+  records: ReadonlyMap<string, R>,
+  ids: readonly string[] | undefined,
+): ItemOrder<R> | undefined {
+  if (!ids) return undefined;
+  let placed = 0;
+  for (const record of records.values()) if (record.fragments) placed++;
+  if (ids.length !== placed) return undefined;
+  const kept: R[] = [];
+  const items: ItemFragments[] = [];
+  for (const id of ids) {
+    const record = records.get(id);
+    const item = record?.fragments;
+    if (!record || !item) return undefined;
+    // Strictly: no id twice, and no two items in one place (sortedOrder's tie would be theirs to break).
+    const before = items.at(-1);
+    if (before && entryOrder(before.facts, item.facts) >= 0) return undefined;
+    kept.push(record);
+    items.push(item);
+  }
+  return { from: records, ids, records: kept, items };
+}
+
+/**
  * The last order with the changed items taken out from where they were and put in where they go now,
  * each found by halving (a dev save at 10,000 items: some 30 comparisons, where sorting looked at every
  * item). Every other item is the record the last order holds, so the rest stays in order. Undefined

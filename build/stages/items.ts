@@ -31,7 +31,7 @@ import {
   type ItemRecord,
   type Walk,
 } from './fragment-store.ts';
-import { reorder, sortedOrder } from './item-order.ts';
+import { orderFrom, reorder, sortedOrder } from './item-order.ts';
 import {
   branchesKey,
   cascadeOf,
@@ -149,12 +149,19 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   const contentDir = contentFolder(options).shown;
   const stat = options.stat ?? statStamp;
   const { racyMs } = store;
-  const at = Date.now();
+  // The stamps the check for an unchanged build took before it found a file changed, when it looked at
+  // this listing: taken before this build began, so their files are judged recent from then.
+  const early = !options.stat && !changed ? store.stampsTaken(listing) : undefined;
+  const at = Math.min(Date.now(), early?.at ?? Number.POSITIVE_INFINITY);
   const nowMs = options.now.getTime();
-  const { indexOf, position } = placesOf(tasks);
+  const places = placesOf(tasks);
   const taskAt = (i: number) => tasks[i] as Listing['tasks'][number];
-  const keyBase = `${options.context}\u0000${cascades}`;
-  const carried = hinted && store.keyBase === keyBase;
+  const keyBase = hash('sha256', `${options.context}\u0000${cascades}`, 'base64url');
+  // The files the last build listed, each told changed or not (by the watcher, or by its stamp, every
+  // one looked at below), under the same context and list pages: an item none of the changed files
+  // touch keeps its record's key. At 10,000 items, hashing every item's files took some 50 ms of an
+  // edit's build.
+  const carried = (hinted || listing === store.listing) && store.keyBase === keyBase;
   // Dev, a save of files the last build in this process read, under the same context: that build's
   // walks of the whole site (which files make which item, the items' warnings, what was left out) are
   // patched where the saved files are, and the files it could not trust yet; any other change walks
@@ -164,7 +171,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   if (walk?.changesAt !== undefined && nowMs >= walk.changesAt) walk = undefined;
   const lookAt = (partly: boolean): number[] =>
     partly && walk && changed
-      ? [...new Set([...[...changed].map((path) => indexOf.get(path) ?? -1), ...walk.unsure])]
+      ? [...new Set([...[...changed].map((path) => places.indexOf.get(path) ?? -1), ...walk.unsure])]
           .filter((i) => i >= 0)
           .sort((a, b) => a - b)
       : tasks.map((_, i) => i);
@@ -189,7 +196,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
         known[i] = record;
         continue;
       }
-      const stamp = stat(task.absolute);
+      const stamp = early?.stamp(i) ?? stat(task.absolute);
       stamps[i] = stamp;
       if (trusted && stamp && sameStamp(record.stamp, stamp)) known[i] = record;
       else {
@@ -222,7 +229,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     return read.problems.length === 0 && read.unreadable.length === 0;
   };
   const stampOf = (path: string) => {
-    const i = indexOf.get(path);
+    const i = places.indexOf.get(path);
     return i === undefined ? stat(path) : stampAt(i);
   };
   /** Whether every listed file was read (through the parse cache): then each may say something new. */
@@ -253,7 +260,9 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     !partial || readAll
       ? tasks.keys()
       : new Set(
-          [...looked, ...[...hashes.keys()].map((path) => position.get(path) ?? -1)].filter((i) => i >= 0),
+          [...looked, ...[...hashes.keys()].map((path) => places.position.get(path) ?? -1)].filter(
+            (i) => i >= 0,
+          ),
         );
 
   // Files by item, in the files' order; each item's digest of what it is made from.
@@ -368,7 +377,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   const staleSet = new Set(stale);
   const files: SourceFile[] = [];
   for (const file of sourceFiles.values()) if (staleSet.has(itemOf(file))) files.push(file);
-  files.sort((a, b) => (position.get(a.path) ?? 0) - (position.get(b.path) ?? 0));
+  files.sort((a, b) => (places.position.get(a.path) ?? 0) - (places.position.get(b.path) ?? 0));
   options.onAssemble?.();
   const assembled = readable
     ? assembleItems(files, options.config, {
@@ -452,7 +461,9 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   if (before.size - records.size + added > 0)
     for (const id of before.keys()) if (!records.has(id)) changedIds.push(id);
   // Two items that publish one address: the whole build's problem, told as a build from nothing tells it.
-  const order = (store.order && reorder(store.order, before, records, changedIds)) ?? sortedOrder(records);
+  // The last order (this process's, or the one the store kept) with the changed items moved in it.
+  const last = store.order?.from === before ? store.order : orderFrom(before, store.storedOrder());
+  const order = (last && reorder(last, before, records, changedIds)) ?? sortedOrder(records);
   if (!sameAddresses(records, before, changedIds) && !distinctAddresses(order.items))
     await fail(options, listing);
 
@@ -464,7 +475,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     ? (walk as Walk).warnings
     : [...records.values()]
         .flatMap((r) => r.warnings)
-        .sort((a, b) => (position.get(a.file ?? '') ?? 0) - (position.get(b.file ?? '') ?? 0));
+        .sort((a, b) => (places.position.get(a.file ?? '') ?? 0) - (places.position.get(b.file ?? '') ?? 0));
   const leftOut = quiet((r) => (r?.leftOut.length ?? 0) > 0)
     ? (walk as Walk).leftOut
     : [...records.values()].flatMap((r) => r.leftOut).sort(leftOutOrder);
@@ -542,18 +553,26 @@ function modelOf(records: readonly ItemRecord[], leftOut: LeftOut[]): () => Cont
 }
 
 // Each file's place in the listing, by its absolute and its shown path, made once per listing (dev
-// keeps its listing between saves: 25,900 files at 10,000 items).
-const PLACES = new WeakMap<
-  Listing['tasks'],
-  { indexOf: Map<string, number>; position: Map<string, number> }
->();
-function placesOf(tasks: Listing['tasks']): { indexOf: Map<string, number>; position: Map<string, number> } {
+// keeps its listing between saves: 25,900 files at 10,000 items), and each when first asked (a build
+// in a process of its own asks by absolute path only when it reads many files).
+class Places {
+  #indexOf: Map<string, number> | undefined;
+  #position: Map<string, number> | undefined;
+  constructor(private readonly tasks: Listing['tasks']) {}
+  get indexOf(): Map<string, number> {
+    this.#indexOf ??= new Map(this.tasks.map((task, i) => [task.absolute, i]));
+    return this.#indexOf;
+  }
+  get position(): Map<string, number> {
+    this.#position ??= new Map(this.tasks.map((task, i) => [task.path, i]));
+    return this.#position;
+  }
+}
+const PLACES = new WeakMap<Listing['tasks'], Places>();
+function placesOf(tasks: Listing['tasks']): Places {
   let places = PLACES.get(tasks);
   if (!places) {
-    places = {
-      indexOf: new Map(tasks.map((task, i) => [task.absolute, i])),
-      position: new Map(tasks.map((task, i) => [task.path, i])),
-    };
+    places = new Places(tasks);
     PLACES.set(tasks, places);
   }
   return places;

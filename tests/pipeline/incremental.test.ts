@@ -1,4 +1,6 @@
+import type fs from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Location } from '../../build/core/content/layout.ts';
@@ -583,10 +585,14 @@ describe('a kept store (as dev keeps it between builds)', () => {
     await s.write('content/tips/atajo.es.md', md({ title: 'Atajo editado', description: 'Un atajo' }, ''));
     result = await sameAsCold(s, { ...options, changed: new Set([path('content/tips/atajo.es.md')]) });
     expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['tip/atajo'] });
-    // Without the hint every item is keyed again.
+    // Without the hint, each file's stamp tells the same; a file added lists its folder again, and
+    // every item is keyed.
     await s.write('content/tips/atajo.es.md', md({ title: 'Atajo', description: 'Un atajo de teclado' }, ''));
     result = await sameAsCold(s, options);
-    expect(result?.incremental).toMatchObject({ keyed: items, redoneItems: ['tip/atajo'] });
+    expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['tip/atajo'] });
+    await s.write('content/tips/otro.es.md', md({ title: 'Otro', description: 'Otro atajo' }, ''));
+    result = await sameAsCold(s, options);
+    expect(result?.incremental).toMatchObject({ keyed: items + 1, redoneItems: ['tip/otro'] });
   });
 
   it("patches the last build's walks of the site for a named save, and gives what a build from nothing gives", async () => {
@@ -605,10 +611,10 @@ describe('a kept store (as dev keeps it between builds)', () => {
       expect(walked()).toBe(true);
       return result;
     };
-    // The first save after the restart keys every item (their keys' context is this process's), and
-    // walks the whole site; the next ones patch that walk.
+    // The first save after the restart walks the whole site, the other items keeping the keys their
+    // records were made under (the key base their shards name); the next ones patch that walk.
     let result = await save('content/tips/atajo.es.md', { title: 'Atajo', description: 'Primero' });
-    expect(result?.incremental.keyed).toBe(7);
+    expect(result?.incremental.keyed).toBe(1);
     // An edit; a typo warned of, then fixed; a draft left out, then published again.
     result = await save('content/posts/dos.es.md', { title: 'Dos editado', date: '2025-02-01' });
     expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/dos'] });
@@ -862,6 +868,135 @@ describe('a kept store (as dev keeps it between builds)', () => {
     expect(result?.model.entries.find((e) => e.id === 'post/solo')?.canonical.body).toBe(
       'Only zqxsolo, señal.',
     );
+  });
+});
+
+describe('a build in a process of its own (its store read from its files)', () => {
+  /** Each build with the store opened from the project's files, as a new process opens it, then saved. */
+  const ownProcess = async (s: TempSite, options: BuildOptions) => {
+    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    try {
+      const result = await sameAsCold(s, { ...options, store });
+      if (result) await store.save();
+      return result;
+    } finally {
+      store.close();
+    }
+  };
+
+  it('keys only the items of the files whose stamps changed, and moves them in the order it kept, as a build from nothing', async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
+    // Every item of the files: the five published, the draft and the one dated ahead.
+    let result = await ownProcess(s, options);
+    expect(result?.incremental.keyed).toBe(7);
+    // Edited in place (no folder changed): its item alone is keyed, the others keep their records' keys.
+    await s.write('content/posts/dos.es.md', md({ title: 'Dos editado', date: '2025-02-01' }, 'Otro.\n'));
+    result = await ownProcess(s, options);
+    expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/dos'] });
+    // Moved by its date from last to first: placed in the kept order where a sort puts it.
+    await s.write('content/posts/uno.es.md', md({ title: 'Uno', date: '2025-06-01' }, 'Primero ahora.\n'));
+    result = await ownProcess(s, options);
+    expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/uno'] });
+    expect((await titles(s))[0]).toBe('Uno');
+    // A translation joins another item (translationKey): both keyed, as the files' items say.
+    await s.write(
+      'content/posts/uno.en.md',
+      md({ title: 'One', date: '2025-01-10', translationKey: 'dos' }, 'Running language models.\n'),
+    );
+    result = await ownProcess(s, options);
+    expect(result?.incremental.keyed).toBe(2);
+    // A file added: its folder is listed again, and every item keyed.
+    await s.write('content/tips/nuevo.es.md', md({ title: 'Nuevo', date: '2025-05-05' }, 'Nuevo.\n'));
+    result = await ownProcess(s, options);
+    expect(result?.incremental.keyed).toBe(8);
+    // The kept order with its last two items swapped, where moving the first item never looks: not
+    // taken as the order (each pair is checked), a sort is.
+    const order = join(s.root, STORE_DIR, 'order.txt');
+    const ids = (await readFile(order, 'utf8')).split('\n');
+    expect(ids).toHaveLength(6);
+    expect(ids[0]).toBe('post/uno');
+    await writeFile(order, [...ids.slice(0, 4), ids[5], ids[4]].join('\n'));
+    await s.write('content/posts/uno.es.md', md({ title: 'Uno otra vez', date: '2025-06-01' }, 'Primero.\n'));
+    result = await ownProcess(s, options);
+    expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/uno'] });
+  });
+
+  it("looks once at each file's stamp when the check for an unchanged build found one changed, wherever it lies", async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
+    await ownProcess(s, options);
+    // The last file of the listing edited: the check for an unchanged build looks at every file before
+    // it finds the change, and the build that follows takes those stamps, not every one again.
+    const content = join(s.root, 'content');
+    const looks = new Map<string, number>();
+    // The module object the build's `import { statSync }` is synced to (syncBuiltinESMExports).
+    const nodeFs = createRequire(import.meta.url)('node:fs') as { statSync: typeof fs.statSync };
+    const statSync = nodeFs.statSync;
+    const counting = ((path: Parameters<typeof fs.statSync>[0], ...rest: unknown[]) => {
+      const at = String(path);
+      if (at.startsWith(content) && at.endsWith('.md')) looks.set(at, (looks.get(at) ?? 0) + 1);
+      return (statSync as (...args: unknown[]) => unknown)(path, ...rest);
+    }) as typeof fs.statSync;
+    await s.write(
+      'content/tips/caduca.es.md',
+      md({ title: 'Caduca otra', date: '2025-01-02', expiryDate: '2026-06-15' }),
+    );
+    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    nodeFs.statSync = counting;
+    syncBuiltinESMExports();
+    try {
+      const result = await build({ root: s.root, ...options, store });
+      expect(result.incremental).toMatchObject({ unchanged: false, redoneItems: ['tip/caduca'] });
+      await store.save();
+    } finally {
+      nodeFs.statSync = statSync;
+      syncBuiltinESMExports();
+      store.close();
+    }
+    expect(looks.size).toBe(Object.keys(FILES).length);
+    expect([...new Set(looks.values())]).toEqual([1]);
+    // What it published is what a build from nothing publishes.
+    expect((await ownProcess(s, options))?.incremental.unchanged).toBe(true);
+  });
+
+  it('takes no key from records another build wrote than the one its index is of (a save cut short)', async () => {
+    const config = { ...FIXTURE_CONFIG };
+    site = await tempSite(FILES, config);
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
+    const store = join(s.root, STORE_DIR);
+    const copyOf = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          (await readdir(store)).map(async (name) => [name, await readFile(join(store, name))]),
+        ),
+      ) as Record<string, Buffer>;
+    await ownProcess(s, options);
+    const before = await copyOf();
+    // Another site address: every item's record is made again, and every shard written.
+    await s.write(
+      'site.config.ts',
+      `export default ${JSON.stringify({ ...config, site: 'https://otro.example/' })};\n`,
+    );
+    await ownProcess(s, options);
+    // Cut short: the index of the build before, with its shards (all of them, then half) or none.
+    const shards = Object.keys(before).filter((name) => name !== 'index.bin' && name !== 'order.txt');
+    expect(shards.length).toBeGreaterThan(1);
+    const after = await copyOf();
+    for (const kept of [[], shards.slice(0, Math.ceil(shards.length / 2))]) {
+      for (const [name, bytes] of Object.entries(after)) await writeFile(join(store, name), bytes);
+      for (const name of ['index.bin', ...kept]) await writeFile(join(store, name), before[name] as Buffer);
+      await s.write('site.config.ts', `export default ${JSON.stringify(config)};\n`);
+      await rm(s.out, { recursive: true, force: true });
+      const result = await ownProcess(s, options);
+      expect(result?.incremental.keyed).toBe(7);
+      expect(
+        (await s.readJson<{ content: { url: string }[] }>('api/v1/content.json')).content[0]?.url,
+      ).toMatch(/^https:\/\/example\.com\//);
+    }
   });
 });
 
