@@ -285,11 +285,12 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
   const recallable =
     !options.dryRun && !options.live && options.writeMcpData === undefined && !options.changed;
   const inputs = await run.stage('load', () => inputsDigest(setup, keys.context, buildFlags(options)));
-  const last = recallable
+  const checked = recallable
     ? await run.stage('load', () =>
         unchangedSince(store, inputs.inputs, now, load, options.sitePages && setup.outDir),
       )
     : undefined;
+  const last = checked?.last;
   if (last) {
     if (!options.store) await store.save().catch(() => undefined);
     return recalled(setup, store, last.summary as BuildSummary, run);
@@ -307,6 +308,7 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
       ...(options.hugo && { hugo: options.hugo }),
       serializers: setup.serializers,
       store,
+      ...(checked?.stamps && { stamps: checked.stamps }),
       ...keys,
       parseCache: (stat) => {
         if (options.cache === false) return undefined;
@@ -478,6 +480,7 @@ function recalled(
       files: store.files.size,
       read: 0,
       keyed: 0,
+      placed: 0,
       assembled: 0,
       redone: 0,
       reused: summary.items.total,

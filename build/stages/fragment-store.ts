@@ -59,6 +59,14 @@ export interface ItemRecord {
   fragments?: ItemFragments;
 }
 
+/** The stamps of a listing's files, by their place in it, taken from `at` on (FragmentStore.filesAsKept). */
+export interface StampsTaken {
+  /** What was looked at: the index's listing as read, or a Listing. */
+  of: object;
+  at: number;
+  stamps: (Stamp | undefined)[];
+}
+
 /** The last build that wrote, as the next one may find it unchanged (stages/unchanged.ts). */
 export interface LastBuild {
   /** The digest of every input but the content files' stamps (which `files` holds). */
@@ -96,9 +104,9 @@ export const STORE_DIR = `${CACHE_DIR}/items`;
  * Bumped when what the store's files hold changes form. 5: each item's D1 rows with their digest. 6: a
  * whole file's hash of its bytes (read-head.js sourceHash). 7: entries without the bodies their D1 rows
  * hold, and keys made of both (entry-form.ts). 8: a shard's texts apart from its D1 rows, measured in
- * UTF-16 units (decodeShard).
+ * UTF-16 units (decodeShard). 9: a shard's header names the key base its records were keyed under.
  */
-const STORE_FORMAT = 8;
+const STORE_FORMAT = 9;
 const INDEX_FILE = 'index.bin';
 /** The ids of the last build's published items, in index order, one a line (stages/item-order.ts orderFrom). */
 const ORDER_FILE = 'order.txt';
@@ -114,15 +122,18 @@ const RETIRED_FILES = 64;
  * it made; nothing else in the build reads or writes item records. Dev keeps one in memory; a build
  * reads the project's from `.content-index/cache/items/` and writes it back when it succeeds.
  *
- * On disk: `index.bin` (the listing, every file's stamp, the last build's digest) and the item records
- * in shards, read only when the build needs them (not when it finds nothing changed). A store that
- * cannot be read is an empty one: it is only ever a shortcut.
+ * On disk: `index.bin` (the listing, every file's stamp, the last build's digest), the item records
+ * in shards (each naming the key base its records were keyed under), read only when the build needs
+ * them (not when it finds nothing changed), and the last order's ids (`order.txt`). The index is never
+ * written ahead of the shards its files' items are in. A store that cannot be read is an empty one: it
+ * is only ever a shortcut.
  */
 export class FragmentStore {
   last: LastBuild | undefined;
   /**
-   * The items the last build in this process published, in index order (memory only): the next build
-   * moves its changed items in it rather than sorting them all (item-order.ts).
+   * The items the last build in this process published, in index order: the next build moves its
+   * changed items in it rather than sorting them all (item-order.ts). Its ids are saved (ORDER_FILE)
+   * for a build in another process (storedOrder).
    */
   order: ItemOrder<ItemRecord> | undefined;
   private records: Map<string, ItemRecord> | undefined;
@@ -272,29 +283,29 @@ export class FragmentStore {
    * Whether every content file the listing holds is as the store knows it (its stamp, and for one
    * changed too recently to trust its stamp, its text): worked out on the index as read,
    * without making an object per file (a build that finds nothing changed looks at nothing else).
+   * When one is not, the stamps it took up to it, for the build that follows (stampsOf).
    */
-  filesAsKept(maxFileBytes: number, bodies: boolean): boolean {
+  filesAsKept(maxFileBytes: number, bodies: boolean): { kept: boolean; stamps?: StampsTaken } {
     const index = this.stored;
     if (!index?.listing) {
       const listing = this.listing;
-      if (!listing) return false;
+      if (!listing) return { kept: false };
       const files = this.files;
-      if (files.size !== listing.tasks.length) return false;
-      const taken = { listing, at: Date.now(), stamps: [] as (Stamp | undefined)[] };
-      this.taken = taken;
-      return listing.tasks.every((task, i) => {
+      if (files.size !== listing.tasks.length) return { kept: false };
+      const taken: StampsTaken = { of: listing, at: Date.now(), stamps: [] };
+      const kept = listing.tasks.every((task, i) => {
         const record = files.get(task.path);
         const stamp = statStamp(task.absolute);
         taken.stamps[i] = stamp;
         if (!record || !stamp || !sameStamp(stamp, record.stamp)) return false;
         return !record.racy || fileHash(task.absolute, maxFileBytes, bodies) === record.hash;
       });
+      return kept ? { kept } : { kept, stamps: taken };
     }
     const { paths } = index.listing;
     const f = index.files;
     const at = Date.now();
-    const taken = { listing: index.listing, at, stamps: [] as (Stamp | undefined)[] };
-    this.taken = taken;
+    const taken: StampsTaken = { of: index.listing, at, stamps: [] };
     const under = underRoot(this.root);
     for (let i = 0; i < paths.length; i++) {
       const absolute = under(paths[i] as string);
@@ -308,16 +319,16 @@ export class FragmentStore {
         stamp.ctimeMs !== f.ctime[i] ||
         stamp.ino !== f.ino[i]
       )
-        return false;
+        return { kept: false, stamps: taken };
       if (f.racy[i] !== 1) continue;
-      if (fileHash(absolute, maxFileBytes, bodies) !== f.hash[i]) return false;
+      if (fileHash(absolute, maxFileBytes, bodies) !== f.hash[i]) return { kept: false, stamps: taken };
       // Its content checked, and its stamp now old enough to vouch for it from here on.
       if (Math.max(stamp.mtimeMs, stamp.ctimeMs) <= at - this.racyMs) {
         f.racy[i] = 0;
         this.indexDirty = true;
       }
     }
-    return true;
+    return { kept: true };
   }
 
   /**
@@ -339,19 +350,16 @@ export class FragmentStore {
   private savedOrder: ItemOrder<ItemRecord> | undefined;
 
   /**
-   * The stamps filesAsKept took of `listing`'s files, by their place in it, and when it began: the build
-   * that follows when it found a file changed looks at the others by these, not by taking them again (an
-   * edit late in the listing had every file's stamp taken twice: some 100 ms at 10,000 items).
+   * Stamps filesAsKept took, by the place of each file in `listing`, when they were taken of it: the
+   * build that follows a check that found a file changed looks at the others by these, not by taking
+   * them again (an edit late in the listing had every file's stamp taken twice: some 100 ms at 10,000
+   * items).
    */
-  stampsTaken(listing: Listing): { at: number; stamp: (i: number) => Stamp | undefined } | undefined {
-    const taken = this.taken;
-    const source = listing === this.madeListing ? (this.madeFrom ?? listing) : listing;
-    if (!taken || taken.listing !== source) return undefined;
-    return { at: taken.at, stamp: (i) => taken.stamps[i] };
+  stampsOf(listing: Listing, taken: StampsTaken): ((i: number) => Stamp | undefined) | undefined {
+    const looked = listing === this.madeListing ? (this.madeFrom ?? listing) : listing;
+    return taken.of === looked ? (i) => taken.stamps[i] : undefined;
   }
 
-  /** The stamps filesAsKept took, of the listing it looked at (the index's as read, or a Listing). */
-  private taken: { listing: object; at: number; stamps: (Stamp | undefined)[] } | undefined;
   /** The index's listing as read, which `madeListing` was made from. */
   private madeFrom: object | undefined;
 
@@ -376,7 +384,8 @@ export class FragmentStore {
    * pages): a build with the same that knows which files changed (dev's watcher, or every stamp
    * looked at) takes the other items' keys from their records instead of hashing their files again.
    * The last build's that learned in this process; else the one every shard read was written under
-   * (each shard's header names it: a save cut short leaves shards of two builds, and then none).
+   * (each shard's header names it: a save cut short leaves shards of two builds, and then none). Asked
+   * of a store read from disk, it reads every record.
    */
   get keyBase(): string | undefined {
     if (this.learned) return this.learnedBase;
@@ -393,7 +402,6 @@ export class FragmentStore {
    * What a build read and made: its listing, its files and its items. Records that are not the ones
    * the store holds go to disk at the next save.
    */
-
   learn(
     listing: Listing,
     files: Map<string, FileRecord>,
@@ -415,7 +423,6 @@ export class FragmentStore {
     }
     this.learned = true;
     this.learnedBase = keyBase;
-    this.taken = undefined;
     this.walked = walk && { walk, listing, files, records };
     const previous = this.items;
     if (patched?.items && records.size === previous.size) {
@@ -481,7 +488,8 @@ export class FragmentStore {
     if (records && this.dirty.size > 0) {
       const byShard = new Map<number, [string, ItemRecord][]>([...this.dirty].map((shard) => [shard, []]));
       for (const [id, record] of records) byShard.get(shardOf(id))?.push([id, record]);
-      this.dirty.clear();
+      // The key base these records were keyed under, named in each shard's header.
+      const base = this.keyBase;
       for (const [shard, kept] of byShard) {
         const items: string[] = [];
         const rows: (string | BytePiece)[] = [];
@@ -492,7 +500,6 @@ export class FragmentStore {
           if (entry) entries.push(`${JSON.stringify([id, record.entryKey()])}\t${entry}\n`);
         }
         const sections = [items, rows, entries].map((parts) => parts.reduce((n, p) => n + pieceLength(p), 0));
-        const base = this.keyBase;
         const header = `${[...sections, ...(base ? [base] : [])].join(' ')}\n`;
         const file = join(this.dir, shardFile(shard));
         // Read before the file they are in is replaced; then they are in the new one, at these places.
@@ -503,6 +510,10 @@ export class FragmentStore {
           at += pieceLength(part);
         }
         await writeAtomically(file, [header, ...items, ...rows, ...entries]);
+        // Written: no longer to write, unless a build learned meanwhile (then its records may be newer
+        // than the ones written, and the next save writes the shard again). A shard whose write failed
+        // stays to write: the index is never written over records older than its own files.
+        if (this.records === records) this.dirty.delete(shard);
         // Entries still read from the file just replaced are now in memory (entryText above): let it go,
         // and hold the new one for the D1 rows and the entries left in it.
         const open = this.shards.get(shard);
@@ -532,13 +543,19 @@ export class FragmentStore {
       await writeAtomically(join(this.dir, ORDER_FILE), [order.ids.join('\n')]);
       this.savedOrder = order;
     }
-    if (this.indexDirty) {
+    // The index holds the files of the last build that learned: written only when the records of that
+    // build are all in their shards (none learned since this save began), so that a store read back
+    // never has files newer than their items' records, whose keys a build takes without hashing.
+    if (this.indexDirty && this.records === records) {
       const index = this.stored ?? this.columns();
       this.indexDirty = false;
       await writeAtomically(
         join(this.dir, INDEX_FILE),
         encodeIndex({ ...index, last: this.last, clock: this.clock }),
-      );
+      ).catch((error: unknown) => {
+        this.indexDirty = true;
+        throw error;
+      });
       // The index as JSON, before format 8 (4.3 MB at 10,000 items), would otherwise stay for good.
       await rm(join(this.dir, 'index.json'), { force: true });
     }
@@ -639,7 +656,8 @@ export class FragmentStore {
         readAll(fd, bytes, 0, itemsBytes, newline + 1);
         const items = new ShardReader(bytes.toString('utf8'), fd, rowsAt, rowsAt + rowsBytes);
         const decoded = decodeShard(items, records, (id, entryKey) => this.storedEntry(shard, id, entryKey));
-        this.shardBases.add(fields[3] ?? '');
+        // A shard that holds no record keys nothing: its base (of whichever build emptied it) says nothing.
+        if (decoded.length > 0) this.shardBases.add(fields[3] ?? '');
         for (const id of decoded) {
           const record = records.get(id);
           if (record?.entry) this.raw.set(record, () => this.storedEntry(shard, id, record.entryKey()));

@@ -29,6 +29,7 @@ import {
   type FileRecord,
   type FragmentStore,
   type ItemRecord,
+  type StampsTaken,
   type Walk,
 } from './fragment-store.ts';
 import { orderFrom, reorder, sortedOrder } from './item-order.ts';
@@ -78,6 +79,11 @@ export interface ItemsOptions extends LoadOptions {
   onAssemble?: () => void;
   /** Tests give a file system whose times lie. */
   stat?: (path: string) => Stamp | undefined;
+  /**
+   * The stamps the check for an unchanged build took, before it found a file changed (unchanged.ts):
+   * taken for this build, of the listing the store held then.
+   */
+  stamps?: StampsTaken;
 }
 
 /** What a build did again, and what it kept from the build before (its report's `incremental`). */
@@ -90,6 +96,11 @@ export interface ItemCounts {
    * the other items' from their records.
    */
   keyed: number;
+  /**
+   * Items whose place in the index order was looked for: every published item when they were sorted,
+   * the changed ones when the last order (this process's, or the one the store kept) was moved.
+   */
+  placed: number;
   /** Items assembled again from their files, and items whose fragments were made (the rest were kept). */
   assembled: number;
   redone: number;
@@ -151,8 +162,9 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   const { racyMs } = store;
   // The stamps the check for an unchanged build took before it found a file changed, when it looked at
   // this listing: taken before this build began, so their files are judged recent from then.
-  const early = !options.stat && !changed ? store.stampsTaken(listing) : undefined;
-  const at = Math.min(Date.now(), early?.at ?? Number.POSITIVE_INFINITY);
+  const taken = !options.stat && !changed ? options.stamps : undefined;
+  const early = taken && store.stampsOf(listing, taken);
+  const at = Math.min(Date.now(), (early && taken?.at) ?? Number.POSITIVE_INFINITY);
   const nowMs = options.now.getTime();
   const places = placesOf(tasks);
   const taskAt = (i: number) => tasks[i] as Listing['tasks'][number];
@@ -162,10 +174,11 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   // touch keeps its record's key. At 10,000 items, hashing every item's files took some 50 ms of an
   // edit's build.
   const carried = (hinted || listing === store.listing) && store.keyBase === keyBase;
-  // Dev, a save of files the last build in this process read, under the same context: that build's
-  // walks of the whole site (which files make which item, the items' warnings, what was left out) are
-  // patched where the saved files are, and the files it could not trust yet; any other change walks
-  // every file and item. At 10,000 items the walks took some 40 ms of a save's 200.
+  // A build after one in this process that listed the same files, under the same context (dev's saves):
+  // that build's walks of the whole site (which files make which item, the items' warnings, what was
+  // left out) are patched where the changed files are (the saved ones and the files it could not trust
+  // yet, or every file found changed by its stamp); any other change walks every file and item. At
+  // 10,000 items the walks took some 40 ms of a save's 200.
   const behind = store.clockBehind(nowMs);
   let walk = carried && !behind ? store.walk(listing) : undefined;
   if (walk?.changesAt !== undefined && nowMs >= walk.changesAt) walk = undefined;
@@ -196,7 +209,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
         known[i] = record;
         continue;
       }
-      const stamp = early?.stamp(i) ?? stat(task.absolute);
+      const stamp = early?.(i) ?? stat(task.absolute);
       stamps[i] = stamp;
       if (trusted && stamp && sameStamp(record.stamp, stamp)) known[i] = record;
       else {
@@ -298,8 +311,8 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     return record;
   };
 
-  // Dev, the files it changed known and the rest of the listing as the last build left it: an item none
-  // of those files belonged to, nor belongs to now, has the files it had, with the hashes they had, so
+  // The changed files known (named by dev's watcher, or found by their stamps) and the rest of the
+  // listing as the last build left it: an item none of those files belonged to, nor belongs to now, has the files it had, with the hashes they had, so
   // its key is its record's when the build's context and list pages are the last build's too. A file
   // known by its stamp but read all the same (through the parse cache, or as an unchanged translation
   // of an edited file) counts as changed when what was read is not what its record says: the parse
@@ -460,10 +473,11 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   const added = changedIds.filter((id) => !before.has(id)).length;
   if (before.size - records.size + added > 0)
     for (const id of before.keys()) if (!records.has(id)) changedIds.push(id);
-  // Two items that publish one address: the whole build's problem, told as a build from nothing tells it.
   // The last order (this process's, or the one the store kept) with the changed items moved in it.
   const last = store.order?.from === before ? store.order : orderFrom(before, store.storedOrder());
-  const order = (last && reorder(last, before, records, changedIds)) ?? sortedOrder(records);
+  const reordered = last && reorder(last, before, records, changedIds);
+  const order = reordered ?? sortedOrder(records);
+  // Two items that publish one address: the whole build's problem, told as a build from nothing tells it.
   if (!sameAddresses(records, before, changedIds) && !distinctAddresses(order.items))
     await fail(options, listing);
 
@@ -535,6 +549,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
       files: tasks.length,
       read: reads,
       keyed: hashed.size,
+      placed: reordered ? changedIds.length : order.items.length,
       assembled: made.size,
       redone: fresh.length,
       reused: order.items.length - fresh.length,

@@ -5,7 +5,7 @@ import type { Lifecycle } from '../core/edge/lifecycle.ts';
 import type { Problem } from '../core/errors.ts';
 import { recordPublished, renderPublishedRecord } from '../core/versions/published-record.ts';
 import { digest } from './fingerprint.ts';
-import type { FragmentStore, LastBuild } from './fragment-store.ts';
+import type { FragmentStore, LastBuild, StampsTaken } from './fragment-store.ts';
 import {
   branchesKey,
   type Listing,
@@ -70,7 +70,8 @@ export async function inputsDigest(
 /**
  * The last build, when nothing it was made from changed since and the clock has not reached its limit:
  * the same inputs, the same files listed, every content file with the stamp it had (or, for one changed
- * too recently to trust its stamp, the same text), and its outputs as it left them.
+ * too recently to trust its stamp, the same text), and its outputs as it left them. Otherwise, when it
+ * looked at the files' stamps, the ones it took (for the build that follows, not to take them again).
  */
 export async function unchangedSince(
   store: FragmentStore,
@@ -79,24 +80,24 @@ export async function unchangedSince(
   load: LoadOptions,
   /** The output folder, when the build is checked against the site generator's pages in it. */
   sitePages?: string,
-): Promise<LastBuild | undefined> {
+): Promise<{ last?: LastBuild; stamps?: StampsTaken }> {
   const { last, listingHead } = store;
-  if (!last || last.inputs !== inputs || !listingHead) return undefined;
-  if (last.validUntil !== undefined && now.getTime() >= last.validUntil) return undefined;
-  if (store.clockBehind(now.getTime())) return undefined;
+  if (!last || last.inputs !== inputs || !listingHead) return {};
+  if (last.validUntil !== undefined && now.getTime() >= last.validUntil) return {};
+  if (store.clockBehind(now.getTime())) return {};
   for (const [path, then] of last.outputs) {
     const stamp = lstatStamp(path);
-    if (stamp === null || then === null ? stamp !== then : !sameStamp(stamp, then)) return undefined;
+    if (stamp === null || then === null ? stamp !== then : !sameStamp(stamp, then)) return {};
   }
   if (sitePages !== undefined) {
     // The pages the generator wrote since (a page gone is an address the index may no longer keep).
     const own = new Set((last.summary as { files: { path: string }[] }).files.map((f) => f.path));
-    if (last.pages !== (await sitePagesStamp(load.root, sitePages, own))) return undefined;
+    if (last.pages !== (await sitePagesStamp(load.root, sitePages, own))) return {};
   }
   if (!listingCurrent(listingHead, load, store.racyMs)) {
     // A folder changed (or too recently to tell): the same files listed again will do.
     const [again, listing] = [await listSources(load), store.listing];
-    if (!listing || !sameListing(again, listing)) return undefined;
+    if (!listing || !sameListing(again, listing)) return {};
     store.listing = again;
     store.touch();
   }
@@ -105,9 +106,10 @@ export async function unchangedSince(
   if (listed.length > 0 || last.branches !== undefined) {
     const problems: Problem[] = [];
     const branches = await readBranches(listed, load.layout, load.maxFileBytes, problems);
-    if (problems.length > 0 || branchesKey(branches) !== (last.branches ?? '')) return undefined;
+    if (problems.length > 0 || branchesKey(branches) !== (last.branches ?? '')) return {};
   }
-  return store.filesAsKept(load.maxFileBytes, load.bodies ?? false) ? last : undefined;
+  const files = store.filesAsKept(load.maxFileBytes, load.bodies ?? false);
+  return files.kept ? { last } : { ...(files.stamps && { stamps: files.stamps }) };
 }
 
 function sameListing(a: Listing, b: Listing): boolean {

@@ -2,7 +2,7 @@ import type fs from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Location } from '../../build/core/content/layout.ts';
 import type { HugoPublication } from '../../build/core/content/publication.ts';
 import { GENERATION_PLACEHOLDER } from '../../build/core/edge/mcp/d1-sql.ts';
@@ -28,6 +28,34 @@ import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite 
 
 let site: TempSite | undefined;
 afterEach(() => site?.dispose());
+
+// The store's writes, made to fail or to wait where a test says (a full disk; a save still writing
+// when the next build learns): every write goes through as it is otherwise.
+const writes = vi.hoisted(() => ({
+  fail: undefined as RegExp | undefined,
+  hold: undefined as { path: RegExp; reached: () => void; until: Promise<void> } | undefined,
+}));
+vi.mock('../../build/stages/stored-bytes.ts', async (original) => {
+  const real = await original<typeof import('../../build/stages/stored-bytes.ts')>();
+  return {
+    ...real,
+    writeFilePieces: async (path: string, pieces: Parameters<typeof real.writeFilePieces>[1]) => {
+      if (writes.fail?.test(path))
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      const hold = writes.hold;
+      if (hold?.path.test(path)) {
+        writes.hold = undefined;
+        hold.reached();
+        await hold.until;
+      }
+      return real.writeFilePieces(path, pieces);
+    },
+  };
+});
+afterEach(() => {
+  writes.fail = undefined;
+  writes.hold = undefined;
+});
 
 // Bodies are searched (`mcp.bodies`, on by default): each file has a text of its own, which the
 // embedded index, the D1 import and the snippets' texts carry.
@@ -890,15 +918,16 @@ describe('a build in a process of its own (its store read from its files)', () =
     const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
     // Every item of the files: the five published, the draft and the one dated ahead.
     let result = await ownProcess(s, options);
-    expect(result?.incremental.keyed).toBe(7);
-    // Edited in place (no folder changed): its item alone is keyed, the others keep their records' keys.
+    expect(result?.incremental).toMatchObject({ keyed: 7, placed: 5 });
+    // Edited in place (no folder changed): its item alone is keyed, the others keep their records' keys,
+    // and it alone is placed in the order the store kept.
     await s.write('content/posts/dos.es.md', md({ title: 'Dos editado', date: '2025-02-01' }, 'Otro.\n'));
     result = await ownProcess(s, options);
-    expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/dos'] });
+    expect(result?.incremental).toMatchObject({ keyed: 1, placed: 1, redoneItems: ['post/dos'] });
     // Moved by its date from last to first: placed in the kept order where a sort puts it.
     await s.write('content/posts/uno.es.md', md({ title: 'Uno', date: '2025-06-01' }, 'Primero ahora.\n'));
     result = await ownProcess(s, options);
-    expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/uno'] });
+    expect(result?.incremental).toMatchObject({ keyed: 1, placed: 1, redoneItems: ['post/uno'] });
     expect((await titles(s))[0]).toBe('Uno');
     // A translation joins another item (translationKey): both keyed, as the files' items say.
     await s.write(
@@ -920,7 +949,7 @@ describe('a build in a process of its own (its store read from its files)', () =
     await writeFile(order, [...ids.slice(0, 4), ids[5], ids[4]].join('\n'));
     await s.write('content/posts/uno.es.md', md({ title: 'Uno otra vez', date: '2025-06-01' }, 'Primero.\n'));
     result = await ownProcess(s, options);
-    expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/uno'] });
+    expect(result?.incremental).toMatchObject({ keyed: 1, placed: 6, redoneItems: ['post/uno'] });
   });
 
   it("looks once at each file's stamp when the check for an unchanged build found one changed, wherever it lies", async () => {
@@ -960,6 +989,121 @@ describe('a build in a process of its own (its store read from its files)', () =
     expect([...new Set(looks.values())]).toEqual([1]);
     // What it published is what a build from nothing publishes.
     expect((await ownProcess(s, options))?.incremental.unchanged).toBe(true);
+  });
+
+  // The index is never written ahead of the records of its files: a build that reads it back takes an
+  // unchanged file's item's key from its record, and would publish a record older than the file.
+  const edited = (s: TempSite, title: string) =>
+    s.write('content/posts/dos.es.md', md({ title, date: '2025-02-01' }, 'Dos.\n'));
+
+  it('writes again a shard it could not write (a full disk) before the index that names its files', async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
+    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    try {
+      await build({ root: s.root, ...options, store });
+      await store.save();
+      await edited(s, 'Dos editado');
+      await build({ root: s.root, ...options, store });
+      writes.fail = /[0-9a-f]{2}\.items\./;
+      await expect(store.save()).rejects.toThrow('no space left');
+      writes.fail = undefined;
+      await store.save();
+    } finally {
+      store.close();
+    }
+    // Another item edited: the build runs, and the first item's key is taken from its record.
+    await s.write('content/tips/atajo.es.md', md({ title: 'Atajo editado' }, ''));
+    const result = await ownProcess(s, options);
+    expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['tip/atajo'] });
+    expect(await titles(s)).toContain('Dos editado');
+  });
+
+  it('writes no index while a later build learned during its save, and the process ends', async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
+    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    try {
+      await build({ root: s.root, ...options, store });
+      await store.save();
+      await edited(s, 'Dos editado');
+      await build({ root: s.root, ...options, store });
+      // The save held at its first shard while the next edit's build learns.
+      let reached = () => {};
+      let release = () => {};
+      const atShard = new Promise<void>((resolve) => {
+        reached = resolve;
+      });
+      writes.hold = {
+        path: /[0-9a-f]{2}\.items\./,
+        reached,
+        until: new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+      };
+      const saving = store.save();
+      await atShard;
+      await edited(s, 'Dos otra vez');
+      await build({ root: s.root, ...options, store });
+      release();
+      await saving;
+    } finally {
+      store.close();
+    }
+    const result = await ownProcess(s, options);
+    expect(result?.incremental.unchanged).toBe(false);
+    expect(await titles(s)).toContain('Dos otra vez');
+  });
+
+  it('takes no stamp from the check of an earlier build: a build recalled, then one whose check stops before the files', async () => {
+    const { s, options } = await keptSite(FILES);
+    await build({ root: s.root, ...options });
+    expect((await build({ root: s.root, ...options })).incremental.unchanged).toBe(true);
+    // A file edited in place, and a file of the output gone: the check stops at the outputs.
+    await s.write('content/posts/dos.es.md', md({ title: 'Dos editado', date: '2025-02-01' }, 'Dos.\n'));
+    await rm(join(s.out, 'llms.txt'));
+    await sameAsCold(s, options);
+    expect(await titles(s)).toContain('Dos editado');
+  });
+
+  it('keys by the base its shards share, a shard left empty by a deleted item aside', async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
+    await ownProcess(s, options);
+    // An item of one file, alone in its shard: deleted, its shard is written empty, under this base.
+    const ids = [
+      'post/uno',
+      'post/dos',
+      'post/borrador',
+      'post/manana',
+      'project/motor',
+      'tip/atajo',
+      'tip/caduca',
+    ];
+    const single = ['tip/atajo', 'tip/caduca', 'post/borrador', 'post/manana'];
+    const alone = single.find((id) => ids.filter((other) => shardOf(other) === shardOf(id)).length === 1);
+    expect(alone).toBeDefined();
+    const file = {
+      'tip/atajo': 'tips/atajo',
+      'tip/caduca': 'tips/caduca',
+      'post/borrador': 'posts/borrador',
+      'post/manana': 'posts/manana',
+    }[alone as string];
+    await rm(join(s.root, `content/${file}.es.md`));
+    await ownProcess(s, options);
+    // The configuration changed: every item keyed under another base, and every shard holding one
+    // written again; the empty shard keeps the base it was written under.
+    await s.write(
+      'site.config.ts',
+      `export default ${JSON.stringify({ ...FIXTURE_CONFIG, name: 'Otro' })};\n`,
+    );
+    await ownProcess(s, options);
+    await s.write('content/posts/dos.es.md', md({ title: 'Dos editado', date: '2025-02-01' }, 'Dos.\n'));
+    const result = await ownProcess(s, options);
+    expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/dos'] });
   });
 
   it('takes no key from records another build wrote than the one its index is of (a save cut short)', async () => {
