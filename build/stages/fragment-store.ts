@@ -104,7 +104,8 @@ export const STORE_DIR = `${CACHE_DIR}/items`;
  * Bumped when what the store's files hold changes form. 5: each item's D1 rows with their digest. 6: a
  * whole file's hash of its bytes (read-head.js sourceHash). 7: entries without the bodies their D1 rows
  * hold, and keys made of both (entry-form.ts). 8: a shard's texts apart from its D1 rows, measured in
- * UTF-16 units (decodeShard). 9: a shard's header names the key base its records were keyed under.
+ * UTF-16 units (decodeShard). 9: a shard's header names the key base its records were keyed under and
+ * the save that wrote it, which the index names too.
  */
 const STORE_FORMAT = 9;
 const INDEX_FILE = 'index.bin';
@@ -129,7 +130,38 @@ const RETIRED_FILES = 64;
  * is only ever a shortcut.
  */
 export class FragmentStore {
-  last: LastBuild | undefined;
+  /** The last build that wrote. */
+  get last(): LastBuild | undefined {
+    return this.lastBuild;
+  }
+
+  set last(last: LastBuild | undefined) {
+    this.lastBuild = last;
+    this.learnedSinceLast = false;
+  }
+
+  /** The last build that wrote, unless a build learned since (learnedSinceLast): one to take as unchanged. */
+  get lastWritten(): LastBuild | undefined {
+    return this.learnedSinceLast ? undefined : this.lastBuild;
+  }
+
+  private lastBuild: LastBuild | undefined;
+  /**
+   * A build learned after the last build that wrote and did not write (it failed after its items: a
+   * dead address, a body the schema refuses; dev keeps what it learned): the index is saved without
+   * that last build, whose result its files no longer make, so that no build takes it for unchanged.
+   */
+  private learnedSinceLast = false;
+
+  /**
+   * The save that last wrote each shard (a token of its own, in the shard's header), as this process
+   * knows: read from the index, and set as this process writes a shard. A shard on disk that another
+   * save wrote since (another process's: dev and a build in another terminal save the same store) is
+   * not the one the index's files go with, and no key is taken from the records then.
+   */
+  private writers: string[] = [];
+  /** A shard read whose writer is not the one the index names. */
+  private strangers = false;
   /**
    * The items the last build in this process published, in index order: the next build moves its
    * changed items in it rather than sorting them all (item-order.ts). Its ids are saved (ORDER_FILE)
@@ -185,6 +217,7 @@ export class FragmentStore {
       store.stored = index;
       store.last = index.last;
       store.clock = index.clock;
+      store.writers = index.writers ?? [];
     } catch {
       // none, or unreadable: an empty store
     }
@@ -383,14 +416,15 @@ export class FragmentStore {
    * The digest of what every item's key was made with besides its files (the build's context and list
    * pages): a build with the same that knows which files changed (dev's watcher, or every stamp
    * looked at) takes the other items' keys from their records instead of hashing their files again.
-   * The last build's that learned in this process; else the one every shard read was written under
-   * (each shard's header names it: a save cut short leaves shards of two builds, and then none). Asked
-   * of a store read from disk, it reads every record.
+   * The last build's that learned in this process; else the one every shard holding a record was
+   * written under (each shard's header names it: a save cut short leaves shards of two builds, and
+   * then none), when each of those shards is the one the index names (`writers`). Asked of a store read
+   * from disk, it reads every record.
    */
   get keyBase(): string | undefined {
     if (this.learned) return this.learnedBase;
     void this.items;
-    return this.shardBases.size === 1 ? [...this.shardBases][0] : undefined;
+    return this.shardBases.size === 1 && !this.strangers ? [...this.shardBases][0] : undefined;
   }
 
   private learned = false;
@@ -423,6 +457,7 @@ export class FragmentStore {
     }
     this.learned = true;
     this.learnedBase = keyBase;
+    this.learnedSinceLast = true;
     this.walked = walk && { walk, listing, files, records };
     const previous = this.items;
     if (patched?.items && records.size === previous.size) {
@@ -488,8 +523,9 @@ export class FragmentStore {
     if (records && this.dirty.size > 0) {
       const byShard = new Map<number, [string, ItemRecord][]>([...this.dirty].map((shard) => [shard, []]));
       for (const [id, record] of records) byShard.get(shardOf(id))?.push([id, record]);
-      // The key base these records were keyed under, named in each shard's header.
+      // The key base these records were keyed under, and this save, named in each shard's header.
       const base = this.keyBase;
+      const writer = randomBytes(6).toString('base64url');
       for (const [shard, kept] of byShard) {
         const items: string[] = [];
         const rows: (string | BytePiece)[] = [];
@@ -500,7 +536,7 @@ export class FragmentStore {
           if (entry) entries.push(`${JSON.stringify([id, record.entryKey()])}\t${entry}\n`);
         }
         const sections = [items, rows, entries].map((parts) => parts.reduce((n, p) => n + pieceLength(p), 0));
-        const header = `${[...sections, ...(base ? [base] : [])].join(' ')}\n`;
+        const header = `${[...sections, base || '-', writer].join(' ')}\n`;
         const file = join(this.dir, shardFile(shard));
         // Read before the file they are in is replaced; then they are in the new one, at these places.
         const moved: [StoredBytes, number][] = [];
@@ -513,6 +549,7 @@ export class FragmentStore {
         // Written: no longer to write, unless a build learned meanwhile (then its records may be newer
         // than the ones written, and the next save writes the shard again). A shard whose write failed
         // stays to write: the index is never written over records older than its own files.
+        this.writers[shard] = writer;
         if (this.records === records) this.dirty.delete(shard);
         // Entries still read from the file just replaced are now in memory (entryText above): let it go,
         // and hold the new one for the D1 rows and the entries left in it.
@@ -551,7 +588,12 @@ export class FragmentStore {
       this.indexDirty = false;
       await writeAtomically(
         join(this.dir, INDEX_FILE),
-        encodeIndex({ ...index, last: this.last, clock: this.clock }),
+        encodeIndex({
+          ...index,
+          last: this.lastWritten,
+          clock: this.clock,
+          writers: this.writers,
+        }),
       ).catch((error: unknown) => {
         this.indexDirty = true;
         throw error;
@@ -613,17 +655,6 @@ export class FragmentStore {
     };
   }
 
-  /** Forgets everything, on disk too (a build that cannot trust what it kept). */
-  async clear(): Promise<void> {
-    this.files = new Map();
-    this.listing = undefined;
-    this.last = undefined;
-    this.records = new Map();
-    this.dirty.clear();
-    this.shardBases.clear();
-    if (this.dir) await rm(this.dir, { recursive: true, force: true });
-  }
-
   private readRecords(): Map<string, ItemRecord> {
     this.assertOpen();
     const records = new Map<string, ItemRecord>();
@@ -636,16 +667,16 @@ export class FragmentStore {
         continue;
       }
       try {
-        // `<items> <rows> <entries> [<key base>]` (the sections' sizes in bytes, the digest its records
-        // were keyed under), then the items: each record's line and its texts, read and decoded whole;
-        // the D1 rows, left in the file; the entries, read when asked.
+        // `<items> <rows> <entries> <key base> <writer>` (the sections' sizes in bytes, the digest its
+        // records were keyed under or `-`, the save that wrote it), then the items: each record's line
+        // and its texts, read and decoded whole; the D1 rows, left in the file; the entries, when asked.
         const head = Buffer.alloc(128);
         const read = readSync(fd, head, 0, head.length, 0);
         const newline = head.subarray(0, read).indexOf(10);
         const fields = head.toString('latin1', 0, Math.max(newline, 0)).split(' ');
         const sizes = fields.slice(0, 3).map(Number);
         const [itemsBytes = Number.NaN, rowsBytes = Number.NaN, entriesBytes = Number.NaN] = sizes;
-        if (newline < 0 || fields.length > 4 || sizes.length !== 3 || !sizes.every(Number.isSafeInteger))
+        if (newline < 0 || fields.length !== 5 || !sizes.every(Number.isSafeInteger))
           throw new Error('no header');
         // Its rows are read only when an import is written: a file cut short is found here, not then.
         const rowsAt = newline + 1 + itemsBytes;
@@ -657,7 +688,10 @@ export class FragmentStore {
         const items = new ShardReader(bytes.toString('utf8'), fd, rowsAt, rowsAt + rowsBytes);
         const decoded = decodeShard(items, records, (id, entryKey) => this.storedEntry(shard, id, entryKey));
         // A shard that holds no record keys nothing: its base (of whichever build emptied it) says nothing.
-        if (decoded.length > 0) this.shardBases.add(fields[3] ?? '');
+        if (decoded.length > 0) {
+          this.shardBases.add(fields[3] === '-' ? '' : (fields[3] ?? ''));
+          if (fields[4] !== this.writers[shard]) this.strangers = true;
+        }
         for (const id of decoded) {
           const record = records.get(id);
           if (record?.entry) this.raw.set(record, () => this.storedEntry(shard, id, record.entryKey()));
@@ -783,6 +817,8 @@ interface StoredIndex {
   root: string;
   /** FragmentStore.clock. */
   clock?: number;
+  /** The save that wrote each shard, as the save that wrote this index knows (FragmentStore.writers). */
+  writers?: string[];
   listing?: Omit<Listing, 'tasks'> & {
     paths: string[];
     /** Each task's index in CONTENT_TYPES. */
@@ -847,6 +883,7 @@ function encodeIndex(index: StoredIndex): (string | Uint8Array)[] {
     item: f.item,
     last: index.last,
     clock: index.clock,
+    writers: index.writers,
     n,
     text: 0,
   };

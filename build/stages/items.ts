@@ -97,8 +97,9 @@ export interface ItemCounts {
    */
   keyed: number;
   /**
-   * Items whose place in the index order was looked for: every published item when they were sorted,
-   * the changed ones when the last order (this process's, or the one the store kept) was moved.
+   * Items whose place in the index order was looked for: every published item when they were sorted;
+   * when the last order (this process's, or the one the store kept) was moved, the items made again
+   * or gone.
    */
   placed: number;
   /** Items assembled again from their files, and items whose fragments were made (the rest were kept). */
@@ -312,8 +313,9 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   };
 
   // The changed files known (named by dev's watcher, or found by their stamps) and the rest of the
-  // listing as the last build left it: an item none of those files belonged to, nor belongs to now, has the files it had, with the hashes they had, so
-  // its key is its record's when the build's context and list pages are the last build's too. A file
+  // listing as the last build left it: an item none of those files belonged to, nor belongs to now,
+  // has the files it had, with the hashes they had, so its key is its record's when the build's
+  // context and list pages are the last build's too (the key base). A file
   // known by its stamp but read all the same (through the parse cache, or as an unchanged translation
   // of an edited file) counts as changed when what was read is not what its record says: the parse
   // cache can know a text the store never learned (a build that failed after reading it).
@@ -501,7 +503,8 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
         changesAt = record.changesAt;
     }
 
-  // The store learns this build's files and items (kept by the caller only when the build succeeds).
+  // The store learns this build's files and items. A build that fails after this point leaves them
+  // learned (dev keeps its store), and the last build that wrote no longer taken for unchanged.
   // A file neither looked at nor read keeps its record: it was trusted, and is still (racy is a matter
   // of its age, which only grows).
   const seen = partial ? new Map(store.files) : new Map<string, FileRecord>();

@@ -81,7 +81,7 @@ export async function unchangedSince(
   /** The output folder, when the build is checked against the site generator's pages in it. */
   sitePages?: string,
 ): Promise<{ last?: LastBuild; stamps?: StampsTaken }> {
-  const { last, listingHead } = store;
+  const { lastWritten: last, listingHead } = store;
   if (!last || last.inputs !== inputs || !listingHead) return {};
   if (last.validUntil !== undefined && now.getTime() >= last.validUntil) return {};
   if (store.clockBehind(now.getTime())) return {};

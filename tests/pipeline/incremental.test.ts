@@ -1106,6 +1106,79 @@ describe('a build in a process of its own (its store read from its files)', () =
     expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/dos'] });
   });
 
+  it('takes no key from a shard another process wrote after the save its index is of (dev and a build at once)', async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
+    await ownProcess(s, options);
+    // Two processes with the store open: dev (its store kept) and a build in another terminal.
+    const dev = FragmentStore.open(s.root, { racyMs: 0 });
+    const other = FragmentStore.open(s.root, { racyMs: 0 });
+    try {
+      await edited(s, 'Dos en dev');
+      await build({ root: s.root, ...options, store: dev });
+      await edited(s, 'Dos en la terminal');
+      await build({ root: s.root, ...options, store: other });
+      // The build's save writes its shards, then waits at its index while dev's save writes the same
+      // shard (dev's older record) and an index; then the build's index lands last.
+      let reached = () => {};
+      let release = () => {};
+      const atIndex = new Promise<void>((resolve) => {
+        reached = resolve;
+      });
+      writes.hold = {
+        path: /index\.bin\./,
+        reached,
+        until: new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+      };
+      const saving = other.save();
+      await atIndex;
+      await dev.save();
+      release();
+      await saving;
+    } finally {
+      dev.close();
+      other.close();
+    }
+    // Another item edited, so that the next process builds: the first item's record is dev's, older
+    // than the file the index names; its key is not taken from it.
+    await s.write('content/tips/atajo.es.md', md({ title: 'Atajo editado' }, ''));
+    const result = await ownProcess(s, options);
+    expect(result?.incremental.keyed).toBe(7);
+    expect(await titles(s)).toContain('Dos en la terminal');
+  });
+
+  it('is not taken for unchanged after a build that learned its files and failed (dev keeps what it learned)', async () => {
+    site = await tempSite({
+      'content/posts/uno.es.md': md({ title: 'Uno', date: '2025-01-10' }),
+      'content/posts/dos.es.md': md({ title: 'Dos', date: '2025-02-01' }),
+    });
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, sitePages: 'error' };
+    await build({ root: s.root, ...options });
+    for (const page of ['blog/index.html', 'blog/uno/index.html', 'blog/dos/index.html'])
+      await s.write(`public/${page}`, `<h1>${page}</h1>\n`);
+    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    try {
+      expect((await build({ root: s.root, ...options, store })).sitePages).toMatchObject({ checked: 3 });
+      // A post whose page the generator has not written: the build fails after its items (a dead
+      // address), and dev saves the store as it does when idle.
+      await s.write('content/posts/tres.es.md', md({ title: 'Tres', date: '2025-03-01' }));
+      const failed = await build({ root: s.root, ...options, store }).catch((error: unknown) => error);
+      expect(isContentIndexError(failed)).toBe(true);
+      const again = await build({ root: s.root, ...options, store }).catch((error: unknown) => error);
+      expect(isContentIndexError(again)).toBe(true);
+      await store.save();
+    } finally {
+      store.close();
+    }
+    // The next process fails as well: the last build that wrote is not its result.
+    const failed = await build({ root: s.root, ...options }).catch((error: unknown) => error);
+    expect(isContentIndexError(failed) && failed.problems.map((p) => p.code)).toEqual(['address_dead']);
+  });
+
   it('takes no key from records another build wrote than the one its index is of (a save cut short)', async () => {
     const config = { ...FIXTURE_CONFIG };
     site = await tempSite(FILES, config);
