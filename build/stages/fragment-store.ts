@@ -124,7 +124,8 @@ const RETIRED_FILES = 64;
  * reads the project's from `.content-index/cache/items/` and writes it back when it succeeds.
  *
  * On disk: `index.bin` (the listing, every file's stamp, the last build's digest), the item records
- * in shards (each naming the key base its records were keyed under), read only when the build needs
+ * in shards (each naming the key base its records were keyed under and the save that wrote it, as the
+ * index does), read only when the build needs
  * them (not when it finds nothing changed), and the last order's ids (`order.txt`). The index is never
  * written ahead of the shards its files' items are in. A store that cannot be read is an empty one: it
  * is only ever a shortcut.

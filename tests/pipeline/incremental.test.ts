@@ -57,6 +57,21 @@ afterEach(() => {
   writes.hold = undefined;
 });
 
+/** Holds the next write to a path `path` matches: `reached` once it is held, until `release` is called. */
+function holdWrite(path: RegExp): { reached: Promise<void>; release: () => void } {
+  let release = () => {};
+  const reached = new Promise<void>((resolve) => {
+    writes.hold = {
+      path,
+      reached: resolve,
+      until: new Promise<void>((done) => {
+        release = done;
+      }),
+    };
+  });
+  return { reached, release };
+}
+
 // Bodies are searched (`mcp.bodies`, on by default): each file has a text of its own, which the
 // embedded index, the D1 import and the snippets' texts carry.
 const FILES = {
@@ -995,17 +1010,22 @@ describe('a build in a process of its own (its store read from its files)', () =
   // unchanged file's item's key from its record, and would publish a record older than the file.
   const edited = (s: TempSite, title: string) =>
     s.write('content/posts/dos.es.md', md({ title, date: '2025-02-01' }, 'Dos.\n'));
-
-  it('writes again a shard it could not write (a full disk) before the index that names its files', async () => {
+  /** A store kept open, as dev keeps it: built and saved, then built again after an edit, not saved. */
+  const editedInKeptStore = async () => {
     site = await tempSite(FILES);
     const s = site;
     const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
     const store = FragmentStore.open(s.root, { racyMs: 0 });
+    await build({ root: s.root, ...options, store });
+    await store.save();
+    await edited(s, 'Dos editado');
+    await build({ root: s.root, ...options, store });
+    return { s, options, store };
+  };
+
+  it('writes again a shard it could not write (a full disk) before the index that names its files', async () => {
+    const { s, options, store } = await editedInKeptStore();
     try {
-      await build({ root: s.root, ...options, store });
-      await store.save();
-      await edited(s, 'Dos editado');
-      await build({ root: s.root, ...options, store });
       writes.fail = /[0-9a-f]{2}\.items\./;
       await expect(store.save()).rejects.toThrow('no space left');
       writes.fail = undefined;
@@ -1021,33 +1041,15 @@ describe('a build in a process of its own (its store read from its files)', () =
   });
 
   it('writes no index while a later build learned during its save, and the process ends', async () => {
-    site = await tempSite(FILES);
-    const s = site;
-    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
-    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    const { s, options, store } = await editedInKeptStore();
     try {
-      await build({ root: s.root, ...options, store });
-      await store.save();
-      await edited(s, 'Dos editado');
-      await build({ root: s.root, ...options, store });
       // The save held at its first shard while the next edit's build learns.
-      let reached = () => {};
-      let release = () => {};
-      const atShard = new Promise<void>((resolve) => {
-        reached = resolve;
-      });
-      writes.hold = {
-        path: /[0-9a-f]{2}\.items\./,
-        reached,
-        until: new Promise<void>((resolve) => {
-          release = resolve;
-        }),
-      };
+      const held = holdWrite(/[0-9a-f]{2}\.items\./);
       const saving = store.save();
-      await atShard;
+      await held.reached;
       await edited(s, 'Dos otra vez');
       await build({ root: s.root, ...options, store });
-      release();
+      held.release();
       await saving;
     } finally {
       store.close();
@@ -1121,22 +1123,11 @@ describe('a build in a process of its own (its store read from its files)', () =
       await build({ root: s.root, ...options, store: other });
       // The build's save writes its shards, then waits at its index while dev's save writes the same
       // shard (dev's older record) and an index; then the build's index lands last.
-      let reached = () => {};
-      let release = () => {};
-      const atIndex = new Promise<void>((resolve) => {
-        reached = resolve;
-      });
-      writes.hold = {
-        path: /index\.bin\./,
-        reached,
-        until: new Promise<void>((resolve) => {
-          release = resolve;
-        }),
-      };
+      const held = holdWrite(/index\.bin\./);
       const saving = other.save();
-      await atIndex;
+      await held.reached;
       await dev.save();
-      release();
+      held.release();
       await saving;
     } finally {
       dev.close();
