@@ -28,6 +28,8 @@ export async function inputFiles() {
     join(ROOT, 'scripts', 'dist-inputs.mjs'),
     join(ROOT, 'scripts', 'tsconfig.dist.json'),
     require.resolve('redoc/package.json'),
+    // Bundled into dist/ (build-dist.mjs grayMatterAlone): another version installed is another dist/.
+    require.resolve('gray-matter/package.json'),
     require.resolve('esbuild/package.json'),
   ];
   return files.sort();
