@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { BUNDLED } from '../core/bundled.ts';
 import type { ByteSpan, D1ItemRows } from '../core/edge/mcp/d1-sql.ts';
 import { d1RowsOf, forgetMcp, type ItemFragments } from '../core/output/item-fragments.ts';
+import { releaseBodies } from './held-bodies.ts';
 import { asPiece, bytesOf, pieceLength } from './stored-bytes.ts';
 
 /**
@@ -22,7 +23,11 @@ export async function d1RowsOfItems(
 ): Promise<D1ItemRows[]> {
   const missing = items.filter((fragments) => fragments.d1 === undefined);
   if (BUNDLED && missing.length >= threshold) await onTwoThreads(missing);
-  return items.map(d1RowsOf);
+  return items.map((fragments) => {
+    const rows = d1RowsOf(fragments);
+    releaseBodies(fragments);
+    return rows;
+  });
 }
 
 /** Items sent to the worker at a time; two batches are in its hands at once, so it never waits. */
@@ -47,6 +52,8 @@ async function onTwoThreads(missing: readonly ItemFragments[]): Promise<void> {
       batch.map((fragments) => {
         const { mcp } = fragments;
         forgetMcp(fragments);
+        // The worker has its own copy of the bodies once posted.
+        releaseBodies(fragments);
         return mcp;
       }),
     );
@@ -74,8 +81,10 @@ async function onTwoThreads(missing: readonly ItemFragments[]): Promise<void> {
     if (next < theirs.length) send();
     const mine = missing.slice(0, split);
     for (let at = 0; at < mine.length; at += STRETCH) {
-      for (const fragments of mine.slice(at, at + STRETCH))
+      for (const fragments of mine.slice(at, at + STRETCH)) {
         d1RowsOf(fragments).digest ??= rowsDigest(fragments.d1 as D1ItemRows);
+        releaseBodies(fragments);
+      }
       // The worker's answers are taken between stretches, and its next batch sent.
       await new Promise((resolve) => setImmediate(resolve));
     }

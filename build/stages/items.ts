@@ -32,6 +32,7 @@ import {
   type StampsTaken,
   type Walk,
 } from './fragment-store.ts';
+import { holdBodies } from './held-bodies.ts';
 import { orderFrom, reorder, sortedOrder } from './item-order.ts';
 import {
   branchesKey,
@@ -40,6 +41,7 @@ import {
   fileHash,
   type Listing,
   type LoadOptions,
+  letBodiesGo,
   listingCurrent,
   listingHolds,
   listSources,
@@ -464,6 +466,8 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   }
   for (const { id, entry, record } of toRender) {
     const rendered = renderItem(entry, options.serializers);
+    const files = Object.values(entry.translations).flatMap((t) => fileOf(t) ?? []);
+    holdBodies(rendered.fragments, () => letBodiesGo(files));
     record.fragments = rendered.fragments;
     fresh.push(rendered);
     if (redone.length < NAMED) redone.push(id);

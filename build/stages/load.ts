@@ -14,7 +14,14 @@ import { keyLines } from './parse/key-lines.js';
 import type { ParseOutcome, ParseTask } from './parse/parse-chunk.js';
 import type { ParsedSource } from './parse/parse-source.js';
 import { headHash, readHead, readWhole, sourceHash } from './parse/read-head.js';
-import { type ParseCache, pendingBody, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
+import {
+  type ParseCache,
+  pendingBody,
+  releaseBody,
+  type Stamp,
+  sameStamp,
+  statStamp,
+} from './parse-cache.ts';
 import { type ParseFilesOptions, parseFilesHashed, readBodies } from './parse-files.ts';
 
 export interface LoadOptions {
@@ -143,13 +150,19 @@ export async function readSources(tasks: Listing['tasks'], options: ReadOptions)
   if (options.parallelThreshold !== undefined) parseOptions.parallelThreshold = options.parallelThreshold;
   if (options.cache) parseOptions.cache = options.cache;
   if (options.cache && options.only) parseOptions.only = options.only;
-  return sourceFilesOf(tasks, await parseFilesHashed(tasks, parseOptions), options.layout);
+  return sourceFilesOf(
+    tasks,
+    await parseFilesHashed(tasks, parseOptions),
+    options.layout,
+    options.maxFileBytes,
+  );
 }
 
 function sourceFilesOf(
   tasks: Listing['tasks'],
   outcomes: readonly { outcome: ParseOutcome; hash: string | undefined }[],
   layout: ContentLayout,
+  maxFileBytes: number,
 ): Read {
   const problems: Problem[] = [];
   const files: SourceFile[] = [];
@@ -223,21 +236,28 @@ function sourceFilesOf(
       lang,
       ...(task.location.bundle && { bundle: true }),
       data: folded.data,
-      ...(outcome.body && { body: outcome.body }),
       get lines() {
         return linesOf();
       },
     };
-    // A body the parse cache kept without its text is read only for an item made again.
-    const { bodyOf } = outcome;
-    if (!outcome.body && bodyOf) {
+    if (outcome.body || outcome.bodyOf) {
+      // Read through the outcome, which may hold its body or not: the parse cache keeps none on disk (the
+      // body is then read only for an item made again), and a build lets go of a body once its item's
+      // MCP share is made (letBodiesGo).
       Object.defineProperty(file, 'body', {
-        get: () => SETTLED.get(file) ?? outcome.body ?? bodyOf(),
+        get: () => SETTLED.get(file) ?? outcome.body ?? outcome.bodyOf?.(),
         enumerable: true,
       });
       UNREAD.set(file, outcome);
+      if (hash !== undefined) {
+        file.bodyKey = hash;
+        // An outcome two files share (the same text: a copy, a rename in dev) keeps its body: the file
+        // it would be read from again may go while the other stays.
+        const owner = OWNERS.get(outcome);
+        OWNERS.set(outcome, owner === undefined || owner === task.absolute ? task.absolute : null);
+        HELD.set(file, { outcome, absolute: task.absolute, hash, maxFileBytes });
+      }
     }
-    if ((outcome.body || bodyOf) && hash !== undefined) file.bodyKey = hash;
     files.push(file);
     // Only a file found plainly: one with repeated keys or a language field has problems to tell again.
     if (folded.repeated.length === 0 && task.location.lang !== undefined) {
@@ -343,6 +363,26 @@ export async function readUnreadBodies(
 
 /** Bodies read from a file changed since it was hashed, which its outcome does not stand for. */
 const SETTLED = new WeakMap<SourceFile, string>();
+
+/** Each file whose body its outcome holds or may read again, and where from (letBodiesGo). */
+const HELD = new WeakMap<
+  SourceFile,
+  { outcome: ParsedSource; absolute: string; hash: string; maxFileBytes: number }
+>();
+/** The one file an outcome was read for, or null when more than one file was made of it. */
+const OWNERS = new WeakMap<ParsedSource, string | null>();
+
+/**
+ * Lets go of the files' bodies (their item's MCP share is made, held-bodies.ts): each is read from its
+ * file again, by the hash it was read with, if an item made again asks for it (readUnreadBodies).
+ */
+export function letBodiesGo(files: Iterable<SourceFile>): void {
+  for (const file of files) {
+    const held = HELD.get(file);
+    if (!held || SETTLED.has(file) || OWNERS.get(held.outcome) !== held.absolute) continue;
+    releaseBody(held.outcome, held.absolute, held.maxFileBytes, held.hash);
+  }
+}
 
 function listingKey(options: LoadOptions): string {
   return JSON.stringify([options.root, options.content, options.layout, options.exclude]);

@@ -26,6 +26,7 @@ import { formatSize } from '../core/output/deploy-limits.ts';
 import { embeddedOf, sizeOf } from '../core/output/item-fragments.ts';
 import type { McpMaterial } from '../core/output/render.ts';
 import { d1RowsOfItems, rowsDigest } from './d1-rows.ts';
+import { releaseBodies } from './held-bodies.ts';
 import { asPiece, type BytePiece, bytesOf, pieceLength } from './stored-bytes.ts';
 import { d1BindingProblems, readWranglerConfig } from './wrangler-config.ts';
 
@@ -138,6 +139,7 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
   });
   const problems = choice.problem ? [choice.problem] : [];
   if (choice.backend === 'embedded' && embedded) {
+    for (const fragments of material.items) releaseBodies(fragments);
     const gzipBytes = embedded.size.moduleGzipBytes ?? 0;
     return {
       backend: 'embedded',

@@ -11,7 +11,8 @@ import type { SerializerRegistry } from '../../build/core/serializers/registry.t
 import { type BuildOptions, type BuildResult, build, SERIALIZERS } from '../../build/index.ts';
 import { type FileRecord, FragmentStore, STORE_DIR, shardOf } from '../../build/stages/fragment-store.ts';
 import { DEFAULT_MAX_FILE_BYTES, type Listing } from '../../build/stages/load.ts';
-import { ParseCache } from '../../build/stages/parse-cache.ts';
+import type { ParsedSource } from '../../build/stages/parse/parse-source.js';
+import { ParseCache, pendingBody } from '../../build/stages/parse-cache.ts';
 import { bytesOf } from '../../build/stages/stored-bytes.ts';
 import { writePrivateFiles } from '../../build/stages/write-private.ts';
 import { V2 } from '../fixtures/v2/serializer.ts';
@@ -866,6 +867,60 @@ describe('a kept store (as dev keeps it between builds)', () => {
     result = await sameAsCold(s, { ...options, store });
     expect(result?.mcp?.backend).toBe('embedded');
     expect(Object.values(await privateFiles(s.root)).join('')).toContain('Texto zqxuno del cuerpo.');
+  });
+
+  it("lets go of each body once its item's MCP share is made (D1 rows, embedded data), and reads it back from its file for an item made again", async () => {
+    const config = { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } };
+    site = await tempSite(
+      {
+        'content/posts/uno.es.md': md({ title: 'Uno', date: '2025-01-10' }, 'El zqxuno dice hola.\n'),
+        'content/posts/uno.en.md': md({ title: 'One', date: '2025-01-10' }, 'The zqxone says hello.\n'),
+        'content/posts/dos.es.md': md({ title: 'Dos', date: '2025-01-11' }, 'El zqxdos, señal.\n'),
+        'wrangler.toml': `name = "t"\n${D1_WRANGLER}`,
+      },
+      config,
+    );
+    const s = site;
+    // Kept as dev keeps them: the parse cache and the store in memory from one build to the next.
+    const cache = ParseCache.open(s.root, { maxFileBytes: DEFAULT_MAX_FILE_BYTES, bodies: true, racyMs: 0 });
+    const options: BuildOptions = {
+      clock: () => JUNE,
+      cache,
+      store: FragmentStore.open(s.root, { racyMs: 0 }),
+    };
+    expect((await sameAsCold(s, options))?.mcp?.backend).toBe('d1');
+    // Every file was parsed with its body; none is held once the D1 rows are made.
+    const paths = ['content/posts/uno.es.md', 'content/posts/uno.en.md', 'content/posts/dos.es.md'];
+    const { hits } = cache.lookup(paths.map((path) => ({ path, absolute: join(s.root, path) })));
+    for (const [i, hit] of hits.entries()) {
+      expect(hit, paths[i]).toBeDefined();
+      expect(hit?.outcome.body, paths[i]).toBeUndefined();
+      expect(pendingBody(hit?.outcome as ParsedSource), paths[i]).toMatchObject({ hash: hit?.hash });
+    }
+    // The English file edited: its item is made again, the Spanish body put back from the store's rows.
+    await s.write(
+      'content/posts/uno.en.md',
+      md({ title: 'One, edited', date: '2025-01-10' }, 'The zqxone again.\n'),
+    );
+    let result = await sameAsCold(s, options);
+    expect(result?.incremental.redoneItems).toEqual(['post/uno']);
+    expect(await d1ImportSql(s.root)).toContain('El zqxuno dice hola.');
+    // A store that knows nothing (every item made again): the bodies the cache let go are read back
+    // from their files, all at once, as a build from nothing gives them.
+    result = await sameAsCold(s, { ...options, store: FragmentStore.memory() });
+    expect(result?.incremental).toMatchObject({ redone: 2, bodies: 2 });
+    expect(await d1ImportSql(s.root)).toContain('El zqxdos, señal.');
+    // Served embedded, from nothing: each body is let go once the embedded data is made.
+    await s.write(
+      'site.config.ts',
+      `export default ${JSON.stringify({ ...config, mcp: { backend: 'embedded' } })};\n`,
+    );
+    const fresh = new ParseCache(undefined, { bodies: true, racyMs: 0 });
+    result = await sameAsCold(s, { clock: () => JUNE, cache: fresh, store: FragmentStore.memory() });
+    expect(result?.mcp?.backend).toBe('embedded');
+    expect(Object.values(await privateFiles(s.root)).join('')).toContain('El zqxdos, señal.');
+    const embedded = fresh.lookup(paths.map((path) => ({ path, absolute: join(s.root, path) })));
+    expect(embedded.hits.map((hit) => hit?.outcome.body)).toEqual([undefined, undefined, undefined]);
   });
 
   it("keeps an entry's bodies once, in its D1 rows, and puts them back where the entry is read again", async () => {
