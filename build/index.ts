@@ -369,6 +369,7 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
   const summary = summaryOf(items, rendered, planned, warnings, {
     ...(published && { written: published }),
     ...(sizes && { sizes: await sizes }),
+    ...(store.last && { previous: store.last.summary as BuildSummary }),
   });
   if (!options.dryRun) {
     store.last = {

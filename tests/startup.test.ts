@@ -116,6 +116,20 @@ describe('what a command loads before it works', () => {
     expect(unchanged.icu).toEqual([]);
   });
 
+  it("a build after an edit loads no ICU collation: its report keeps the last build's order of files", async () => {
+    await site.write('content/posts/hola.es.md', md({ title: 'Hola otra vez', date: '2025-03-01' }));
+    const edited = await loads('build', '--json');
+    const report = JSON.parse(edited.stdout) as {
+      incremental: { unchanged: boolean };
+      files: { path: string }[];
+    };
+    expect(report.incremental.unchanged).toBe(false);
+    expect(edited.icu).toEqual([]);
+    const paths = report.files.map((file) => file.path);
+    expect(paths).toEqual([...paths].sort((a, b) => a.localeCompare(b)));
+    expect(paths).toContain('api/v1/content.json');
+  });
+
   it('--version loads no parser at all, nor picomatch (a Hugo cascade target loads it)', async () => {
     const version = await loads('--version');
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
