@@ -446,8 +446,8 @@ function bodyRead(outcome: ParsedSource, absolute: string, maxFileBytes: number,
  * Lets go of the body an outcome holds: from now on it is read from its file when asked, as an outcome
  * the cache read back from disk is. In place, so that all that holds the outcome (the cache, the
  * SourceFile made of it, its translations) lets go of it too. A build lets go of an item's bodies once
- * its MCP backend's share is made (held-bodies.ts): at 10,000 items they were some 200 MB of the heap
- * kept to the end of a build from nothing, and through a whole dev session started from nothing.
+ * its MCP backend's share is made (held-bodies.ts): at 10,000 items, the bodies were some 110 MB of
+ * the heap kept to the end of a build from nothing, and through a whole dev session started from nothing.
  */
 export function releaseBody(
   outcome: ParsedSource,
