@@ -529,6 +529,23 @@ describe('the D1 import', () => {
  * A site of `files` and its store, kept between builds as dev keeps it: files written this instant are
  * trusted by their stamps (no racy window), as files saved earlier.
  */
+/**
+ * Two posts built with their addresses checked against the site generator's pages (`sitePages`), and
+ * those pages then written into the output as a generator writes them.
+ */
+async function siteWithPages() {
+  site = await tempSite({
+    'content/posts/uno.es.md': md({ title: 'Uno', date: '2025-01-10' }),
+    'content/posts/dos.es.md': md({ title: 'Dos', date: '2025-02-01' }),
+  });
+  const s = site;
+  const options: BuildOptions = { clock: () => JUNE, sitePages: 'error' };
+  await build({ root: s.root, ...options });
+  for (const page of ['blog/index.html', 'blog/uno/index.html', 'blog/dos/index.html'])
+    await s.write(`public/${page}`, `<h1>${page}</h1>\n`);
+  return { s, options };
+}
+
 async function keptSite(files: Record<string, string>) {
   site = await tempSite(files);
   const s = site;
@@ -1197,15 +1214,7 @@ describe('a build in a process of its own (its store read from its files)', () =
   });
 
   it('is not taken for unchanged after a build that learned its files and failed (dev keeps what it learned)', async () => {
-    site = await tempSite({
-      'content/posts/uno.es.md': md({ title: 'Uno', date: '2025-01-10' }),
-      'content/posts/dos.es.md': md({ title: 'Dos', date: '2025-02-01' }),
-    });
-    const s = site;
-    const options: BuildOptions = { clock: () => JUNE, sitePages: 'error' };
-    await build({ root: s.root, ...options });
-    for (const page of ['blog/index.html', 'blog/uno/index.html', 'blog/dos/index.html'])
-      await s.write(`public/${page}`, `<h1>${page}</h1>\n`);
+    const { s, options } = await siteWithPages();
     const store = FragmentStore.open(s.root, { racyMs: 0 });
     try {
       expect((await build({ root: s.root, ...options, store })).sitePages).toMatchObject({ checked: 3 });
@@ -1287,16 +1296,7 @@ describe("the items' addresses", () => {
 
 describe('a build checked against the site generator’s pages', () => {
   it('is taken for unchanged only while those pages are as they were', async () => {
-    site = await tempSite({
-      'content/posts/uno.es.md': md({ title: 'Uno', date: '2025-01-10' }),
-      'content/posts/dos.es.md': md({ title: 'Dos', date: '2025-02-01' }),
-    });
-    const s = site;
-    const options: BuildOptions = { clock: () => JUNE, sitePages: 'error' };
-    await build({ root: s.root, ...options });
-    // The generator's pages, written into the output as a generator writes them.
-    for (const page of ['blog/index.html', 'blog/uno/index.html', 'blog/dos/index.html'])
-      await s.write(`public/${page}`, `<h1>${page}</h1>\n`);
+    const { s, options } = await siteWithPages();
     let result = await build({ root: s.root, ...options });
     expect(result.sitePages).toMatchObject({ ran: true, checked: 3 });
     result = await build({ root: s.root, ...options });
