@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BuildReport } from '../build/report.ts';
+import { DEV_V8_FLAGS } from '../build/runtime/dev-process.ts';
 import { RACY_MS } from '../build/stages/parse-cache.ts';
 import { freePort } from '../tests/helpers/pages-dev.ts';
 import { D1_SITE_WRANGLER } from './_built-site.ts';
@@ -238,7 +239,9 @@ async function measureDevLoop(
   // The generated files made as old as an author's before dev starts.
   await pastRacyWindow();
   const port = await freePort();
-  const flags = profiles ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : [];
+  // Profiled, dev is started with its V8 flags already, so that the bin runs it in this process instead
+  // of a child (build/runtime/dev-process.ts): one profile, the one with the builds in it.
+  const flags = profiles ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`, ...DEV_V8_FLAGS] : [];
   const child = spawn(process.execPath, [...flags, BIN, 'dev', '--port', String(port)], {
     cwd: site,
     stdio: ['ignore', 'pipe', 'pipe'],

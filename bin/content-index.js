@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import nodeModule from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 // V8's compiled code of what follows (the CLI, its chunks, its dependencies) kept on disk between runs:
 // compiling it is most of what a command costs before it starts. Node 22.1+ only (Node 20 has no such
@@ -41,5 +42,14 @@ if (checkout) {
   );
   process.exit(2);
 }
-const { main } = await import(cli.href);
-process.exitCode = await main(process.argv.slice(2));
+const args = process.argv.slice(2);
+// dev is long-lived: it runs in a child Node with V8 flags of its own (build/runtime/dev-process.ts).
+const dev =
+  args[0] === 'dev' ? await import(new URL('../dist/dev-process.js', import.meta.url).href) : undefined;
+if (dev?.needsDevFlags()) {
+  process.exitCode = await dev.runWithDevFlags(fileURLToPath(import.meta.url), args);
+} else {
+  dev?.followParent();
+  const { main } = await import(cli.href);
+  process.exitCode = await main(args);
+}

@@ -146,6 +146,8 @@ async function bundle(out) {
       'd1-rows-worker': join(ROOT, 'build/stages/d1-rows-worker.ts'),
       // Started as a process of its own by `dev` (build/runtime/wrangler.ts), from beside the bundle.
       'wrangler-supervisor': join(ROOT, 'build/runtime/wrangler-supervisor.js'),
+      // Imported by the bin for `dev` alone, before the CLI (bin/content-index.js).
+      'dev-process': join(ROOT, 'build/runtime/dev-process.ts'),
     },
     outdir: out,
     chunkNames: 'chunk-[hash]',

@@ -172,6 +172,21 @@ it('prints warnings when they change, not again at every save', async () => {
   expect(printed()).toBe(1);
 });
 
+it("runs dev in a Node started with the V8 flags of a long-lived process, the bin's own child", async () => {
+  if (!existsSync('/proc') || !child.pid) return; // the process table is read from /proc
+  const cmdline = async (pid: number) =>
+    (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+  const dev: string[][] = [];
+  for (const pid of await descendants(child.pid)) {
+    const args = await cmdline(pid);
+    if (args.some((a) => a.endsWith('content-index.js')) && args.includes('dev')) dev.push(args);
+  }
+  expect(dev).toHaveLength(1);
+  expect(dev[0]).toEqual(expect.arrayContaining(['--no-memory-reducer', '--no-flush-bytecode']));
+  // The bin itself stays as it was started: one dev, not a chain of them.
+  expect(await cmdline(child.pid)).not.toContain('--no-memory-reducer');
+});
+
 it("holds wrangler's inspector: another DevTools client is refused", async () => {
   // dev is the DevTools client of its wrangler, to turn the network recording off
   // (build/runtime/devtools-quiet.ts, whose test shows the recording on, then off). wrangler lets one
@@ -225,7 +240,12 @@ it("serves each save's /mcp data from dev itself: the Function's module never ch
   await until('the deletion', async () => ((await titles()).includes('Pausa tres') ? undefined : true));
 });
 
-it("leaves the last build's /mcp data in the module when it stops", async () => {
+// Ctrl+C in a terminal signals the whole foreground process group: the bin and dev, its child, each get
+// a SIGINT, and dev must still stop once and cleanly.
+it.each([
+  ['SIGTERM to the bin', false],
+  ['Ctrl+C (SIGINT to its process group)', true],
+] as const)("leaves the last build's /mcp data in the module when it stops: %s", async (_, group) => {
   const other = await tempSite({ 'content/posts/uno.es.md': md({ title: 'Uno' }) });
   try {
     const port = await freePort();
@@ -237,6 +257,7 @@ it("leaves the last build's /mcp data in the module when it stops", async () => 
         cwd: other.root,
         env: { ...process.env, NO_COLOR: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
+        detached: group,
       },
     );
     dev.stdout?.on('data', (c) => (printed += c));
@@ -250,8 +271,10 @@ it("leaves the last build's /mcp data in the module when it stops", async () => 
     expect(await readFile(module, 'utf8')).toContain('"backend": "dev"');
     await other.write('content/posts/dos.es.md', md({ title: 'Dos, al parar' }));
     await until('the rebuild', async () => (printed.includes('✓ rebuilt after') ? true : undefined));
-    dev.kill('SIGTERM');
-    await new Promise((r) => dev.once('exit', r));
+    const exited = new Promise<number | null>((r) => dev.once('exit', (code) => r(code)));
+    if (group && dev.pid) process.kill(-dev.pid, 'SIGINT');
+    else dev.kill('SIGTERM');
+    expect(await exited).toBe(0);
     const left = await readFile(module, 'utf8');
     expect(left).toContain('"backend": "embedded"');
     expect(left).toContain('Dos, al parar');
