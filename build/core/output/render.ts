@@ -117,13 +117,26 @@ export function render(input: RenderInput, ctx: RenderContext): Rendered {
     manifest: api.manifest,
     manifestProblems: api.manifestProblems,
     files,
-    mcp: {
-      info: mcpInfo(
+    mcp: mcpMaterial(items, ctx.config, generated),
+  };
+}
+
+/**
+ * The material with its statistics worked out when first read: a dev save publishes the files first and
+ * the /mcp data after (BuildOptions.publishFirst), so at 10,000 items the 16 ms of one pass over every
+ * item's facts is no longer spent before the edit is served.
+ */
+function mcpMaterial(items: readonly ItemFragments[], config: SiteConfig, generated: Date): McpMaterial {
+  let info: McpInfo | undefined;
+  return {
+    get info() {
+      info ??= mcpInfo(
         items.map((item) => item.facts),
-        { config: ctx.config, generated },
-      ),
-      items,
+        { config, generated },
+      );
+      return info;
     },
+    items,
   };
 }
 
