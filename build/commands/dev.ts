@@ -12,6 +12,7 @@ import { printable } from '../core/printable.ts';
 import { type BuildOptions, type BuildResult, build } from '../index.ts';
 import { count, incrementalLine } from '../report.ts';
 import { importLocally as importIntoLocalD1, readD1Manifest } from '../runtime/d1-import.ts';
+import { STOP_EVENT } from '../runtime/dev-process.ts';
 import type { QuietInspector } from '../runtime/devtools-quiet.ts';
 import { withDocsPaths } from '../runtime/docs-path.ts';
 import { type HugoWatch, startHugoWatch } from '../runtime/hugo-watch.ts';
@@ -692,6 +693,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   void confirmRedirects();
   process.once('SIGINT', () => void stop(0));
   process.once('SIGTERM', () => void stop(0));
+  // Asked by the bin that started dev in a Node of its own (runtime/dev-process.ts), or that bin gone.
+  process.on(STOP_EVENT, () => void stop(0));
   // Whatever ends this process, wrangler goes with it (its supervisor also sees its stdin close).
   process.once('exit', () => {
     wrangler?.kill();

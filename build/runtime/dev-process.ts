@@ -10,24 +10,40 @@ import { constants } from 'node:os';
 
 export const DEV_V8_FLAGS: readonly string[] = ['--no-memory-reducer', '--no-flush-bytecode'];
 
-/** Whether this process still has to start dev again with DEV_V8_FLAGS (not when it has them already). */
+/** The process event dev stops on (as on SIGTERM) when the bin that started it asks, or goes away. */
+export const STOP_EVENT = 'content-index:stop';
+
+/** Set in the child's environment by runWithDevFlags; read (and removed) by followParent. */
+const CHILD_ENV = 'CONTENT_INDEX_DEV_CHILD';
+const STOP_MESSAGE = 'content-index:stop';
+
+/**
+ * Whether this process still has to start dev again with DEV_V8_FLAGS: not when it has them already,
+ * nor when it was started with an inspector or a profiler, which then look at dev itself.
+ */
 export function needsDevFlags(execArgv: readonly string[] = process.execArgv): boolean {
+  if (execArgv.some((arg) => /^--(inspect|debug|cpu-prof|heap-prof|prof)(\b|-|=|$)/.test(arg))) return false;
   return !DEV_V8_FLAGS.every((flag) => execArgv.includes(flag));
 }
 
 /**
  * Runs `node <flags> <script> <args…>` with this process's stdio and Node options, and resolves to the
- * exit code to hand on. A stop asked of this process (Ctrl+C, SIGTERM, a closed terminal) is passed on
- * as SIGTERM, which dev takes as a clean stop: a terminal's Ctrl+C reaches both processes, and a second
- * SIGINT would end dev before it puts its last build's /mcp data back.
+ * exit code to hand on. A stop asked of this process (Ctrl+C, SIGTERM, SIGHUP) is passed on once, as a
+ * message dev takes as a clean stop: not as a signal, since a terminal's Ctrl+C (or a SIGTERM to the
+ * process group) reaches dev itself too, and a second signal there is dev's "stop now"; and on Windows a
+ * signal sent to a process ends it without any clean-up.
  */
 export function runWithDevFlags(script: string, args: readonly string[]): Promise<number> {
   const child = spawn(process.execPath, [...process.execArgv, ...DEV_V8_FLAGS, script, ...args], {
-    // The IPC channel is how the child sees this process end, SIGKILL included (followParent).
+    // The IPC channel carries the stop, and is how the child sees this process end, SIGKILL included.
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, [CHILD_ENV]: '1' },
   });
+  let asked = false;
   const forward = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    if (asked || !child.connected) return;
+    asked = true;
+    child.send(STOP_MESSAGE, () => undefined); // a child that has just gone is going anyway
   };
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   for (const name of signals) process.on(name, forward);
@@ -47,12 +63,29 @@ export function runWithDevFlags(script: string, args: readonly string[]): Promis
 }
 
 /**
- * In the child runWithDevFlags started: stops dev as SIGTERM does when that parent goes away, however
- * it ends (a SIGKILLed parent cannot pass anything on; its end closes the IPC channel). The channel
- * alone keeps nothing running.
+ * In the child runWithDevFlags started: dev stops (STOP_EVENT) when the bin asks, or when the bin goes
+ * away however it ends (a SIGKILLed bin cannot ask; its end closes the channel). The channel alone keeps
+ * nothing running.
  */
 export function followParent(): void {
-  if (!process.channel) return;
-  process.channel.unref();
-  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  const child = process.env[CHILD_ENV] === '1' && typeof process.send === 'function';
+  delete process.env[CHILD_ENV]; // not for what dev starts
+  if (!child) return;
+  // Gone already (killed while this process started): its channel closed before anyone listened.
+  if (!process.connected) {
+    stop();
+    return;
+  }
+  process.channel?.unref();
+  process.on('message', (message) => {
+    if (message === STOP_MESSAGE) stop();
+  });
+  process.once('disconnect', stop);
+}
+
+function stop(): void {
+  // dev listens once it serves; before that it has nothing to put back, and ends as on SIGTERM.
+  const events: NodeJS.EventEmitter = process; // an event of our own: not among the typed ones
+  if (events.listenerCount(STOP_EVENT) > 0) events.emit(STOP_EVENT);
+  else process.exit(128 + constants.signals.SIGTERM);
 }

@@ -240,12 +240,13 @@ it("serves each save's /mcp data from dev itself: the Function's module never ch
   await until('the deletion', async () => ((await titles()).includes('Pausa tres') ? undefined : true));
 });
 
-// Ctrl+C in a terminal signals the whole foreground process group: the bin and dev, its child, each get
-// a SIGINT, and dev must still stop once and cleanly.
+// Ctrl+C in a terminal signals the whole foreground process group, and so do systemd and `timeout` with
+// SIGTERM: the bin and dev, its child, each get the signal, and dev must still stop once and cleanly.
 it.each([
-  ['SIGTERM to the bin', false],
-  ['Ctrl+C (SIGINT to its process group)', true],
-] as const)("leaves the last build's /mcp data in the module when it stops: %s", async (_, group) => {
+  ['SIGTERM to the bin', 'SIGTERM', false],
+  ['Ctrl+C (SIGINT to its process group)', 'SIGINT', true],
+  ['SIGTERM to its process group', 'SIGTERM', true],
+] as const)("leaves the last build's /mcp data in the module when it stops: %s", async (_, signal, group) => {
   const other = await tempSite({ 'content/posts/uno.es.md': md({ title: 'Uno' }) });
   try {
     const port = await freePort();
@@ -272,8 +273,8 @@ it.each([
     await other.write('content/posts/dos.es.md', md({ title: 'Dos, al parar' }));
     await until('the rebuild', async () => (printed.includes('✓ rebuilt after') ? true : undefined));
     const exited = new Promise<number | null>((r) => dev.once('exit', (code) => r(code)));
-    if (group && dev.pid) process.kill(-dev.pid, 'SIGINT');
-    else dev.kill('SIGTERM');
+    if (group && dev.pid) process.kill(-dev.pid, signal);
+    else dev.kill(signal);
     expect(await exited).toBe(0);
     const left = await readFile(module, 'utf8');
     expect(left).toContain('"backend": "embedded"');
