@@ -239,8 +239,8 @@ async function measureDevLoop(
   // The generated files made as old as an author's before dev starts.
   await pastRacyWindow();
   const port = await freePort();
-  // Profiled, dev is started with its V8 flags already, so that the bin runs it in this process instead
-  // of a child (build/runtime/dev-process.ts): one profile, the one with the builds in it.
+  // Profiled, dev runs in this process (the bin starts no second Node under a profiler,
+  // build/runtime/dev-process.ts), with the V8 flags the bin gives it otherwise: one profile, of dev.
   const flags = profiles ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`, ...DEV_V8_FLAGS] : [];
   const child = spawn(process.execPath, [...flags, BIN, 'dev', '--port', String(port)], {
     cwd: site,
