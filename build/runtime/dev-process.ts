@@ -10,19 +10,21 @@ import { constants } from 'node:os';
 
 export const DEV_V8_FLAGS: readonly string[] = ['--no-memory-reducer', '--no-flush-bytecode'];
 
-/** The process event dev stops on (as on SIGTERM) when the bin that started it asks, or goes away. */
+/**
+ * The process event dev stops on (as on SIGTERM) when the bin that started it asks, or goes away; the
+ * bin's IPC message asking for it is the same string.
+ */
 export const STOP_EVENT = 'content-index:stop';
 
 /** Set in the child's environment by runWithDevFlags; read (and removed) by followParent. */
 const CHILD_ENV = 'CONTENT_INDEX_DEV_CHILD';
-const STOP_MESSAGE = 'content-index:stop';
 
 /**
  * Whether this process still has to start dev again with DEV_V8_FLAGS: not when it has them already,
  * nor when it was started with an inspector or a profiler, which then look at dev itself.
  */
 export function needsDevFlags(execArgv: readonly string[] = process.execArgv): boolean {
-  if (execArgv.some((arg) => /^--(inspect|debug|cpu-prof|heap-prof|prof)(\b|-|=|$)/.test(arg))) return false;
+  if (execArgv.some((arg) => /^--(inspect|debug|cpu-prof|heap-prof|prof)\b/.test(arg))) return false;
   return !DEV_V8_FLAGS.every((flag) => execArgv.includes(flag));
 }
 
@@ -43,7 +45,7 @@ export function runWithDevFlags(script: string, args: readonly string[]): Promis
   const forward = () => {
     if (asked || !child.connected) return;
     asked = true;
-    child.send(STOP_MESSAGE, () => undefined); // a child that has just gone is going anyway
+    child.send(STOP_EVENT, () => undefined); // a child that has just gone is going anyway
   };
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   for (const name of signals) process.on(name, forward);
@@ -78,7 +80,7 @@ export function followParent(): void {
   }
   process.channel?.unref();
   process.on('message', (message) => {
-    if (message === STOP_MESSAGE) stop();
+    if (message === STOP_EVENT) stop();
   });
   process.once('disconnect', stop);
 }
