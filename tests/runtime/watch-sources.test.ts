@@ -64,7 +64,10 @@ it('tells a new file as added and a deleted one as gone, and never an editor tem
   await writeFile(join(root, 'content/posts/4913'), '');
   await rm(join(root, 'content/posts/4913'));
   await writeFile(join(root, 'content/posts/nuevo.es.md'), '---\ntitle: Nuevo\n---\n');
-  expect(await until(() => events.length > 0)).toEqual([['content/posts/nuevo.es.md', 'add']]);
+  // Its creation and its write can come in two batches on a busy machine: an add, then a change.
+  const told = await until(() => events.length > 0);
+  expect(told[0]).toEqual(['content/posts/nuevo.es.md', 'add']);
+  expect(told.slice(1)).toEqual(told.length > 1 ? [['content/posts/nuevo.es.md', 'change']] : []);
   events = [];
   await rm(join(root, 'content/posts/nuevo.es.md'));
   expect(await until(() => events.length > 0)).toEqual([['content/posts/nuevo.es.md', 'unlink']]);
