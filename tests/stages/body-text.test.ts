@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BODY_TEXT_BYTES, bodyText, collapse, inline } from '../../build/stages/parse/body-text.js';
+import {
+  BODY_TEXT_BYTES,
+  bodyText,
+  collapse,
+  inline,
+  ODD_SPACE_CHAR,
+} from '../../build/stages/parse/body-text.js';
 
 // Every character the reduction treats apart, spacing of every kind, letters and a character past the BMP.
 const MARKDOWN_UNITS = [
@@ -105,5 +111,16 @@ describe('a Markdown body reduced to its words', () => {
       { numRuns: 2000 },
     );
     expect(collapse(' a  b\tc\u0001d \u00a0e ')).toBe('a b c d e');
+  });
+
+  it('lists as odd spacing every character of \\s and \\p{Cc} but the space, and nothing else', () => {
+    const spacing = /^[\s\p{Cc}]$/u;
+    const wrong: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCodePoint(code);
+      if (ODD_SPACE_CHAR.test(char) !== (spacing.test(char) && char !== ' ')) wrong.push(code.toString(16));
+    }
+    expect(wrong).toEqual([]);
   });
 });

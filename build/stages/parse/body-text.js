@@ -43,8 +43,13 @@ const NAMED = /** @type {Record<string, string>} */ ({
 const INLINE_SYNTAX = /[{[<*`~_\\&|]/;
 // Control characters (the embedded module separates texts with U+0001) and other spacing.
 const SPACE = /[\s\p{Cc}]+/gu;
-/** Spacing SPACE would change: any but a lone space (which it would replace by itself). */
-const ODD_SPACE = /[^\S ]|\p{Cc}| [\s\p{Cc}]/u;
+/**
+ * The characters of SPACE but the space: `\s` and `\p{Cc}` listed (none is outside the BMP). A line
+ * SPACE would change holds one of them or two spaces in a row. One class and an `includes` read a
+ * line about a third faster than one pattern with both, on every line of every body.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+export const ODD_SPACE_CHAR = /[\0-\x1f\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
 
 /**
  * A Markdown body reduced to its words, as agents read a snippet: front matter excluded (the caller
@@ -103,7 +108,7 @@ export function bodyText(markdown) {
  * @param {string} text
  */
 export function collapse(text) {
-  return (ODD_SPACE.test(text) ? text.replace(SPACE, ' ') : text).trim();
+  return (ODD_SPACE_CHAR.test(text) || text.includes('  ') ? text.replace(SPACE, ' ') : text).trim();
 }
 
 /**

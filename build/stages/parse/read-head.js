@@ -69,10 +69,11 @@ export function readWhole(path, maxFileBytes, hashed = true) {
   try {
     const size = fstatSync(fd).size;
     if (size > maxFileBytes) return { size, text: '', unterminated: false };
-    const buffer = readFileSync(fd);
-    // What readHead would have read at most: the head is found within the same bytes.
-    const length = Math.min(buffer.length, MAX_FRONT_MATTER_BYTES);
-    const text = buffer.toString('utf8', 0, length);
+    const buffer = readOpened(fd, size);
+    // What readHead would have read at most: the head is found within the same bytes. A file within
+    // that (nearly every one) is decoded once, its body cut from the same text.
+    const whole = buffer.length <= MAX_FRONT_MATTER_BYTES;
+    const text = buffer.toString('utf8', 0, whole ? buffer.length : MAX_FRONT_MATTER_BYTES);
     const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
     // Hugo skips a byte-order mark and blank lines before the front matter.
     const start = bom + frontMatterStart(bom ? text.slice(1) : text);
@@ -81,18 +82,35 @@ export function readWhole(path, maxFileBytes, hashed = true) {
     if (opening && end < 0 && buffer.length > MAX_FRONT_MATTER_BYTES)
       return { size, text: '', unterminated: true, format: opening.format };
     const hash = hashed ? wholeHash(buffer) : undefined;
-    if (end < 0) return { size, text: buffer.toString('utf8'), unterminated: false, body: '', hash };
+    if (end < 0)
+      return { size, text: whole ? text : buffer.toString('utf8'), unterminated: false, body: '', hash };
     const head = text.slice(0, end + start);
     return {
       size,
       text: head,
       unterminated: false,
-      body: buffer.toString('utf8', Buffer.byteLength(head)),
+      body: whole ? text.slice(end + start) : buffer.toString('utf8', Buffer.byteLength(head)),
       hash,
     };
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The bytes of an opened file of `size` bytes (its fstat's), read as readFileSync reads them (at most
+ * that many), without the second fstat it makes: one system call fewer for each of a site's files.
+ * @param {number} fd
+ * @param {number} size
+ * @returns {Buffer}
+ */
+function readOpened(fd, size) {
+  // Not a regular file's size (0 for some file systems' special files): read to the end.
+  if (size === 0) return readFileSync(fd);
+  const buffer = Buffer.allocUnsafe(size);
+  let read = 0;
+  for (let n = -1; n !== 0 && read < size; read += n) n = readSync(fd, buffer, read, size - read, read);
+  return read < size ? buffer.subarray(0, read) : buffer;
 }
 
 /**
