@@ -235,10 +235,8 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
 
   const sourceFiles = new Map<string, SourceFile>();
   const hashes = new Map<string, string>();
-  let reads = 0;
   let gone = 0;
   const take = (read: Read) => {
-    reads += read.files.length;
     gone += read.gone;
     for (const file of read.files) sourceFiles.set(file.path, file);
     for (const [path, hash] of read.hashes) hashes.set(path, hash);
@@ -554,7 +552,8 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     fresh,
     counts: {
       files: tasks.length,
-      read: reads,
+      // Each file once: a second read (of them all, through the parse cache) reads some again.
+      read: sourceFiles.size,
       keyed: hashed.size,
       placed: reordered ? changedIds.length : order.items.length,
       assembled: made.size,
