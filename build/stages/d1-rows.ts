@@ -6,12 +6,11 @@ import { releaseBodies } from './held-bodies.ts';
 import { asPiece, bytesOf, pieceLength } from './stored-bytes.ts';
 
 /**
- * From this many items whose rows are to be made on, a worker thread makes the last WORKER_SHARE of
- * them: a build from nothing at 10,000 items spent 3.8 of its 12 s on one thread making them (each
- * body's search terms, its SQL literal and its UTF-8), while the parse worker's core sat idle.
+ * From this many items whose rows are to be made on, a worker thread makes some of them: a build from
+ * nothing at 10,000 items spent 3.8 of its 12 s on one thread making them (each body's search terms,
+ * its SQL literal and its UTF-8), while the parse worker's core sat idle.
  */
 const ROWS_THRESHOLD = 2000;
-const WORKER_SHARE = 0.52;
 
 /**
  * Every item's rows of the D1 import, made where missing. On two threads in the bundled CLI only: the
@@ -36,17 +35,23 @@ const BATCH = 200;
 const STRETCH = 100;
 
 async function onTwoThreads(missing: readonly ItemFragments[]): Promise<void> {
-  const split = Math.floor(missing.length * (1 - WORKER_SHARE));
-  const theirs = missing.slice(split);
+  // Both threads take items until none is left: the main thread from the front, a stretch at a time;
+  // the worker from the back, a batch at a time. A fixed split left one of them idle for up to half a
+  // second at 10,000 items (the main thread also sends the worker its material and takes its rows).
+  let front = 0;
+  let back = missing.length;
   const { Worker } = await import('node:worker_threads');
   const worker = new Worker(new URL('./d1-rows-worker.js', import.meta.url));
   // In batches, each answered before the next is sent: the worker holds a few hundred items' material
   // and rows at a time, not copies of half the site's bodies (110 MiB more at 10,000 items).
   const sent: (readonly ItemFragments[])[] = [];
-  let next = 0;
-  const send = () => {
-    const batch = theirs.slice(next, next + BATCH);
-    next += batch.length;
+  /** Sends the worker the next batch from the back; false when every item is taken. */
+  const send = (): boolean => {
+    // A quarter of what is left at most: neither thread is left with the last large share alone.
+    const count = Math.min(BATCH, Math.ceil((back - front) / 4));
+    if (count <= 0) return false;
+    back -= count;
+    const batch = missing.slice(back, back + count);
     sent.push(batch);
     worker.postMessage(
       batch.map((fragments) => {
@@ -57,6 +62,7 @@ async function onTwoThreads(missing: readonly ItemFragments[]): Promise<void> {
         return mcp;
       }),
     );
+    return true;
   };
   const done = new Promise<void>((resolve, reject) => {
     worker.on('message', (rows: D1ItemRows<string | Uint8Array>[]) => {
@@ -64,8 +70,7 @@ async function onTwoThreads(missing: readonly ItemFragments[]): Promise<void> {
         (sent.shift() ?? []).forEach((fragments, i) => {
           fragments.d1 = rows[i];
         });
-        if (next < theirs.length) send();
-        else if (sent.length === 0) resolve();
+        if (!send() && sent.length === 0) resolve();
       } catch (error) {
         // The next batch's material could not be made or sent (a store closed under the build).
         reject(error);
@@ -78,13 +83,14 @@ async function onTwoThreads(missing: readonly ItemFragments[]): Promise<void> {
   done.catch(() => undefined);
   try {
     send();
-    if (next < theirs.length) send();
-    const mine = missing.slice(0, split);
-    for (let at = 0; at < mine.length; at += STRETCH) {
-      for (const fragments of mine.slice(at, at + STRETCH)) {
+    send();
+    while (front < back) {
+      const end = Math.min(front + STRETCH, back);
+      for (const fragments of missing.slice(front, end)) {
         d1RowsOf(fragments).digest ??= rowsDigest(fragments.d1 as D1ItemRows);
         releaseBodies(fragments);
       }
+      front = end;
       // The worker's answers are taken between stretches, and its next batch sent.
       await new Promise((resolve) => setImmediate(resolve));
     }
