@@ -26,6 +26,8 @@ import {
 
 export interface StoreOptions {
   racyMs?: number;
+  /** How the store's files are written (tests: a full disk, a save held half-way). */
+  writePieces?: (path: string, pieces: readonly (string | BytePiece)[]) => Promise<void>;
 }
 
 /** What the store knows of one content file: enough to tell, without reading it, which item it makes. */
@@ -180,6 +182,7 @@ export class FragmentStore {
 
   /** How recent a file's change may be for its stamp to be trusted (parse-cache.ts RACY_MS; tests set 0). */
   readonly racyMs: number;
+  private readonly writePieces: NonNullable<StoreOptions['writePieces']>;
 
   /**
    * The latest clock (ms) of a build that taught the store. A record holds from the instant it was made
@@ -200,6 +203,7 @@ export class FragmentStore {
     options: StoreOptions,
   ) {
     this.racyMs = options.racyMs ?? RACY_MS;
+    this.writePieces = options.writePieces ?? writeFilePieces;
   }
 
   /** A store kept in memory only (tests). */
@@ -546,7 +550,7 @@ export class FragmentStore {
           if (part instanceof StoredBytes) moved.push([part, at]);
           at += pieceLength(part);
         }
-        await writeAtomically(file, [header, ...items, ...rows, ...entries]);
+        await writeAtomically(this.writePieces, file, [header, ...items, ...rows, ...entries]);
         // Written: no longer to write, unless a build learned meanwhile (then its records may be newer
         // than the ones written, and the next save writes the shard again). A shard whose write failed
         // stays to write: the index is never written over records older than its own files.
@@ -578,7 +582,7 @@ export class FragmentStore {
     }
     const order = this.order;
     if (order && order !== this.savedOrder) {
-      await writeAtomically(join(this.dir, ORDER_FILE), [order.ids.join('\n')]);
+      await writeAtomically(this.writePieces, join(this.dir, ORDER_FILE), [order.ids.join('\n')]);
       this.savedOrder = order;
     }
     // The index holds the files of the last build that learned: written only when the records of that
@@ -588,6 +592,7 @@ export class FragmentStore {
       const index = this.stored ?? this.columns();
       this.indexDirty = false;
       await writeAtomically(
+        this.writePieces,
         join(this.dir, INDEX_FILE),
         encodeIndex({
           ...index,
@@ -1343,11 +1348,15 @@ export function shardOf(id: string): number {
   return (hash >>> 0) % SHARDS;
 }
 
-async function writeAtomically(file: string, pieces: readonly (string | BytePiece)[]): Promise<void> {
+async function writeAtomically(
+  writePieces: NonNullable<StoreOptions['writePieces']>,
+  file: string,
+  pieces: readonly (string | BytePiece)[],
+): Promise<void> {
   const staging = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     // Stored bytes go from the file being replaced straight into the new one (stored-bytes.ts).
-    await writeFilePieces(staging, pieces);
+    await writePieces(staging, pieces);
     await rename(staging, file);
   } catch (error) {
     await rm(staging, { force: true });

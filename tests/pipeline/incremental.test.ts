@@ -2,18 +2,24 @@ import type fs from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Location } from '../../build/core/content/layout.ts';
 import type { HugoPublication } from '../../build/core/content/publication.ts';
 import { GENERATION_PLACEHOLDER } from '../../build/core/edge/mcp/d1-sql.ts';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import type { SerializerRegistry } from '../../build/core/serializers/registry.ts';
 import { type BuildOptions, type BuildResult, build, SERIALIZERS } from '../../build/index.ts';
-import { type FileRecord, FragmentStore, STORE_DIR, shardOf } from '../../build/stages/fragment-store.ts';
+import {
+  type FileRecord,
+  FragmentStore,
+  STORE_DIR,
+  type StoreOptions,
+  shardOf,
+} from '../../build/stages/fragment-store.ts';
 import { DEFAULT_MAX_FILE_BYTES, type Listing } from '../../build/stages/load.ts';
 import type { ParsedSource } from '../../build/stages/parse/parse-source.js';
 import { ParseCache, pendingBody } from '../../build/stages/parse-cache.ts';
-import { bytesOf } from '../../build/stages/stored-bytes.ts';
+import { bytesOf, writeFilePieces } from '../../build/stages/stored-bytes.ts';
 import { writePrivateFiles } from '../../build/stages/write-private.ts';
 import { V2 } from '../fixtures/v2/serializer.ts';
 import { d1ImportSql } from '../helpers/d1.ts';
@@ -31,28 +37,24 @@ let site: TempSite | undefined;
 afterEach(() => site?.dispose());
 
 // The store's writes, made to fail or to wait where a test says (a full disk; a save still writing
-// when the next build learns): every write goes through as it is otherwise.
-const writes = vi.hoisted(() => ({
+// when the next build learns): every write goes through as it is otherwise. Given to the stores those
+// tests open, not put in by mocking the module: the suite's files share their modules (isolate: false),
+// and a file run before this one in the same process had loaded the real one, so the writes were
+// neither failed nor held (three tests failing, two of them by timing out).
+const writes = {
   fail: undefined as RegExp | undefined,
   hold: undefined as { path: RegExp; reached: () => void; until: Promise<void> } | undefined,
-}));
-vi.mock('../../build/stages/stored-bytes.ts', async (original) => {
-  const real = await original<typeof import('../../build/stages/stored-bytes.ts')>();
-  return {
-    ...real,
-    writeFilePieces: async (path: string, pieces: Parameters<typeof real.writeFilePieces>[1]) => {
-      if (writes.fail?.test(path))
-        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-      const hold = writes.hold;
-      if (hold?.path.test(path)) {
-        writes.hold = undefined;
-        hold.reached();
-        await hold.until;
-      }
-      return real.writeFilePieces(path, pieces);
-    },
-  };
-});
+};
+const storeWrites: StoreOptions['writePieces'] = async (path, pieces) => {
+  if (writes.fail?.test(path)) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+  const hold = writes.hold;
+  if (hold?.path.test(path)) {
+    writes.hold = undefined;
+    hold.reached();
+    await hold.until;
+  }
+  return writeFilePieces(path, pieces);
+};
 afterEach(() => {
   writes.fail = undefined;
   writes.hold = undefined;
@@ -1089,7 +1091,7 @@ describe('a build in a process of its own (its store read from its files)', () =
     site = await tempSite(FILES);
     const s = site;
     const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
-    const store = FragmentStore.open(s.root, { racyMs: 0 });
+    const store = FragmentStore.open(s.root, { racyMs: 0, writePieces: storeWrites });
     await build({ root: s.root, ...options, store });
     await store.save();
     await edited(s, 'Dos editado');
@@ -1188,8 +1190,8 @@ describe('a build in a process of its own (its store read from its files)', () =
     const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
     await ownProcess(s, options);
     // Two processes with the store open: dev (its store kept) and a build in another terminal.
-    const dev = FragmentStore.open(s.root, { racyMs: 0 });
-    const other = FragmentStore.open(s.root, { racyMs: 0 });
+    const dev = FragmentStore.open(s.root, { racyMs: 0, writePieces: storeWrites });
+    const other = FragmentStore.open(s.root, { racyMs: 0, writePieces: storeWrites });
     try {
       await edited(s, 'Dos en dev');
       await build({ root: s.root, ...options, store: dev });

@@ -33,10 +33,7 @@ describe('a Node that refuses the flags', () => {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'content-index-dev-process-'));
   });
-  afterEach(async () => {
-    vi.restoreAllMocks();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it('runs dev in the process itself (undefined), saying why, when the child Node refuses a flag', async () => {
     const script = join(dir, 'ran.mjs');
@@ -45,12 +42,17 @@ describe('a Node that refuses the flags', () => {
       `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(dir, 'ran'))}, '');\n`,
     );
     const said = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    const handedOn = await runWithDevFlags(script, [], ['--no-such-v8-flag-of-content-index']);
+    let handedOn: number | undefined;
+    let told: string;
+    try {
+      handedOn = await runWithDevFlags(script, [], ['--no-such-v8-flag-of-content-index']);
+    } finally {
+      told = said.mock.calls.map(([text]) => String(text)).join('');
+      said.mockRestore();
+    }
     expect(handedOn).toBeUndefined();
     expect(existsSync(join(dir, 'ran'))).toBe(false);
-    expect(said.mock.calls.map(([text]) => String(text)).join('')).toContain(
-      'does not take --no-such-v8-flag-of-content-index; dev runs without them',
-    );
+    expect(told).toContain('does not take --no-such-v8-flag-of-content-index; dev runs without them');
   });
 
   it("hands on a started child's exit code, Node's code for a bad option included", async () => {
