@@ -46,12 +46,8 @@ const args = process.argv.slice(2);
 // dev is long-lived: it runs in a child Node with V8 flags of its own (build/runtime/dev-process.ts).
 const dev =
   args[0] === 'dev' ? await import(new URL('../dist/dev-process.js', import.meta.url).href) : undefined;
-// Undefined when that Node refused the flags: dev then runs here, without them.
-const handedOn = dev?.needsDevFlags()
-  ? await dev.runWithDevFlags(fileURLToPath(import.meta.url), args)
-  : undefined;
-if (handedOn !== undefined) {
-  process.exitCode = handedOn;
+if (dev?.needsDevFlags()) {
+  process.exitCode = await dev.runWithDevFlags(fileURLToPath(import.meta.url), args);
 } else {
   dev?.followParent();
   const { main } = await import(cli.href);

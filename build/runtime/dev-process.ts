@@ -19,12 +19,6 @@ export const STOP_EVENT = 'content-index:stop';
 /** Set in the child's environment by runWithDevFlags; read (and removed) by followParent. */
 const CHILD_ENV = 'CONTENT_INDEX_DEV_CHILD';
 
-/** The child's first message, once its Node took the flags and runs the bin. */
-export const STARTED = 'content-index:started';
-
-/** Node's exit code for an option it does not know ("bad option"). */
-const BAD_OPTION = 9;
-
 /**
  * Whether this process still has to start dev again with DEV_V8_FLAGS: not when it has them already,
  * nor when it was started with an inspector or a profiler, which then look at dev itself.
@@ -36,18 +30,13 @@ export function needsDevFlags(execArgv: readonly string[] = process.execArgv): b
 
 /**
  * Runs `node <flags> <script> <args…>` with this process's stdio and Node options, and resolves to the
- * exit code to hand on; or to undefined when that Node refused one of the flags before it ran anything
- * (a later Node's V8 may drop one), and dev is to run in this process without them. A stop asked of this process (Ctrl+C, SIGTERM, SIGHUP) is passed on once, as a
+ * exit code to hand on. A stop asked of this process (Ctrl+C, SIGTERM, SIGHUP) is passed on once, as a
  * message dev takes as a clean stop: not as a signal, since a terminal's Ctrl+C (or a SIGTERM to the
  * process group) reaches dev itself too, and a second signal there is dev's "stop now"; and on Windows a
  * signal sent to a process ends it without any clean-up.
  */
-export function runWithDevFlags(
-  script: string,
-  args: readonly string[],
-  flags: readonly string[] = DEV_V8_FLAGS,
-): Promise<number | undefined> {
-  const child = spawn(process.execPath, [...process.execArgv, ...flags, script, ...args], {
+export function runWithDevFlags(script: string, args: readonly string[]): Promise<number> {
+  const child = spawn(process.execPath, [...process.execArgv, ...DEV_V8_FLAGS, script, ...args], {
     // The IPC channel carries the stop, and is how the child sees this process end, SIGKILL included.
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, [CHILD_ENV]: '1' },
@@ -60,27 +49,15 @@ export function runWithDevFlags(
   };
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   for (const name of signals) process.on(name, forward);
-  let started = false;
-  child.on('message', (message) => {
-    if (message === STARTED) started = true;
-  });
   return new Promise((resolve) => {
     child.once('error', (error) => {
       process.stderr.write(
-        `content-index dev: could not start Node again with ${flags.join(' ')}: ${error.message}\n`,
+        `content-index dev: could not start Node again with ${DEV_V8_FLAGS.join(' ')}: ${error.message}\n`,
       );
       resolve(1);
     });
     child.once('exit', (code, signal) => {
       for (const name of signals) process.off(name, forward);
-      if (code === BAD_OPTION && !started && !asked) {
-        // Node said which option above ("bad option: …").
-        process.stderr.write(
-          `content-index dev: this Node (${process.version}) does not take ${flags.join(' ')}; dev runs without them, its saves after a pause slower\n`,
-        );
-        resolve(undefined);
-        return;
-      }
       // A shell's convention for a process ended by a signal: 128 + its number.
       resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 1));
     });
@@ -101,7 +78,6 @@ export function followParent(): void {
     stop();
     return;
   }
-  process.send?.(STARTED, () => undefined);
   process.channel?.unref();
   process.on('message', (message) => {
     if (message === STOP_EVENT) stop();

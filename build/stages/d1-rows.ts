@@ -21,7 +21,8 @@ export async function d1RowsOfItems(
   threshold = ROWS_THRESHOLD,
 ): Promise<D1ItemRows[]> {
   const missing = items.filter((fragments) => fragments.d1 === undefined);
-  if (BUNDLED && missing.length >= threshold) await onTwoThreads(missing);
+  // None missing (every item's rows kept), nothing to start: a worker sent nothing would never answer.
+  if (BUNDLED && missing.length > 0 && missing.length >= threshold) await onTwoThreads(missing);
   return items.map((fragments) => {
     const rows = d1RowsOf(fragments);
     releaseBodies(fragments);

@@ -56,3 +56,21 @@ it('makes the D1 rows on two threads, in the bundled build, as on one: the same 
   expect(Object.values(one.d1).join('')).toContain('zanahorias');
   expect(two).toEqual(one);
 });
+
+it('starts no D1 rows worker when every item keeps its rows: a build that sent it nothing waited for ever', async () => {
+  const files: Record<string, string> = { 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` };
+  for (let i = 0; i < 3; i++)
+    files[`content/posts/p${i}.es.md`] = md({ title: `Nota ${i}`, date: `2025-01-1${i}` }, `Cuerpo ${i}.\n`);
+  site = await tempSite(files, { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } });
+  const { build } = (await import(pathToFileURL(join(PROJECT_ROOT, 'dist/index.js')).href)) as {
+    build: typeof Build;
+  };
+  const root = site.root;
+  const options = { root, clock: () => NOW, parallelThreshold: 0 };
+  await build(options);
+  const sql = await d1Files(root);
+  // A save dev tells of, its file unchanged: the build runs, and every item's rows are kept.
+  const again = await build({ ...options, changed: new Set([join(root, 'content/posts/p0.es.md')]) });
+  expect(again.incremental.redone).toBe(0);
+  expect(await d1Files(root)).toEqual(sql);
+}, 60_000);
