@@ -24,10 +24,12 @@ import {
   writeFilePieces,
 } from './stored-bytes.ts';
 
+/** How the store's files are written (writeFilePieces; tests: a full disk, a save held half-way). */
+export type WritePieces = (path: string, pieces: readonly (string | BytePiece)[]) => Promise<void>;
+
 export interface StoreOptions {
   racyMs?: number;
-  /** How the store's files are written (tests: a full disk, a save held half-way). */
-  writePieces?: (path: string, pieces: readonly (string | BytePiece)[]) => Promise<void>;
+  writePieces?: WritePieces;
 }
 
 /** What the store knows of one content file: enough to tell, without reading it, which item it makes. */
@@ -182,7 +184,7 @@ export class FragmentStore {
 
   /** How recent a file's change may be for its stamp to be trusted (parse-cache.ts RACY_MS; tests set 0). */
   readonly racyMs: number;
-  private readonly writePieces: NonNullable<StoreOptions['writePieces']>;
+  private readonly writePieces: WritePieces;
 
   /**
    * The latest clock (ms) of a build that taught the store. A record holds from the instant it was made
@@ -1349,7 +1351,7 @@ export function shardOf(id: string): number {
 }
 
 async function writeAtomically(
-  writePieces: NonNullable<StoreOptions['writePieces']>,
+  writePieces: WritePieces,
   file: string,
   pieces: readonly (string | BytePiece)[],
 ): Promise<void> {
