@@ -136,7 +136,9 @@ export interface BuildOptions {
    * Dev, with a given `store`: the only content files (absolute paths) changed since the last build
    * with that store, as its watcher saw them; none added or removed. The other files are taken from the
    * cache without listing the folders or looking at each file (dev checks them when idle, see
-   * sourcesUnchanged). A path the last build did not read makes this build look at everything.
+   * sourcesUnchanged). A path the last build did not read makes this build look at everything. The
+   * files named to builds that failed before they learned the files are looked at too, and after such a
+   * build that was named none, every file (FragmentStore.changedSince).
    */
   changed?: ReadonlySet<string>;
   /**
@@ -262,6 +264,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildResult> {
   const run = stages(options);
   const { now } = run;
+  // Named by dev's watcher since the last build with the store: with the files named to the builds
+  // since its last that learned, which failed (FragmentStore.changedSince).
+  const changed = options.store ? options.store.changedSince(options.changed) : options.changed;
   const setup = await run.stage('config', () =>
     readSetup({ ...options, home: options.home ?? homedir() }, now),
   );
@@ -282,8 +287,7 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
 
   // A build that writes what the last one wrote is not run at all (stages/unchanged.ts).
   // Not when dev's watcher reported a change: the build is wanted, and it looks at that file alone.
-  const recallable =
-    !options.dryRun && !options.live && options.writeMcpData === undefined && !options.changed;
+  const recallable = !options.dryRun && !options.live && options.writeMcpData === undefined && !changed;
   const inputs = await run.stage('load', () => inputsDigest(setup, keys.context, buildFlags(options)));
   const checked = recallable
     ? await run.stage('load', () =>
@@ -292,6 +296,7 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
     : undefined;
   const last = checked?.last;
   if (last) {
+    store.upToDate();
     if (!options.store) await store.save().catch(() => undefined);
     return recalled(setup, store, last.summary as BuildSummary, run);
   }
@@ -300,7 +305,7 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
   const items = await run.stage('load', () =>
     buildItems({
       ...load,
-      ...(options.changed && { changed: options.changed }),
+      ...(changed && { changed }),
       config,
       now,
       drafts: options.drafts ?? false,

@@ -436,6 +436,33 @@ export class FragmentStore {
 
   private learned = false;
   private learnedBase: string | undefined;
+
+  /**
+   * What the builds since the last one that learned were told changed (they failed before learning):
+   * their files, or 'all' when one of them was told nothing (it may have listed files the store has
+   * never seen). None while the last build with the store learned.
+   */
+  private unlearned: ReadonlySet<string> | 'all' | undefined;
+
+  /**
+   * The files a build told that `changed` changed since the last build with this store may take for
+   * the only ones changed since the store's records: those, and the ones named to the builds since the
+   * last that learned. A build that fails before its items learns nothing, so a save after a save that
+   * failed (a YAML mistake, a new file that clashes) must look at both; undefined (look at every file)
+   * when a build since was told nothing. Each build asks once, before it reads anything.
+   */
+  changedSince(changed: ReadonlySet<string> | undefined): ReadonlySet<string> | undefined {
+    const before = this.unlearned;
+    const since =
+      !changed || before === 'all' ? undefined : before ? new Set([...before, ...changed]) : changed;
+    this.unlearned = since ?? 'all';
+    return since;
+  }
+
+  /** A build found every file as the records have it (nothing changed): what the builds before it were told no longer counts. */
+  upToDate(): void {
+    this.unlearned = undefined;
+  }
   /** The key bases the shards read were written under ('' for a shard that names none). */
   private shardBases = new Set<string>();
 
@@ -465,6 +492,7 @@ export class FragmentStore {
     this.learned = true;
     this.learnedBase = keyBase;
     this.learnedSinceLast = true;
+    this.unlearned = undefined;
     this.walked = walk && { walk, listing, files, records };
     const previous = this.items;
     if (patched?.items && records.size === previous.size) {

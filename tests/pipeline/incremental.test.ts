@@ -8,7 +8,7 @@ import type { HugoPublication } from '../../build/core/content/publication.ts';
 import { GENERATION_PLACEHOLDER } from '../../build/core/edge/mcp/d1-sql.ts';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import type { SerializerRegistry } from '../../build/core/serializers/registry.ts';
-import { type BuildOptions, type BuildResult, build, SERIALIZERS } from '../../build/index.ts';
+import { type BuildOptions, build, SERIALIZERS } from '../../build/index.ts';
 import {
   type FileRecord,
   FragmentStore,
@@ -19,11 +19,12 @@ import {
 import { DEFAULT_MAX_FILE_BYTES, type Listing } from '../../build/stages/load.ts';
 import type { ParsedSource } from '../../build/stages/parse/parse-source.js';
 import { ParseCache, pendingBody } from '../../build/stages/parse-cache.ts';
-import { bytesOf, writeFilePieces } from '../../build/stages/stored-bytes.ts';
+import { writeFilePieces } from '../../build/stages/stored-bytes.ts';
 import { writePrivateFiles } from '../../build/stages/write-private.ts';
 import { V2 } from '../fixtures/v2/serializer.ts';
 import { d1ImportSql } from '../helpers/d1.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
+import { privateFiles, sameAsCold } from '../helpers/same-as-cold.ts';
 import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
 // Acceptance 2 of the incremental engine (issue 23): between incremental builds (the project's kept
@@ -131,67 +132,6 @@ const LATER = new Date('2028-01-01T00:00:00Z');
 function headers(versions: Record<string, Record<string, string>>): string {
   const helper = join(PROJECT_ROOT, 'build/core/config/lifecycle-config.ts');
   return `import { defineHeaders } from ${JSON.stringify(helper)};\nexport default defineHeaders({ versions: ${JSON.stringify(versions)} });\n`;
-}
-
-/** Every file of a tree, and the /mcp data (the module, the D1 import) with its text. */
-interface Output {
-  tree: Record<string, string>;
-  mcp: Record<string, string>;
-}
-
-async function privateFiles(root: string): Promise<Record<string, string>> {
-  const found: Record<string, string> = {};
-  for (const dir of ['.content-index/worker', '.content-index/d1']) {
-    for (const name of await readdir(join(root, dir)).catch(() => [] as string[]))
-      found[`${dir}/${name}`] = await readFile(join(root, dir, name), 'utf8');
-  }
-  return found;
-}
-
-function mcpFiles(result: BuildResult): Record<string, string> {
-  return Object.fromEntries(
-    (result.mcp?.files ?? []).map((f) => [
-      f.path,
-      typeof f.content === 'string' ? f.content : Buffer.concat(f.content.map(bytesOf)).toString('utf8'),
-    ]),
-  );
-}
-
-type Outcome = { ok: true; output: Output; result: BuildResult } | { ok: false; problems: string[] };
-
-async function outcome(run: () => Promise<BuildResult>, output: (r: BuildResult) => Promise<Output>) {
-  try {
-    const result = await run();
-    return { ok: true, output: await output(result), result } as Outcome;
-  } catch (error) {
-    if (!isContentIndexError(error)) throw error;
-    return { ok: false, problems: error.problems.map((p) => JSON.stringify(p)) } as Outcome;
-  }
-}
-
-/**
- * The project's incremental build (into public/, its store and parse cache kept in .content-index/),
- * and a build from nothing of the same sources (into cold/, no store, no cache): the same outputs, or
- * the same problems. Returns the incremental build's result.
- */
-async function sameAsCold(s: TempSite, options: BuildOptions): Promise<BuildResult | undefined> {
-  const warm = await outcome(
-    () => build({ root: s.root, ...options }),
-    async (r) => ({ tree: await snapshotDir(r.outDir), mcp: await privateFiles(s.root) }),
-  );
-  const cold = await outcome(
-    () => build({ root: s.root, ...options, out: 'cold', cache: false, store: FragmentStore.memory() }),
-    async (r) => ({ tree: await snapshotDir(r.outDir), mcp: mcpFiles(r) }),
-  );
-  if (warm.ok && cold.ok) {
-    expect(warm.output.tree).toEqual(cold.output.tree);
-    expect(Object.keys(warm.output.mcp).sort()).toEqual(Object.keys(cold.output.mcp).sort());
-    for (const [path, text] of Object.entries(cold.output.mcp))
-      expect(warm.output.mcp[path], path).toBe(text);
-    return warm.result;
-  }
-  expect(warm.ok ? 'built' : warm.problems).toEqual(cold.ok ? 'built' : cold.problems);
-  return undefined;
 }
 
 const titles = async (s: TempSite, version = 'v1') =>
@@ -382,6 +322,37 @@ describe('a clock set back', () => {
     // Written and read back, the store keeps the latest clock it was taught: July's.
     await store.save();
     expect(FragmentStore.open(s.root).clock).toBe(JULY.getTime());
+  });
+});
+
+describe("a list page's dates", () => {
+  it('reach the pages below it when the clock passes them, whatever dates those pages set themselves', async () => {
+    // Found by incremental-sequences.test.ts. A list page whose cascade gives it an expiryDate goes when
+    // that day comes, and takes every page below it with it (Hugo), even a page whose own expiryDate is
+    // later. The clock's next change was worked out from each page's own dates alone: the build after
+    // the list page's day was taken for unchanged and still published the page.
+    const { s, options } = await keptSite({
+      'content/posts/dos.es.md': md({ title: 'Dos', date: '2025-01-10', expiryDate: '2027-01-01' }),
+      // Dated ahead: it comes out, with the pages below it, on its day.
+      'content/tips/_index.md': md({ title: 'Trucos', publishDate: '2026-06-10' }, ''),
+      'content/tips/atajo.es.md': md({ title: 'Atajo', date: '2025-01-10' }),
+    });
+    let clock = JUNE;
+    const at = (): BuildOptions => ({ ...options, clock: () => clock, hugo: HUGO });
+    await s.write(
+      'content/posts/_index.md',
+      md({ title: 'Entradas', cascade: { expiryDate: '2026-06-15' } }, ''),
+    );
+    await sameAsCold(s, at());
+    expect(await titles(s)).toEqual(['Dos']);
+    clock = new Date('2026-06-12T00:00:00Z');
+    let result = await sameAsCold(s, at());
+    expect(result?.incremental.unchanged).toBe(false);
+    expect(await titles(s)).toEqual(['Dos', 'Atajo']);
+    clock = new Date('2026-06-18T00:00:00Z');
+    result = await sameAsCold(s, at());
+    expect(result?.incremental.unchanged).toBe(false);
+    expect(await titles(s)).toEqual(['Atajo']);
   });
 });
 
@@ -737,6 +708,49 @@ describe('a kept store (as dev keeps it between builds)', () => {
     expect(await titles(s)).toHaveLength(140);
     // The report's "… of 420 files read": each file once, though the saved ones were read twice.
     expect([result?.incremental.read, result?.incremental.files]).toEqual([420, 420]);
+  });
+
+  it('looks again at the files named to a save that failed: the next save is refused as a build from nothing is', async () => {
+    // Found by incremental-sequences.test.ts. A save with a YAML mistake fails before the build learns
+    // anything; the save of another file after it took the broken file from its record, published its
+    // old text and said "rebuilt".
+    const { s, options, path } = await keptSite(FILES);
+    await build({ root: s.root, ...options });
+    const save = (file: string, text: string) =>
+      s.write(file, text).then(() => sameAsCold(s, { ...options, changed: new Set([path(file)]) }));
+    expect(await save('content/posts/uno.es.md', '---\ntitle: [Uno\n---\n')).toBeUndefined();
+    expect(
+      await save('content/posts/dos.es.md', md({ title: 'Dos editado', date: '2025-02-01' })),
+    ).toBeUndefined();
+    // Fixed: both files as they are now, and the saves after it named alone again.
+    let result = await save('content/posts/uno.es.md', FILES['content/posts/uno.es.md']);
+    // post/uno is its text of before again: keyed, and its fragments kept.
+    expect(result?.incremental).toMatchObject({ keyed: 2, redoneItems: ['post/dos'] });
+    expect(await titles(s)).toContain('Dos editado');
+    result = await save(
+      'content/tips/atajo.es.md',
+      md({ title: 'Atajo editado', description: 'Un atajo' }, ''),
+    );
+    expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['tip/atajo'] });
+  });
+
+  it('sees a file added before a build that failed when the next save names another file', async () => {
+    // A new English file clashes with another (the same translationKey): the build, told nothing, lists
+    // it and fails. The save after it named an old file only; it took the listing of the last build that
+    // learned, without the new file, and published the site without the clash.
+    const { s, options, path } = await keptSite(FILES);
+    await build({ root: s.root, ...options });
+    await s.write('content/posts/otro.en.md', md({ title: 'Other', translationKey: 'uno' }));
+    expect(await sameAsCold(s, options)).toBeUndefined();
+    await s.write('content/posts/dos.es.md', md({ title: 'Dos editado', date: '2025-02-01' }));
+    const named = { ...options, changed: new Set([path('content/posts/dos.es.md')]) };
+    expect(await sameAsCold(s, named)).toBeUndefined();
+    await rm(path('content/posts/otro.en.md'));
+    await sameAsCold(s, options);
+    // Found unchanged (nothing run): a save after it is still looked at alone.
+    expect((await sameAsCold(s, options))?.incremental.unchanged).toBe(true);
+    await s.write('content/posts/dos.es.md', md({ title: 'Dos', date: '2025-02-01' }));
+    expect((await sameAsCold(s, named))?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/dos'] });
   });
 
   it('looks again at the files it could not trust yet (too recent for their stamps), named or not', async () => {

@@ -135,6 +135,8 @@ export function assembleItems(
   const { canonicalLanguage: canonicalLang, languages } = config;
   // A Hugo site's cascades (its _index.md files) reach the pages below them, as Hugo applies them.
   const above = new Map<SourceFile, UnpublishedBranch>();
+  /** When a list page above a page comes out or goes, by the clock alone. */
+  const branchChanges = new Map<SourceFile, string>();
   let files = sources;
   if (options.hugo && options.cascade && options.cascade.branches.length > 0) {
     const cascade = cascader({
@@ -148,6 +150,7 @@ export function assembleItems(
     files = sources.map((source) => {
       const cascaded = cascade(source);
       if (cascaded.branch) above.set(cascaded.file, cascaded.branch);
+      if (cascaded.changesAt !== undefined) branchChanges.set(cascaded.file, cascaded.changesAt);
       return cascaded.file;
     });
   }
@@ -222,10 +225,12 @@ export function assembleItems(
       warnings: group.flatMap((file) => warnings.get(file) ?? []),
     };
     items.push(item);
-    // Its date, Hugo's publishDate (a page comes out) and expiryDate (a page goes): what the clock changes.
+    // Its date, Hugo's publishDate (a page comes out) and expiryDate (a page goes), and those of the
+    // list pages above it (one that goes takes the page with it): what the clock changes.
     for (const file of group) {
       const page = facts.get(file);
-      for (const date of [checked.get(file)?.date, page?.publishDate, page?.expiryDate]) {
+      const dates = [checked.get(file)?.date, page?.publishDate, page?.expiryDate, branchChanges.get(file)];
+      for (const date of dates) {
         if (
           date !== undefined &&
           date > nowPublished &&

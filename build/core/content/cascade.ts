@@ -37,6 +37,12 @@ export interface Cascaded {
   /** The file as Hugo reads it: its own front matter, and the cascaded keys it does not set. */
   file: SourceFile;
   branch?: UnpublishedBranch;
+  /**
+   * The first instant after now at which a list page above it comes out or goes (its date or
+   * publishDate, its expiryDate, with what cascades to it): the clock alone then changes the page,
+   * whatever the page's own dates say.
+   */
+  changesAt?: string;
 }
 
 /** A `_target` glob compiled as Hugo matches it (picomatch's, with `dot`): whether a path matches. */
@@ -107,13 +113,12 @@ export function cascader(options: CascadeOptions): (file: SourceFile) => Cascade
     }
     return values;
   };
-  const unpublished = new Map<BranchFile, UnpublishedBranch | null>();
-  /** Whether Hugo publishes a list page: by its own front matter and what cascades to it. */
-  const branchState = (branch: BranchFile): UnpublishedBranch | undefined => {
-    const known = unpublished.get(branch);
-    if (known !== undefined) return known ?? undefined;
-    const above = chain(branch.lang, branch.dir);
-    const values = cascadedTo(above, {
+  const read = new Map<BranchFile, { front: FrontMatter; facts: ReturnType<typeof hugoPageFacts> }>();
+  /** A list page's front matter as Hugo reads it: its own, and what cascades to it. */
+  const branchFront = (branch: BranchFile) => {
+    const known = read.get(branch);
+    if (known) return known;
+    const values = cascadedTo(chain(branch.lang, branch.dir), {
       path: pathOf(branch.path),
       kind: branch.dir === '' ? 'home' : 'section',
       lang: branch.lang,
@@ -127,7 +132,26 @@ export function cascader(options: CascadeOptions): (file: SourceFile) => Cascade
       ...(written?.ok && { date: written.published }),
     } as FrontMatter;
     const pseudo = { path: branch.path, data, lines: {}, lang: branch.lang } as unknown as SourceFile;
-    const facts = hugoPageFacts(pseudo, front);
+    const made = { front, facts: hugoPageFacts(pseudo, front) };
+    read.set(branch, made);
+    return made;
+  };
+  /** The first instant after now at which the clock alone changes whether Hugo publishes a list page. */
+  const branchChange = (branch: BranchFile): string | undefined => {
+    const { facts } = branchFront(branch);
+    if (facts.problems.length > 0) return undefined;
+    let first: string | undefined;
+    for (const date of [facts.publishDate, facts.expiryDate])
+      if (date !== undefined && date > options.now && (first === undefined || date < first)) first = date;
+    return first;
+  };
+  const unpublished = new Map<BranchFile, UnpublishedBranch | null>();
+  /** Whether Hugo publishes a list page: by its own front matter and what cascades to it. */
+  const branchState = (branch: BranchFile): UnpublishedBranch | undefined => {
+    const known = unpublished.get(branch);
+    if (known !== undefined) return known ?? undefined;
+    const above = chain(branch.lang, branch.dir);
+    const { front, facts } = branchFront(branch);
     const because =
       facts.problems.length > 0
         ? undefined
@@ -167,6 +191,11 @@ export function cascader(options: CascadeOptions): (file: SourceFile) => Cascade
     for (const key of [...values.keys()]) if (own.has(key)) values.delete(key);
     const cascaded: Cascaded = { file: values.size === 0 ? file : withCascade(file, values) };
     if (branch) cascaded.branch = branch;
+    for (const above of branches) {
+      const date = branchChange(above);
+      if (date !== undefined && (cascaded.changesAt === undefined || date < cascaded.changesAt))
+        cascaded.changesAt = date;
+    }
     return cascaded;
   };
 }
