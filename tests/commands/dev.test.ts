@@ -4,6 +4,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { quietNetworkRecording } from '../../build/runtime/devtools-quiet.ts';
+import { RACY_MS } from '../../build/stages/parse-cache.ts';
 import { freePort } from '../helpers/pages-dev.ts';
 import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -170,6 +171,29 @@ it('prints warnings when they change, not again at every save', async () => {
   await until('the site as it was', async () => ((await titles()).join() === 'Primero' ? true : undefined));
   // Five rebuilds since the warning was printed: a reprint would have come by now.
   expect(printed()).toBe(1);
+});
+
+it('refuses the save of another file while one is still broken, however long ago that one was read', async () => {
+  const failed = () => stderr.split('still serving the last good build').length - 1;
+  await site.write('content/posts/cuarto.es.md', md({ title: 'Cuarto' }));
+  await until('the new item', async () => ((await titles()).includes('Cuarto') ? true : undefined));
+  // Old enough for its stamp to be trusted (parse-cache.ts RACY_MS), and read once more by a save of
+  // another file: dev's store then knows it by its stamp alone.
+  await new Promise((resolve) => setTimeout(resolve, RACY_MS + 200));
+  await site.write('content/posts/primero.es.md', md({ title: 'Primero, de nuevo' }));
+  await until('the edit', async () => ((await titles()).includes('Primero, de nuevo') ? true : undefined));
+
+  const before = failed();
+  await site.write('content/posts/cuarto.es.md', md({ title: '' }));
+  await until('the error', async () => (failed() === before + 1 ? true : undefined));
+  // The next save names primero.es.md alone; cuarto.es.md was taken from what the last good build had
+  // read of it, and the site published with its old title.
+  await site.write('content/posts/primero.es.md', md({ title: 'Primero' }));
+  await until('the error again', async () => (failed() === before + 2 ? true : undefined));
+  expect(await titles()).toEqual(['Cuarto', 'Primero, de nuevo']);
+
+  await site.remove('content/posts/cuarto.es.md');
+  await until('the site as it was', async () => ((await titles()).join() === 'Primero' ? true : undefined));
 });
 
 it("runs dev in a Node started with the V8 flags of a long-lived process, the bin's own child", async () => {
