@@ -1,4 +1,4 @@
-import { rename, rm, utimes } from 'node:fs/promises';
+import { rename, rm, stat, utimes } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -110,16 +110,23 @@ type Op =
   | { op: 'remove'; path: string }
   | { op: 'rename'; from: string; to: string }
   | { op: 'touch'; path: string }
+  | { op: 'backdate'; path: string; content: Content }
+  | { op: 'swap'; a: string; b: string }
   | { op: 'cascade'; front?: Record<string, unknown> }
   | { op: 'clock'; at: string }
   | { op: 'wipe'; folder: 'public' | '.content-index' }
-  | { op: 'config'; name: string; bodies: boolean; orphans: boolean };
+  | { op: 'config'; name: string; bodies: boolean; orphans: boolean; english: boolean };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ op: fc.constant('write'), path: file, content }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('remove'), path: file }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('rename'), from: file, to: file }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('touch'), path: file }) },
+  // Written with its modification time put back (`touch -r`, a tool that keeps times): only its change
+  // time and perhaps its size tell.
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('backdate'), path: file, content }) },
+  // Two files' texts exchanged by renames through a third name.
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('swap'), a: file, b: file }) },
   {
     weight: 1,
     arbitrary: fc.record(
@@ -155,6 +162,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       name: fc.constantFrom('A', 'B'),
       bodies: fc.boolean(),
       orphans: fc.boolean(),
+      // English the canonical language (a Hugo site whose default is English), rarely.
+      english: rarely(fc.constant(true), 4).map((english) => english === true),
     }),
   },
 );
@@ -168,6 +177,8 @@ type Caller = 'dev' | 'dev-saved' | 'own' | 'cli';
 const step = fc.record({
   ops: fc.array(op, { minLength: 1, maxLength: 3 }),
   caller: fc.constantFrom<Caller>('dev', 'dev', 'dev', 'dev-saved', 'own', 'cli'),
+  // Another process's build with drafts (a preview): dev's never are.
+  drafts: rarely(fc.constant(true), 4).map((drafts) => drafts === true),
 });
 
 /** A first tree: a few of the files. */
@@ -226,7 +237,7 @@ describe('random series of changes between incremental builds', () => {
           // the files, and whether each was a file saved in place in the content folder.
           let seen = new Set<string>();
           let onlyEdits = true;
-          for (const { ops, caller } of steps) {
+          for (const { ops, caller, drafts } of steps) {
             for (const change of ops) {
               switch (change.op) {
                 case 'write':
@@ -257,6 +268,24 @@ describe('random series of changes between incremental builds', () => {
                   await stamp(change.path);
                   seen.add(path(change.path));
                   break;
+                case 'backdate': {
+                  if (!present.has(change.path)) break;
+                  const { mtime } = await stat(path(change.path));
+                  await s.write(change.path, textOf(change.content, change.path));
+                  await utimes(path(change.path), mtime, mtime);
+                  seen.add(path(change.path));
+                  break;
+                }
+                case 'swap': {
+                  const b = join(dirname(change.a), basename(change.b));
+                  if (!present.has(change.a) || !present.has(b) || change.a === b) break;
+                  await rename(path(change.a), path(`${change.a}.swap`));
+                  await rename(path(b), path(change.a));
+                  await rename(path(`${change.a}.swap`), path(b));
+                  // Renames: the watcher sees files come and go.
+                  onlyEdits = false;
+                  break;
+                }
                 case 'cascade':
                   // A list page in the content folder: saved in place, it is a save the watcher names.
                   if (change.front && present.has(CASCADE)) seen.add(path(CASCADE));
@@ -284,18 +313,19 @@ describe('random series of changes between incremental builds', () => {
                       name: change.name,
                       mcp: { backend, bodies: change.bodies },
                       content: change.orphans ? {} : config.content,
+                      ...(change.english && { canonicalLanguage: 'en' }),
                     })};\n`,
                   );
                   break;
               }
             }
             if (caller === 'cli') {
-              await judged(base());
+              await judged({ ...base(), drafts });
               continue;
             }
             if (caller === 'own') {
               const own = kept();
-              await judged({ ...base(), ...own });
+              await judged({ ...base(), ...own, drafts });
               await own.store.save();
               await own.cache.save();
               continue;
