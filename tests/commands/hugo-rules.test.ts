@@ -209,6 +209,12 @@ describe.skipIf(!hasHugo)(
         ),
         'content/posts/dirigido/d-uno.md': page('D uno'),
         'content/posts/dirigido/sub/d-dos.md': page('D dos'),
+        // A single map, not a list: hugo 0.111 does not read its _target, and its values reach every page.
+        'content/posts/mapa/_index.md': list(
+          "cascade:\n  _build:\n    render: never\n  _target:\n    path: '/posts/mapa/sub/**'\n",
+        ),
+        'content/posts/mapa/m-uno.md': page('M uno'),
+        'content/posts/mapa/sub/m-dos.md': page('M dos'),
         'content/posts/sin-cabeza/_index.md': list('cascade:\n  headless: true\n'),
         'content/posts/sin-cabeza/paquete/index.md': page('Paquete'),
       });
@@ -222,6 +228,8 @@ describe.skipIf(!hasHugo)(
         'V uno': 'posts/viejo/v-uno/index.html',
         'D uno': 'posts/dirigido/d-uno/index.html',
         'D dos': 'posts/dirigido/sub/d-dos/index.html',
+        'M uno': 'posts/mapa/m-uno/index.html',
+        'M dos': 'posts/mapa/sub/m-dos/index.html',
         Paquete: 'posts/sin-cabeza/paquete/index.html',
       };
       const written: string[] = [];
@@ -250,6 +258,8 @@ describe.skipIf(!hasHugo)(
         'content/posts/capitulo/c-uno.md': 'draft',
         'content/posts/viejo/v-uno.md': 'expired',
         'content/posts/dirigido/sub/d-dos.md': 'unrendered',
+        'content/posts/mapa/m-uno.md': 'unrendered',
+        'content/posts/mapa/sub/m-dos.md': 'unrendered',
         'content/posts/sin-cabeza/paquete/index.md': 'headless',
       });
     });

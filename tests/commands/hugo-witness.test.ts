@@ -1,10 +1,9 @@
-import { execFile, spawnSync } from 'node:child_process';
-import { access, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { access, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, sep } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BuildReport } from '../../build/report.ts';
+import { type Adopted, adoptSite, expectBothDirections, npmRunBuild } from '../helpers/hugo-judge.ts';
 import { PROJECT_ROOT, runCli } from '../helpers/site.ts';
 
 // The index is the site: two Hugo sites shaped like real ones (tests/fixtures/hugo-sites/), each carrying
@@ -12,7 +11,6 @@ import { PROJECT_ROOT, runCli } from '../helpers/site.ts';
 // runs (hugo, then content-index build), with no hand edit. The real hugo is the judge: every address
 // the index publishes is a page it wrote, and every page it wrote under the indexed sections is in the
 // index or named in the report with the reason it is not. Skipped without hugo (CI installs it).
-const run = promisify(execFile);
 const hugoVersion = spawnSync('hugo', ['version'], { encoding: 'utf8' });
 const hasHugo = hugoVersion.status === 0;
 if (!hasHugo) console.warn('hugo-witness.test.ts: skipped, hugo is not on the PATH (apt-get install hugo)');
@@ -25,98 +23,10 @@ afterEach(async () => {
   root = undefined;
 });
 
-interface Item {
-  type: string;
-  title: string;
-  url: string;
-  url_en?: string;
-  url_pt?: string;
-}
-
-interface Adopted {
-  root: string;
-  index: { languages: string[]; content: Item[]; sections: { url: string }[] };
-  report: BuildReport;
-  /** Every HTML file hugo wrote, relative to public/. */
-  pages: string[];
-}
-
 async function adopt(fixture: string): Promise<Adopted> {
   root = await mkdtemp(join(tmpdir(), `content-index-${fixture}-`));
   await cp(join(FIXTURES, fixture), root, { recursive: true });
-  const init = await runCli(root, {}, ['init']);
-  expect(init.code, init.stderr).toBe(0);
-  const built = await npmRunBuild(root);
-  expect(built.code, `${built.stderr}\n${await readFile(join(root, 'site.config.ts'), 'utf8')}`).toBe(0);
-  const index = JSON.parse(await readFile(join(root, 'public/api/v1/content.json'), 'utf8'));
-  const own = new Set(built.report.files.map((f) => f.path));
-  const pages = (await htmlFiles(join(root, 'public'))).filter((page) => !own.has(page));
-  return { root, index, report: built.report, pages };
-}
-
-/** What the build script init wrote runs: hugo, then content-index build (here with --json). */
-async function npmRunBuild(dir: string): Promise<{ code: number; stderr: string; report: BuildReport }> {
-  const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
-  expect(manifest.scripts.build).toBe('hugo && content-index build');
-  await run('hugo', ['--quiet'], { cwd: dir });
-  const result = await runCli(dir, {}, ['build', '--json']);
-  return {
-    code: result.code,
-    stderr: result.stderr,
-    report: result.code === 0 ? (JSON.parse(result.stdout) as BuildReport) : ({} as BuildReport),
-  };
-}
-
-async function htmlFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && e.name.endsWith('.html'))
-    .map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join('/'))
-    .sort();
-}
-
-/** `https://host/posts/x/` → `posts/x/index.html`. */
-function pageOf(url: string): string {
-  return `${decodeURIComponent(new URL(url).pathname).slice(1)}index.html`;
-}
-
-/**
- * Both directions, worked out here from hugo's output alone: the pages under the indexed sections
- * (their list pages and the alias redirects hugo writes aside) are exactly the index's addresses and
- * the pages the report names as not indexed.
- */
-async function expectBothDirections(site: Adopted, sectionFolders: string[]): Promise<void> {
-  const addresses = site.index.content.flatMap((item) =>
-    [item.url, item.url_en, item.url_pt].filter((u): u is string => u !== undefined),
-  );
-  // A translation v1 has no field for (Spanish, when it is not canonical) is in its llms.txt.
-  for (const file of site.report.files.filter((f) => f.path.endsWith('llms.txt'))) {
-    const text = await readFile(join(site.root, 'public', file.path), 'utf8');
-    for (const [, url = ''] of text.matchAll(/^- \[[^\]]*\]\((https:[^)]+\/)\)/gm)) {
-      if (sectionFolders.some((folder) => pageOf(url).startsWith(folder))) addresses.push(url);
-    }
-  }
-  const indexed = new Set(addresses.map(pageOf));
-  // Every address is a page hugo wrote.
-  expect([...indexed].filter((page) => !site.pages.includes(page))).toEqual([]);
-  const redirects = new Set<string>();
-  for (const page of site.pages) {
-    const html = await readFile(join(site.root, 'public', page), 'utf8');
-    if (/http-equiv=["']?refresh/i.test(html)) redirects.add(page);
-  }
-  const underSections = site.pages.filter(
-    (page) =>
-      sectionFolders.some((folder) => page.startsWith(folder) && page !== `${folder}index.html`) &&
-      !redirects.has(page),
-  );
-  expect(site.report.sitePages.ran).toBe(true);
-  const unindexed = site.report.sitePages.ran ? site.report.sitePages.unindexed : [];
-  expect([...new Set([...indexed, ...unindexed.map((u) => u.page)])].sort()).toEqual(underSections);
-  // Each page the index lacks is there for a reason the report gives, with its file.
-  for (const page of unindexed) {
-    expect(page.reason, page.page).toMatch(/^left out: /);
-    expect(page.file, page.page).toBeDefined();
-  }
+  return adoptSite(root);
 }
 
 describe.skipIf(!hasHugo)(

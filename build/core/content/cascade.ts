@@ -13,7 +13,7 @@ import {
 /**
  * Hugo's `cascade`, as Hugo 0.111 applies it to what decides publication. A list page's file
  * (`_index.md`, per language) may carry `cascade:`, a map (or a list of maps, each with an optional
- * `_target` of `path`, `kind`, `lang`, `environment`) of front-matter values for itself and every page
+ * `_target` of `path`, `kind`, `lang`, `environment`: a single map's is not read) of front-matter values for itself and every page
  * below it that does not set the key itself; a nearer list page's value wins. And a list page Hugo does
  * not publish (a draft, dated ahead, expired: by its own front matter or a cascade) takes every page
  * below it with it, whatever those pages say. Only the keys that decide publication are cascaded here.
@@ -244,7 +244,10 @@ function cascadeBlocks(data: unknown, compile: CompileGlob): Block[] {
     const entries = lowercased(item);
     const values = [...entries].filter(([key]) => PUBLICATION_KEYS.has(key));
     if (values.length === 0) continue;
-    const target = lowercased(entries.get('_target'));
+    // Hugo 0.111 reads a single cascade map in its form from before 0.76, which had no `_target`: the
+    // key is one more value, and the others reach every page below (the list page too). Honoured, it
+    // published pages that hugo did not write (tests/commands/hugo-random-sites.test.ts found it).
+    const target = Array.isArray(cascade) ? lowercased(entries.get('_target')) : new Map<string, unknown>();
     const glob = (key: string) => {
       const value = target.get(key);
       return typeof value === 'string' && value !== '' ? compile(value.toLowerCase()) : undefined;

@@ -1,0 +1,185 @@
+import { spawnSync } from 'node:child_process';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { adoptSite, expectBothDirections } from '../helpers/hugo-judge.ts';
+import { PROJECT_ROOT } from '../helpers/site.ts';
+
+// The index is the site, on Hugo sites no one wrote by hand: fast-check draws trilingual sites of page
+// files and bundles whose front matter mixes every publication rule (draft, date and publishDate ahead,
+// expiryDate passed, _build, headless bundles, slugs) with list pages that cascade some of them or are
+// not published themselves. Each site is adopted as a user adopts one (`init`, then hugo and the build),
+// and the real hugo is the judge, both ways (tests/helpers/hugo-judge.ts). A failing site is printed with
+// its seed and path: HUGO_SITES_SEED=<seed> HUGO_SITES_PATH=<path> builds it alone. Skipped without hugo.
+const hugoVersion = spawnSync('hugo', ['version'], { encoding: 'utf8' });
+const hasHugo = hugoVersion.status === 0;
+if (!hasHugo)
+  console.warn('hugo-random-sites.test.ts: skipped, hugo is not on the PATH (apt-get install hugo)');
+
+const RUNS = Number(process.env.HUGO_SITES_RUNS ?? 12);
+const SEED = Number(process.env.HUGO_SITES_SEED ?? 4242);
+const PATH = process.env.HUGO_SITES_PATH;
+
+const LAYOUTS = join(PROJECT_ROOT, 'tests/fixtures/hugo-sites/es-default-bundles/layouts');
+const HUGO_TOML = `baseURL = 'https://blog.example.org/'
+title = 'Blog aleatorio'
+defaultContentLanguage = 'es'
+
+[languages.es]
+  weight = 1
+[languages.en]
+  weight = 2
+  title = 'Random blog'
+[languages.pt-br]
+  weight = 3
+`;
+const SECTIONS = ['posts', 'proyectos'] as const;
+const LANGS = ['es', 'en', 'pt-br'] as const;
+
+/** A field in one file of `every`. */
+const rarely = <T>(value: fc.Arbitrary<T>, every = 5) =>
+  fc.oneof({ weight: every - 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: value });
+const PAST = '2020-01-01';
+const AHEAD = '2099-01-01';
+
+/** Publication front matter, far from today on either side: hugo and the build read the same clock. */
+const publication = fc.record({
+  date: rarely(fc.constantFrom('2024-03-01', '2023-07-15T10:00:00Z', AHEAD), 2),
+  draft: rarely(fc.boolean()),
+  publishDate: rarely(fc.constantFrom(PAST, AHEAD)),
+  expiryDate: rarely(fc.constantFrom(PAST, AHEAD)),
+  _build: rarely(
+    fc.constantFrom(
+      { render: 'never' },
+      { list: 'never' },
+      { render: 'always', list: 'local' },
+      { render: 'link' },
+      { publishResources: false },
+    ),
+    6,
+  ),
+});
+const page = fc.record({
+  publication,
+  slug: rarely(fc.constant(true), 4),
+  headless: rarely(fc.constant(true), 6),
+});
+const item = fc.record({
+  section: fc.constantFrom(...SECTIONS),
+  bundle: fc.boolean(),
+  // Spanish (the canonical language) most of the time; a page only in English or Portuguese sometimes.
+  es: fc.oneof({ weight: 4, arbitrary: page.map((p) => p as typeof p | undefined) }, fc.constant(undefined)),
+  en: rarely(page, 2),
+  'pt-br': rarely(page, 3),
+});
+/** A section's list page in one language: its own publication, and what it cascades below it. */
+const listPage = fc.record({
+  publication: fc.record({
+    draft: rarely(fc.boolean(), 6),
+    expiryDate: rarely(fc.constantFrom(PAST, AHEAD), 6),
+  }),
+  cascade: rarely(
+    fc.oneof(
+      fc.record({ draft: fc.boolean() }),
+      fc.record({ expiryDate: fc.constantFrom(PAST, AHEAD) }),
+      fc.record({ publishDate: fc.constantFrom(PAST, AHEAD) }),
+      fc.record({ _build: fc.constantFrom({ list: 'never' }, { render: 'never' }) }),
+      fc.record({ draft: fc.constant(true), _target: fc.record({ lang: fc.constantFrom('en', 'es') }) }),
+    ),
+    2,
+  ),
+});
+const site = fc.record({
+  items: fc.array(item, { minLength: 2, maxLength: 7 }),
+  lists: fc.array(
+    fc.record({ section: fc.constantFrom(...SECTIONS), lang: fc.constantFrom(...LANGS), page: listPage }),
+    { maxLength: 3 },
+  ),
+});
+
+function frontMatter(fields: Record<string, unknown>): string {
+  const lines = Object.entries(fields)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+  return `---\n${lines.join('\n')}\n---\n`;
+}
+
+/** The site's files: content/ as drawn. */
+type Site = typeof site extends fc.Arbitrary<infer S> ? S : never;
+function filesOf(drawn: Site): Record<string, string> {
+  const files: Record<string, string> = {};
+  drawn.items.forEach((it, i) => {
+    for (const lang of LANGS) {
+      const p = it[lang];
+      if (!p) continue;
+      const suffix = lang === 'es' ? '' : `.${lang}`;
+      const path = it.bundle
+        ? `content/${it.section}/item-${i}/index${suffix}.md`
+        : `content/${it.section}/item-${i}${suffix}.md`;
+      files[path] = `${frontMatter({
+        title: `Item ${i} ${lang}`,
+        ...p.publication,
+        ...(p.slug && { slug: `slug-${i}-${lang}` }),
+        ...(p.headless && it.bundle && { headless: true }),
+      })}Texto ${i}.\n`;
+    }
+  });
+  for (const list of drawn.lists) {
+    const suffix = list.lang === 'es' ? '' : `.${list.lang}`;
+    files[`content/${list.section}/_index${suffix}.md`] = frontMatter({
+      title: `Sección ${list.section}`,
+      ...list.page.publication,
+      ...(list.page.cascade && { cascade: list.page.cascade }),
+    });
+  }
+  return files;
+}
+
+let root: string | undefined;
+afterEach(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+describe.skipIf(!hasHugo)(
+  `random Hugo sites, judged by ${hasHugo ? hugoVersion.stdout.split(' ')[1] : 'hugo'}`,
+  () => {
+    it('index exactly the pages hugo wrote under their sections, each other page named with its reason', async () => {
+      const seen = { indexed: 0, leftOut: 0 };
+      await fc.assert(
+        fc.asyncProperty(site, async (drawn) => {
+          if (root) await rm(root, { recursive: true, force: true });
+          root = await mkdtemp(join(tmpdir(), 'content-index-hugo-random-'));
+          await writeFile(join(root, 'hugo.toml'), HUGO_TOML);
+          await cp(LAYOUTS, join(root, 'layouts'), { recursive: true });
+          for (const [path, text] of Object.entries(filesOf(drawn))) {
+            await mkdir(dirname(join(root, path)), { recursive: true });
+            await writeFile(join(root, path), text);
+          }
+          // HUGO_SITES_KEEP=<folder>: the site's sources copied there, to build it by hand.
+          const keep = process.env.HUGO_SITES_KEEP;
+          if (keep) {
+            await rm(keep, { recursive: true, force: true });
+            await cp(root, keep, { recursive: true });
+          }
+          const adopted = await adoptSite(root);
+          seen.indexed += adopted.index.content.length;
+          seen.leftOut += adopted.report.leftOut.length;
+          // The sections the index lists (a section with no published item is not one), in each
+          // language's folder.
+          const folders = adopted.index.sections.map((s) => new URL(s.url).pathname.slice(1));
+          await expectBothDirections(
+            adopted,
+            LANGS.flatMap((lang) => folders.map((f) => `${lang === 'es' ? '' : `${lang}/`}${f}`)),
+          );
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true, ...(PATH && { path: PATH }) },
+      );
+      // Neither side is vacuous: the sites publish items, and leave some out.
+      expect(seen.indexed).toBeGreaterThan(0);
+      if (!PATH) expect(seen.leftOut).toBeGreaterThan(0);
+    }, 300_000);
+  },
+);
