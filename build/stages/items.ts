@@ -9,6 +9,7 @@ import {
   itemOf,
   leftOutOrder,
 } from '../core/content/assemble.ts';
+import { unrenderedLists } from '../core/content/cascade.ts';
 import {
   type BranchFile,
   type ContentEntry,
@@ -136,6 +137,8 @@ export interface Items {
   branches: BranchFile[];
   /** One digest of the branches as read (branchesKey): every item depends on them. */
   branchesKey: string;
+  /** Hugo's list pages it writes no page for (cascade.ts unrenderedLists): a section of one has no page. */
+  unrenderedLists: BranchFile[];
 }
 
 /** Past this many files to read, they are read through the parse cache with every other file. */
@@ -161,6 +164,8 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   const cascades = branchesKey(branches);
   const cascade = await cascadeOf(branches);
   const contentDir = contentFolder(options).shown;
+  const unrendered =
+    options.hugo && cascade ? unrenderedLists({ ...cascade, contentDir, layout: options.layout }) : [];
   const stat = options.stat ?? statStamp;
   const { racyMs } = store;
   // The stamps the check for an unchanged build took before it found a file changed, when it looked at
@@ -565,6 +570,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     ...(changesAt !== undefined && { changesAt }),
     branches,
     branchesKey: cascades,
+    unrenderedLists: unrendered,
     model: modelOf(order.records, leftOut),
   };
 }

@@ -45,6 +45,8 @@ export async function renderOutput(
         layout: config.content,
         contentDir,
         configFile: setup.configPath,
+        unrenderedLists: items.unrenderedLists,
+        canonicalLanguage: config.canonicalLanguage,
       })
     : undefined;
   const published = sections

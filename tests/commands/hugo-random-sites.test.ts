@@ -23,26 +23,35 @@ const SEED = Number(process.env.HUGO_SITES_SEED ?? 4242);
 const PATH = process.env.HUGO_SITES_PATH;
 
 const LAYOUTS = join(PROJECT_ROOT, 'tests/fixtures/hugo-sites/es-default-bundles/layouts');
-const HUGO_TOML = `baseURL = 'https://blog.example.org/'
-title = 'Blog aleatorio'
-defaultContentLanguage = 'es'
-
-[languages.es]
-  weight = 1
-[languages.en]
-  weight = 2
-  title = 'Random blog'
-[languages.pt-br]
-  weight = 3
-`;
-const SECTIONS = ['posts', 'proyectos'] as const;
 const LANGS = ['es', 'en', 'pt-br'] as const;
+type Lang = (typeof LANGS)[number];
+/** Sections, and a folder below one (a nested section when it has a list page). */
+const FOLDERS = ['posts', 'proyectos', 'posts/sub'] as const;
 
 /** A field in one file of `every`. */
 const rarely = <T>(value: fc.Arbitrary<T>, every = 5) =>
   fc.oneof({ weight: every - 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: value });
 const PAST = '2020-01-01';
 const AHEAD = '2099-01-01';
+
+/** Hugo's configuration: the default (canonical) language, whether it has a folder, a disabled language. */
+const config = fc.record({
+  defaultLang: fc.constantFrom<Lang>('es', 'es', 'en'),
+  inSubdir: rarely(fc.constant(true), 4).map((on) => on === true),
+  disabled: rarely(fc.constant('pt-br' as const), 4),
+});
+type Config = typeof config extends fc.Arbitrary<infer C> ? C : never;
+function hugoToml(c: Config): string {
+  return [
+    "baseURL = 'https://blog.example.org/'",
+    "title = 'Blog aleatorio'",
+    `defaultContentLanguage = '${c.defaultLang}'`,
+    ...(c.inSubdir ? ['defaultContentLanguageInSubdir = true'] : []),
+    ...(c.disabled ? [`disableLanguages = ['${c.disabled}']`] : []),
+    ...LANGS.flatMap((lang, i) => [`[languages.${lang}]`, `  weight = ${i + 1}`]),
+    '',
+  ].join('\n');
+}
 
 /** Publication front matter, far from today on either side: hugo and the build read the same clock. */
 const publication = fc.record({
@@ -65,36 +74,46 @@ const page = fc.record({
   publication,
   slug: rarely(fc.constant(true), 4),
   headless: rarely(fc.constant(true), 6),
+  // Its own address, outside the sections.
+  url: rarely(fc.constant(true), 8),
 });
 const item = fc.record({
-  section: fc.constantFrom(...SECTIONS),
+  folder: fc.constantFrom(...FOLDERS),
   bundle: fc.boolean(),
-  // Spanish (the canonical language) most of the time; a page only in English or Portuguese sometimes.
+  // Paired by translationKey, each language's file under a name of its own.
+  keyed: rarely(fc.constant(true), 4),
+  // The default language most of the time; a page only in the others sometimes.
   es: fc.oneof({ weight: 4, arbitrary: page.map((p) => p as typeof p | undefined) }, fc.constant(undefined)),
-  en: rarely(page, 2),
+  en: fc.oneof({ weight: 2, arbitrary: page.map((p) => p as typeof p | undefined) }, fc.constant(undefined)),
   'pt-br': rarely(page, 3),
 });
-/** A section's list page in one language: its own publication, and what it cascades below it. */
+const cascadeBlock = fc.oneof(
+  fc.record({ draft: fc.boolean() }),
+  fc.record({ expiryDate: fc.constantFrom(PAST, AHEAD) }),
+  fc.record({ publishDate: fc.constantFrom(PAST, AHEAD) }),
+  fc.record({ _build: fc.constantFrom({ list: 'never' }, { render: 'never' }) }),
+  fc.record({
+    draft: fc.constant(true),
+    _target: fc.oneof(
+      fc.record({ lang: fc.constantFrom('en', 'es') }),
+      fc.record({ kind: fc.constantFrom('page', 'section') }),
+      fc.record({ path: fc.constantFrom('/posts/sub/**', '/posts/item-1*', '**/index*') }),
+    ),
+  }),
+);
+/** A list page in one language: its own publication, and what it cascades below it (a map, or a list of them). */
 const listPage = fc.record({
   publication: fc.record({
     draft: rarely(fc.boolean(), 6),
     expiryDate: rarely(fc.constantFrom(PAST, AHEAD), 6),
   }),
-  cascade: rarely(
-    fc.oneof(
-      fc.record({ draft: fc.boolean() }),
-      fc.record({ expiryDate: fc.constantFrom(PAST, AHEAD) }),
-      fc.record({ publishDate: fc.constantFrom(PAST, AHEAD) }),
-      fc.record({ _build: fc.constantFrom({ list: 'never' }, { render: 'never' }) }),
-      fc.record({ draft: fc.constant(true), _target: fc.record({ lang: fc.constantFrom('en', 'es') }) }),
-    ),
-    2,
-  ),
+  cascade: rarely(fc.oneof(cascadeBlock, fc.array(cascadeBlock, { minLength: 1, maxLength: 2 })), 2),
 });
 const site = fc.record({
+  config,
   items: fc.array(item, { minLength: 2, maxLength: 7 }),
   lists: fc.array(
-    fc.record({ section: fc.constantFrom(...SECTIONS), lang: fc.constantFrom(...LANGS), page: listPage }),
+    fc.record({ folder: fc.constantFrom(...FOLDERS), lang: fc.constantFrom(...LANGS), page: listPage }),
     { maxLength: 3 },
   ),
 });
@@ -106,30 +125,32 @@ function frontMatter(fields: Record<string, unknown>): string {
   return `---\n${lines.join('\n')}\n---\n`;
 }
 
-/** The site's files: content/ as drawn. */
+/** The site's files: content/ as drawn, the default language's without a suffix. */
 type Site = typeof site extends fc.Arbitrary<infer S> ? S : never;
 function filesOf(drawn: Site): Record<string, string> {
   const files: Record<string, string> = {};
+  const suffix = (lang: Lang) => (lang === drawn.config.defaultLang ? '' : `.${lang}`);
   drawn.items.forEach((it, i) => {
     for (const lang of LANGS) {
       const p = it[lang];
       if (!p) continue;
-      const suffix = lang === 'es' ? '' : `.${lang}`;
+      const name = it.keyed && lang !== drawn.config.defaultLang ? `otro-${i}` : `item-${i}`;
       const path = it.bundle
-        ? `content/${it.section}/item-${i}/index${suffix}.md`
-        : `content/${it.section}/item-${i}${suffix}.md`;
+        ? `content/${it.folder}/${name}/index${suffix(lang)}.md`
+        : `content/${it.folder}/${name}${suffix(lang)}.md`;
       files[path] = `${frontMatter({
         title: `Item ${i} ${lang}`,
         ...p.publication,
+        ...(it.keyed && { translationKey: `clave-${i}` }),
         ...(p.slug && { slug: `slug-${i}-${lang}` }),
+        ...(p.url && { url: `/aparte/p-${i}-${lang}/` }),
         ...(p.headless && it.bundle && { headless: true }),
       })}Texto ${i}.\n`;
     }
   });
   for (const list of drawn.lists) {
-    const suffix = list.lang === 'es' ? '' : `.${list.lang}`;
-    files[`content/${list.section}/_index${suffix}.md`] = frontMatter({
-      title: `Sección ${list.section}`,
+    files[`content/${list.folder}/_index${suffix(list.lang)}.md`] = frontMatter({
+      title: `Sección ${list.folder}`,
       ...list.page.publication,
       ...(list.page.cascade && { cascade: list.page.cascade }),
     });
@@ -152,7 +173,7 @@ describe.skipIf(!hasHugo)(
         fc.asyncProperty(site, async (drawn) => {
           if (root) await rm(root, { recursive: true, force: true });
           root = await mkdtemp(join(tmpdir(), 'content-index-hugo-random-'));
-          await writeFile(join(root, 'hugo.toml'), HUGO_TOML);
+          await writeFile(join(root, 'hugo.toml'), hugoToml(drawn.config));
           await cp(LAYOUTS, join(root, 'layouts'), { recursive: true });
           for (const [path, text] of Object.entries(filesOf(drawn))) {
             await mkdir(dirname(join(root, path)), { recursive: true });
@@ -168,11 +189,17 @@ describe.skipIf(!hasHugo)(
           seen.indexed += adopted.index.content.length;
           seen.leftOut += adopted.report.leftOut.length;
           // The sections the index lists (a section with no published item is not one), in each
-          // language's folder.
-          const folders = adopted.index.sections.map((s) => new URL(s.url).pathname.slice(1));
+          // language's folder; the nested section's list pages are lists, not items.
+          const { defaultLang, inSubdir, disabled } = drawn.config;
+          const prefix = (lang: Lang) => (lang === defaultLang && !inSubdir ? '' : `${lang}/`);
+          const langs = LANGS.filter((lang) => lang !== disabled);
+          const sections = adopted.index.sections.map((s) =>
+            new URL(s.url).pathname.slice(1).slice(prefix(defaultLang).length),
+          );
           await expectBothDirections(
             adopted,
-            LANGS.flatMap((lang) => folders.map((f) => `${lang === 'es' ? '' : `${lang}/`}${f}`)),
+            langs.flatMap((lang) => sections.map((section) => `${prefix(lang)}${section}`)),
+            langs.map((lang) => `${prefix(lang)}posts/sub/index.html`),
           );
         }),
         { numRuns: RUNS, seed: SEED, endOnFailure: true, ...(PATH && { path: PATH }) },

@@ -354,6 +354,62 @@ describe.skipIf(!hasHugo)(
       );
     });
 
+    it('a section whose list page hugo does not render: the index leaves the section out and says so, and keeps its items', async () => {
+      // Found by hugo-random-sites.test.ts: the section was listed at an address hugo wrote no page for,
+      // and the witness stopped the build. The list page's cascade gives it render never too.
+      const outcome = await publish(
+        {
+          'content/tips/_index.md': '---\ntitle: Trucos\ncascade:\n  _build:\n    render: never\n---\n',
+          'content/tips/truco.md': '---\ntitle: Truco\ndate: 2024-01-01\n_build:\n  render: always\n---\n',
+        },
+        { page: 'tips/index.html' },
+      );
+      expect(outcome.page).toBe(false);
+      expect(outcome.index.sections.map((s) => s.name)).toEqual(['Posts']);
+      expect(outcome.index.content.map((item) => item.title).sort()).toEqual(['Siempre', 'Truco']);
+      expect(outcome.report.warnings).toContainEqual(
+        expect.objectContaining({
+          code: 'address_dead',
+          field: 'sections.1.url',
+          message: expect.stringContaining("Tips's list page content/tips/_index.md is not rendered"),
+        }),
+      );
+    });
+
+    it("a cascade list's keys as hugo 0.111 reads them: its dates in lower case only, draft in any case", async () => {
+      // Found by hugo-random-sites.test.ts. Hugo 0.111 lowers the case of a page's own keys and of a
+      // single cascade map's, not of a cascade list's, and looks for the dates in lower case.
+      const page = (title: string) => `---\ntitle: ${title}\ndate: 2024-02-01\n---\n`;
+      const list = (cascade: string) => `---\ntitle: Lista\ncascade:\n${cascade}---\n`;
+      const outcome = await publish({
+        'content/posts/mayusculas/_index.md': list('  - expiryDate: 2020-01-01\n'),
+        'content/posts/mayusculas/m-uno.md': page('M uno'),
+        'content/posts/minusculas/_index.md': list('  - expirydate: 2020-01-01\n'),
+        'content/posts/minusculas/n-uno.md': page('N uno'),
+        'content/posts/mapa/_index.md': list('  expiryDate: 2020-01-01\n'),
+        'content/posts/mapa/p-uno.md': page('P uno'),
+        'content/posts/borrador/_index.md': list('  - Draft: true\n'),
+        'content/posts/borrador/b-uno.md': page('B uno'),
+      });
+      const written: string[] = [];
+      for (const [title, path] of [
+        ['M uno', 'posts/mayusculas/m-uno/index.html'],
+        ['N uno', 'posts/minusculas/n-uno/index.html'],
+        ['P uno', 'posts/mapa/p-uno/index.html'],
+        ['B uno', 'posts/borrador/b-uno/index.html'],
+      ] as const) {
+        if (
+          await access(join(root as string, 'public', path)).then(
+            () => true,
+            () => false,
+          )
+        )
+          written.push(title);
+      }
+      expect(written).toEqual(['M uno']);
+      expect(outcome.index.content.map((item) => item.title).sort()).toEqual(['M uno', 'Siempre']);
+    });
+
     it('a content folder whose every file is a draft: an empty index, with a warning naming the folder', async () => {
       const outcome = await publish({
         'content/posts/siempre.md': '---\ntitle: Siempre\ndate: 2024-01-01\ndraft: true\n---\n',

@@ -72,9 +72,8 @@ interface Target {
   environment?: Matcher;
 }
 
-/** Applies the branches' cascades to pages; the same page object back when nothing reaches it. */
-export function cascader(options: CascadeOptions): (file: SourceFile) => Cascaded {
-  if (options.branches.length === 0) return (file) => ({ file });
+/** The list pages as Hugo reads them: what cascades to each place, and each list page's front matter. */
+function listPages(options: Pick<CascadeOptions, 'branches' | 'glob' | 'contentDir' | 'layout'>) {
   const byPlace = new Map<string, BranchFile>();
   for (const branch of options.branches) byPlace.set(place(branch.lang, branch.dir), branch);
   const blocks = new Map<BranchFile, Block[]>();
@@ -136,6 +135,27 @@ export function cascader(options: CascadeOptions): (file: SourceFile) => Cascade
     read.set(branch, made);
     return made;
   };
+  return { chain, cascadedTo, branchFront, pathOf };
+}
+
+/**
+ * The list pages Hugo writes no page for (`_build.render` never or link, their own or cascaded to them,
+ * a list page's own cascade included): a section whose list page is one has no page at its address.
+ */
+export function unrenderedLists(
+  options: Pick<CascadeOptions, 'branches' | 'glob' | 'contentDir' | 'layout'>,
+): BranchFile[] {
+  const { branchFront } = listPages(options);
+  return options.branches.filter((branch) => {
+    const { facts } = branchFront(branch);
+    return facts.problems.length === 0 && facts.unrendered;
+  });
+}
+
+/** Applies the branches' cascades to pages; the same page object back when nothing reaches it. */
+export function cascader(options: CascadeOptions): (file: SourceFile) => Cascaded {
+  if (options.branches.length === 0) return (file) => ({ file });
+  const { chain, cascadedTo, branchFront, pathOf } = listPages(options);
   /** The first instant after now at which the clock alone changes whether Hugo publishes a list page. */
   const branchChange = (branch: BranchFile): string | undefined => {
     const { facts } = branchFront(branch);
@@ -242,7 +262,9 @@ function cascadeBlocks(data: unknown, compile: CompileGlob): Block[] {
   const out: Block[] = [];
   for (const item of list) {
     const entries = lowercased(item);
-    const values = [...entries].filter(([key]) => PUBLICATION_KEYS.has(key));
+    const values = Array.isArray(cascade)
+      ? listValues(item)
+      : [...entries].filter(([key]) => PUBLICATION_KEYS.has(key));
     if (values.length === 0) continue;
     // Hugo 0.111 reads a single cascade map in its form from before 0.76, which had no `_target`: the
     // key is one more value, and the others reach every page below (the list page too). Honoured, it
@@ -260,6 +282,28 @@ function cascadeBlocks(data: unknown, compile: CompileGlob): Block[] {
     out.push({ ...(Object.keys(made).length > 0 && { target: made }), values });
   }
   return out;
+}
+
+/** Keys Hugo 0.111 reads from a page's front matter in whatever case they are written. */
+const ANY_CASE_KEYS = new Set(['draft', 'headless']);
+
+/**
+ * The publication values of one block of a cascade list, as Hugo 0.111 reads them: it does not lower
+ * the case of a list's keys as it does a page's own and a single map's, and it looks for its date
+ * keys and `_build` in lower case, so `expiryDate` or `publishDate` in a list reaches no page
+ * (`draft` and `headless` it finds in any case; `published` as a boolean, not as a date).
+ */
+function listValues(block: unknown): [string, unknown][] {
+  const values = new Map<string, unknown>();
+  if (typeof block !== 'object' || block === null || Array.isArray(block)) return [];
+  for (const [key, value] of Object.entries(block)) {
+    const lower = key.toLowerCase();
+    if (!PUBLICATION_KEYS.has(lower) || values.has(lower)) continue;
+    const read =
+      key === lower || ANY_CASE_KEYS.has(lower) || (lower === 'published' && typeof value === 'boolean');
+    if (read) values.set(lower, value);
+  }
+  return [...values];
 }
 
 /** Hugo's `_target`: each key given is a glob the page must match (`hugo` builds for production). */

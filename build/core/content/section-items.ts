@@ -1,6 +1,7 @@
 import type { ContentLayout, ResolvedSection } from '../config/site-config.ts';
+import type { Language } from '../edge/languages.ts';
 import type { Problem } from '../errors.ts';
-import type { ContentModel, LeftOutReason } from './model.ts';
+import type { BranchFile, ContentModel, LeftOutReason } from './model.ts';
 
 /**
  * A Hugo section's list page exists only while the section holds a page Hugo publishes: once its last
@@ -26,6 +27,9 @@ export function publishedSections(
     /** The content folder, relative to the project root (POSIX, `.` for the root itself). */
     contentDir: string;
     configFile: string;
+    /** List pages Hugo writes no page for (cascade.ts unrenderedLists). */
+    unrenderedLists?: readonly BranchFile[];
+    canonicalLanguage?: Language;
   },
 ): PublishedSections {
   const sectionOf = (file: string) => hugoSection(file, options.contentDir, options.layout);
@@ -49,6 +53,20 @@ export function publishedSections(
       return;
     }
     const name = folder.split('/').pop()?.toLowerCase() ?? '';
+    // Its list page in the canonical language (the section's address is that language's) not rendered.
+    const unrendered = options.unrenderedLists?.find(
+      (list) => list.dir.toLowerCase() === name && list.lang === options.canonicalLanguage,
+    );
+    if (unrendered) {
+      warnings.push({
+        code: 'address_dead',
+        file: options.configFile,
+        field: `sections.${index}.url`,
+        message: `${section.name}'s list page ${unrendered.path} is not rendered (its _build.render, or one a cascade gives it, says never or link), so the site generator writes no page at ${section.url}: the index leaves the section out`,
+        hint: 'nothing to do if that is expected; let Hugo render the list page to list the section again, or remove the section from site.config.ts',
+      });
+      return;
+    }
     const prefix = new URL(`${folder}/`, options.site).href.toLowerCase();
     if (held.has(name) || urls.some((url) => url.toLowerCase().startsWith(prefix))) {
       kept.push({ section, index });
