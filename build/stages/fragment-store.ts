@@ -459,7 +459,10 @@ export class FragmentStore {
     return since;
   }
 
-  /** A build found every file as the records have it (nothing changed): what the builds before it were told no longer counts. */
+  /**
+   * A build found every file as the records have it (nothing changed): what the builds before it were
+   * told no longer counts.
+   */
   upToDate(): void {
     this.unlearned = undefined;
   }

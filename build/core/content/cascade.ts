@@ -13,10 +13,11 @@ import {
 /**
  * Hugo's `cascade`, as Hugo 0.111 applies it to what decides publication. A list page's file
  * (`_index.md`, per language) may carry `cascade:`, a map (or a list of maps, each with an optional
- * `_target` of `path`, `kind`, `lang`, `environment`: a single map's is not read) of front-matter values for itself and every page
- * below it that does not set the key itself; a nearer list page's value wins. And a list page Hugo does
- * not publish (a draft, dated ahead, expired: by its own front matter or a cascade) takes every page
- * below it with it, whatever those pages say. Only the keys that decide publication are cascaded here.
+ * `_target` of `path`, `kind`, `lang`, `environment`; a single map's is not read) of front-matter values
+ * for itself and every page below it that does not set the key itself; a nearer list page's value wins.
+ * And a list page Hugo does not publish (a draft, dated ahead, expired: by its own front matter or a
+ * cascade) takes every page below it with it, whatever those pages say. Only the keys that decide
+ * publication are cascaded here.
  */
 
 /** The front-matter keys whose cascaded values the index applies (lowercase, as Hugo reads keys). */
