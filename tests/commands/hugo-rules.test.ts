@@ -376,7 +376,7 @@ describe.skipIf(!hasHugo)(
       );
     });
 
-    it("a cascade list's keys as hugo 0.111 reads them: its dates in lower case only, draft in any case", async () => {
+    it("a cascade list as hugo 0.111 reads it: its dates in lower case only, draft in any case, the first block's value", async () => {
       // Found by hugo-random-sites.test.ts. Hugo 0.111 lowers the case of a page's own keys and of a
       // single cascade map's, not of a cascade list's, and looks for the dates in lower case.
       const page = (title: string) => `---\ntitle: ${title}\ndate: 2024-02-01\n---\n`;
@@ -390,6 +390,9 @@ describe.skipIf(!hasHugo)(
         'content/posts/mapa/p-uno.md': page('P uno'),
         'content/posts/borrador/_index.md': list('  - Draft: true\n'),
         'content/posts/borrador/b-uno.md': page('B uno'),
+        // Two blocks for the same pages: the first that sets a key wins.
+        'content/posts/primero/_index.md': list('  - draft: true\n  - draft: false\n'),
+        'content/posts/primero/f-uno.md': page('F uno'),
       });
       const written: string[] = [];
       for (const [title, path] of [
@@ -397,6 +400,7 @@ describe.skipIf(!hasHugo)(
         ['N uno', 'posts/minusculas/n-uno/index.html'],
         ['P uno', 'posts/mapa/p-uno/index.html'],
         ['B uno', 'posts/borrador/b-uno/index.html'],
+        ['F uno', 'posts/primero/f-uno/index.html'],
       ] as const) {
         if (
           await access(join(root as string, 'public', path)).then(

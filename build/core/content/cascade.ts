@@ -106,10 +106,14 @@ function listPages(options: Pick<CascadeOptions, 'branches' | 'glob' | 'contentD
   ) => {
     const values = new Map<string, unknown>();
     for (const branch of branches) {
+      // Within one list page's cascade the first block that sets a key wins, as hugo 0.111 merges
+      // them (two blocks for the same pages: `- draft: true` then `- draft: false` is a draft).
+      const own = new Map<string, unknown>();
       for (const block of blocksOf(branch)) {
         if (block.target && !matches(block.target, page, keyOf(page.lang))) continue;
-        for (const [key, value] of block.values) values.set(key, value);
+        for (const [key, value] of block.values) if (!own.has(key)) own.set(key, value);
       }
+      for (const [key, value] of own) values.set(key, value);
     }
     return values;
   };
