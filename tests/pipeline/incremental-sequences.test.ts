@@ -139,6 +139,18 @@ const op: fc.Arbitrary<Op> = fc.oneof(
             cascade: fc.oneof(
               fc.record({ expiryDate: fc.constantFrom('2026-06-15', '2027-01-01') }),
               fc.record({ draft: fc.boolean() }),
+              // A list: its blocks chosen by _target, the first block's value where two reach a page.
+              fc.array(
+                fc.record(
+                  {
+                    expirydate: fc.constantFrom('2026-06-15', '2027-01-01'),
+                    draft: fc.boolean(),
+                    _target: fc.record({ path: fc.constantFrom('/posts/uno*', '/posts/**', '**/dos*') }),
+                  },
+                  { requiredKeys: ['_target'] },
+                ),
+                { minLength: 1, maxLength: 2 },
+              ),
             ),
             // The list page's own: dated ahead, it comes out with the pages below it on its day.
             publishDate: fc.constantFrom('2025-01-01', '2026-06-10'),
