@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Item } from '../helpers/hugo-judge.ts';
 import { md, runCli } from '../helpers/site.ts';
 
 // The addresses content-index publishes for a Hugo site set up by `init` are pages the real `hugo` wrote:
@@ -25,14 +26,6 @@ afterEach(async () => {
   if (root) await rm(root, { recursive: true, force: true });
   root = undefined;
 });
-
-interface Item {
-  type: string;
-  title: string;
-  url: string;
-  url_en?: string;
-  url_pt?: string;
-}
 
 /** init, hugo, build; then every published address, and whether hugo wrote a page there. */
 async function publish(files: Record<string, string>): Promise<{ items: Item[]; missing: string[] }> {

@@ -11,7 +11,8 @@ import { runCli } from './site.ts';
 // wrote under the indexed sections is in the index or named in the report with the reason it is not.
 const run = promisify(execFile);
 
-interface Item {
+/** An item of the v1 index, as the judges read it. */
+export interface Item {
   type: string;
   title: string;
   url: string;

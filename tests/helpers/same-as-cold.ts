@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import type { HugoPublication } from '../../build/core/content/publication.ts';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import { type BuildOptions, type BuildResult, build } from '../../build/index.ts';
 import { FragmentStore } from '../../build/stages/fragment-store.ts';
@@ -9,6 +10,16 @@ import { snapshotDir, type TempSite } from './site.ts';
 
 // The incremental engine's judge (issue 23, acceptance 2): a build with what the project kept from the
 // builds before, and a build from nothing of the same sources, publish the same bytes or fail alike.
+
+/** A Hugo site's publication rules, as the CLI reads them from its configuration (publication.ts). */
+export const HUGO: HugoPublication = {
+  buildDrafts: false,
+  buildFuture: false,
+  buildExpired: false,
+  languages: ['es', 'en', 'pt-br'],
+  disabledLanguages: [],
+  file: 'hugo.toml',
+};
 
 /** Every file of a tree, and the /mcp data (the module, the D1 import) with its text. */
 interface Output {

@@ -2,13 +2,12 @@ import { rename, rm, stat, utimes } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HugoPublication } from '../../build/core/content/publication.ts';
 import type { BuildOptions } from '../../build/index.ts';
 import { FragmentStore } from '../../build/stages/fragment-store.ts';
 import { DEFAULT_MAX_FILE_BYTES } from '../../build/stages/load.ts';
 import { ParseCache } from '../../build/stages/parse-cache.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
-import { sameAsCold } from '../helpers/same-as-cold.ts';
+import { HUGO, sameAsCold } from '../helpers/same-as-cold.ts';
 import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
 
 // Acceptance 2 of the incremental engine (issue 23), by series of changes no one wrote by hand:
@@ -28,15 +27,6 @@ import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts'
 const RUNS = Number(process.env.INCREMENTAL_RUNS ?? 20);
 const SEED = Number(process.env.INCREMENTAL_SEED ?? 2311);
 const PATH = process.env.INCREMENTAL_PATH;
-
-const HUGO: HugoPublication = {
-  buildDrafts: false,
-  buildFuture: false,
-  buildExpired: false,
-  languages: ['es', 'en', 'pt-br'],
-  disabledLanguages: [],
-  file: 'hugo.toml',
-};
 
 /** Before a future date and an expiry, between them, after both. */
 const CLOCKS = ['2026-06-01T00:00:00Z', '2026-06-18T00:00:00Z', '2026-07-02T00:00:00Z'];

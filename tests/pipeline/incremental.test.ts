@@ -4,7 +4,6 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Location } from '../../build/core/content/layout.ts';
-import type { HugoPublication } from '../../build/core/content/publication.ts';
 import { GENERATION_PLACEHOLDER } from '../../build/core/edge/mcp/d1-sql.ts';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import type { SerializerRegistry } from '../../build/core/serializers/registry.ts';
@@ -24,7 +23,7 @@ import { writePrivateFiles } from '../../build/stages/write-private.ts';
 import { V2 } from '../fixtures/v2/serializer.ts';
 import { d1ImportSql } from '../helpers/d1.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
-import { privateFiles, sameAsCold } from '../helpers/same-as-cold.ts';
+import { HUGO, privateFiles, sameAsCold } from '../helpers/same-as-cold.ts';
 import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
 // Acceptance 2 of the incremental engine (issue 23): between incremental builds (the project's kept
@@ -112,16 +111,6 @@ const FILES = {
     { title: 'Caduca', date: '2025-01-02', expiryDate: '2026-06-15' },
     'Vence.\n',
   ),
-};
-
-/** A Hugo site's publication rules, as the CLI reads them from its configuration (publication.ts). */
-const HUGO: HugoPublication = {
-  buildDrafts: false,
-  buildFuture: false,
-  buildExpired: false,
-  languages: ['es', 'en', 'pt-br'],
-  disabledLanguages: [],
-  file: 'hugo.toml',
 };
 
 /** Before the future post's date and v1's sunset; then past each. */

@@ -263,18 +263,17 @@ function withValues(data: unknown, values: ReadonlyMap<string, unknown>): unknow
 /** A list page's cascade blocks: the publication keys of each, with its target. */
 function cascadeBlocks(data: unknown, compile: CompileGlob): Block[] {
   const cascade = lowercased(data).get('cascade');
-  const list = Array.isArray(cascade) ? cascade : cascade === undefined ? [] : [cascade];
+  const isList = Array.isArray(cascade);
+  const list = isList ? cascade : cascade === undefined ? [] : [cascade];
   const out: Block[] = [];
   for (const item of list) {
     const entries = lowercased(item);
-    const values = Array.isArray(cascade)
-      ? listValues(item)
-      : [...entries].filter(([key]) => PUBLICATION_KEYS.has(key));
+    const values = isList ? listValues(item) : [...entries].filter(([key]) => PUBLICATION_KEYS.has(key));
     if (values.length === 0) continue;
     // Hugo 0.111 reads a single cascade map in its form from before 0.76, which had no `_target`: the
     // key is one more value, and the others reach every page below (the list page too). Honoured, it
     // published pages that hugo did not write (tests/commands/hugo-random-sites.test.ts found it).
-    const target = Array.isArray(cascade) ? lowercased(entries.get('_target')) : new Map<string, unknown>();
+    const target = isList ? lowercased(entries.get('_target')) : new Map<string, unknown>();
     const glob = (key: string) => {
       const value = target.get(key);
       return typeof value === 'string' && value !== '' ? compile(value.toLowerCase()) : undefined;
