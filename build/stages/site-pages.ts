@@ -93,7 +93,7 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
     listFolders: listFolders(options.branches ?? [], config),
     configFile: options.configFile,
     ...(options.sectionFields && { sectionFields: options.sectionFields }),
-    isRedirect: (page) => isRedirectPage(nativePath(options.outDir, page)),
+    redirectOf: (page) => redirectOf(nativePath(options.outDir, page)),
   });
   if (result.dead.length > 0) {
     if (options.mode === 'error') throw new ContentIndexError(result.dead);
@@ -177,16 +177,21 @@ async function generatorPages(
   return pages;
 }
 
-/** Hugo's alias pages (and any generator's): a meta refresh to another address, not a page of their own. */
-function isRedirectPage(file: string): boolean {
+/**
+ * Where a page redirects to, when it is a redirect (Hugo's alias pages, any generator's): a meta refresh
+ * to another address, not a page of its own. `''` for a refresh whose address cannot be read.
+ */
+function redirectOf(file: string): string | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(file, 'r');
     const buffer = Buffer.alloc(1024);
     const head = buffer.toString('utf8', 0, readSync(fd, buffer, 0, buffer.length, 0));
-    return /<meta\s+http-equiv=["']?refresh/i.test(head);
+    const meta = /<meta\s+http-equiv=["']?refresh["']?[^>]*>/i.exec(head)?.[0];
+    if (meta === undefined) return undefined;
+    return /content=["']?\s*\d*\s*;?\s*url=([^"'>\s]+)/i.exec(meta)?.[1] ?? '';
   } catch {
-    return false;
+    return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

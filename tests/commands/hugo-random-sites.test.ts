@@ -11,9 +11,9 @@ import { PROJECT_ROOT } from '../helpers/site.ts';
 // or English by default, the default language in a folder or not, Portuguese disabled or not) of page
 // files and bundles, in sections and a folder below one, paired by file name or translationKey, whose
 // front matter mixes every publication rule (draft, date and publishDate ahead, expiryDate passed,
-// _build, headless bundles, slugs, a page's own url; dates in each form both read, keys in any case)
-// with list pages that cascade some of them (a map, or a list with _target) or are not published or
-// rendered themselves. Each site is adopted as a user adopts one (`init`, then hugo and the build), and
+// _build, headless bundles, slugs, a page's own url, aliases; dates in each form both read, keys in any
+// case), with list pages that cascade some of them (a map, or a list with _target) or are not published
+// or rendered themselves; each language's files in one content folder or in one of its own (contentDir). Each site is adopted as a user adopts one (`init`, then hugo and the build), and
 // the real hugo is the judge, both ways (tests/helpers/hugo-judge.ts). A failing site is printed with its
 // seed and path: HUGO_SITES_SEED=<seed> HUGO_SITES_PATH=<path> builds it alone. Skipped without hugo.
 const hugoVersion = spawnSync('hugo', ['version'], { encoding: 'utf8' });
@@ -42,6 +42,8 @@ const config = fc.record({
   defaultLang: fc.constantFrom<Lang>('es', 'es', 'en'),
   inSubdir: rarely(fc.constant(true), 4).map((on) => on === true),
   disabled: rarely(fc.constant('pt-br' as const), 4),
+  // Each language's pages in a folder of its own (`contentDir`), without language suffixes.
+  dirs: rarely(fc.constant(true), 3).map((on) => on === true),
 });
 type Config = typeof config extends fc.Arbitrary<infer C> ? C : never;
 function hugoToml(c: Config): string {
@@ -51,7 +53,11 @@ function hugoToml(c: Config): string {
     `defaultContentLanguage = '${c.defaultLang}'`,
     ...(c.inSubdir ? ['defaultContentLanguageInSubdir = true'] : []),
     ...(c.disabled ? [`disableLanguages = ['${c.disabled}']`] : []),
-    ...LANGS.flatMap((lang, i) => [`[languages.${lang}]`, `  weight = ${i + 1}`]),
+    ...LANGS.flatMap((lang, i) => [
+      `[languages.${lang}]`,
+      `  weight = ${i + 1}`,
+      ...(c.dirs ? [`  contentDir = 'content/${lang}'`] : []),
+    ]),
     '',
   ].join('\n');
 }
@@ -96,6 +102,10 @@ const page = fc.record({
   headless: rarely(fc.constant(true), 6),
   // Its own address, outside the sections.
   url: rarely(fc.constant(true), 8),
+  // Old addresses hugo writes a redirect page at: in its section, outside the sections, or another
+  // item's in its language (a page there wins over the alias; where that item is left out, the alias
+  // is written). Another language's alias written over a page stops the build (hugo-witness.test.ts).
+  aliases: rarely(fc.constantFrom('section', 'outside', 'sibling'), 5),
 });
 const item = fc.record({
   folder: fc.constantFrom(...FOLDERS),
@@ -183,19 +193,34 @@ function tomlValue(value: unknown): string {
   return JSON.stringify(value);
 }
 
+function aliasOf(
+  kind: 'section' | 'outside' | 'sibling',
+  folder: string,
+  i: number,
+  lang: Lang,
+  c: Config,
+): string {
+  if (kind === 'outside') return `/viejo/${i}-${lang}/`;
+  if (kind === 'section') return `/${folder}/viejo-${i}-${lang}/`;
+  const prefix = lang === c.defaultLang && !c.inSubdir ? '' : `${lang}/`;
+  return `/${prefix}${folder}/item-${i + 1}/`;
+}
+
 /** The site's files: content/ as drawn, the default language's without a suffix. */
 type Site = typeof site extends fc.Arbitrary<infer S> ? S : never;
 function filesOf(drawn: Site): Record<string, string> {
   const files: Record<string, string> = {};
-  const suffix = (lang: Lang) => (lang === drawn.config.defaultLang ? '' : `.${lang}`);
+  const { dirs, defaultLang } = drawn.config;
+  const suffix = (lang: Lang) => (dirs || lang === defaultLang ? '' : `.${lang}`);
+  const content = (lang: Lang) => (dirs ? `content/${lang}` : 'content');
   drawn.items.forEach((it, i) => {
     for (const lang of LANGS) {
       const p = it[lang];
       if (!p) continue;
-      const name = it.keyed && lang !== drawn.config.defaultLang ? `otro-${i}` : `item-${i}`;
+      const name = it.keyed && lang !== defaultLang ? `otro-${i}` : `item-${i}`;
       const path = it.bundle
-        ? `content/${it.folder}/${name}/index${suffix(lang)}.md`
-        : `content/${it.folder}/${name}${suffix(lang)}.md`;
+        ? `${content(lang)}/${it.folder}/${name}/index${suffix(lang)}.md`
+        : `${content(lang)}/${it.folder}/${name}${suffix(lang)}.md`;
       files[path] = `${frontMatter(
         {
           title: `Item ${i} ${lang}`,
@@ -204,13 +229,14 @@ function filesOf(drawn: Site): Record<string, string> {
           ...(p.slug && { slug: `slug-${i}-${lang}` }),
           ...(p.url && { url: `/aparte/p-${i}-${lang}/` }),
           ...(p.headless && it.bundle && { headless: true }),
+          ...(p.aliases && { aliases: [aliasOf(p.aliases, it.folder, i, lang, drawn.config)] }),
         },
         p,
       )}Texto ${i}.\n`;
     }
   });
   for (const list of drawn.lists) {
-    files[`content/${list.folder}/_index${suffix(list.lang)}.md`] = frontMatter({
+    files[`${content(list.lang)}/${list.folder}/_index${suffix(list.lang)}.md`] = frontMatter({
       title: `Sección ${list.folder}`,
       ...list.page.publication,
       ...(list.page.cascade && { cascade: list.page.cascade }),
@@ -229,7 +255,7 @@ describe.skipIf(!hasHugo)(
   `random Hugo sites, judged by ${hasHugo ? hugoVersion.stdout.split(' ')[1] : 'hugo'}`,
   () => {
     it('index exactly the pages hugo wrote under their sections, each other page named with its reason', async () => {
-      const seen = { indexed: 0, leftOut: 0 };
+      const seen = { indexed: 0, leftOut: 0, inDirs: 0, aliases: 0 };
       await fc.assert(
         fc.asyncProperty(site, async (drawn) => {
           if (root) await rm(root, { recursive: true, force: true });
@@ -249,6 +275,8 @@ describe.skipIf(!hasHugo)(
           const adopted = await adoptSite(root);
           seen.indexed += adopted.index.content.length;
           seen.leftOut += adopted.report.leftOut.length;
+          if (drawn.config.dirs) seen.inDirs += adopted.index.content.length;
+          seen.aliases += adopted.pages.filter((page) => page.includes('viejo')).length;
           // The sections the index lists (a section with no published item is not one), in each
           // language's folder; the nested section's list pages are lists, not items.
           const { defaultLang, inSubdir, disabled } = drawn.config;
@@ -267,7 +295,9 @@ describe.skipIf(!hasHugo)(
       );
       // Neither side is vacuous: the sites publish items, and leave some out.
       expect(seen.indexed).toBeGreaterThan(0);
-      if (!PATH) expect(seen.leftOut).toBeGreaterThan(0);
+      // Nor are the content folders per language, or the alias pages hugo writes beside the items.
+      if (!PATH)
+        for (const count of [seen.leftOut, seen.inDirs, seen.aliases]) expect(count).toBeGreaterThan(0);
     }, 300_000);
   },
 );

@@ -179,6 +179,21 @@ describe.skipIf(!hasHugo)(
       ]);
     });
 
+    it("another page's alias at a left-out page's address: hugo writes the redirect there, and the report names no page of the draft", async () => {
+      const outcome = await publish({
+        ...file('draft: true\n'),
+        'content/posts/nueva.md': "---\ntitle: Nueva\ndate: 2024-03-01\naliases: ['/posts/regla/']\n---\n",
+      });
+      // What hugo wrote at the draft's address is the alias, a redirect to the new page.
+      expect(await readFile(join(root as string, 'public/posts/regla/index.html'), 'utf8')).toMatch(
+        /http-equiv="?refresh[^>]*posts\/nueva\//,
+      );
+      expect(outcome.indexed).toBe(false);
+      expect(reasonOf(outcome)).toBe('draft');
+      const check = outcome.report.sitePages;
+      expect(check.ran && check.unindexed).toEqual([]);
+    });
+
     it('build (the name Hugo reads from 0.123 on): left out, and the report says so when this Hugo writes the page', async () => {
       const outcome = await publish(file('build:\n  render: never\n'));
       expect(outcome.indexed).toBe(false);

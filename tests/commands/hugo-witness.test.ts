@@ -155,5 +155,32 @@ describe.skipIf(!hasHugo)(
       expect(again.code, again.stderr).toBe(0);
       expect(again.report.items.total).toBe(9);
     });
+
+    it("stops a build whose indexed page hugo wrote another language's alias over, naming both, and passes once the alias is gone", async () => {
+      const site = await adopt('es-default-bundles');
+      // An English page whose old address is a Spanish page's: hugo 0.111 writes the English alias, a
+      // redirect, over the Spanish page (the languages are written in turn).
+      const alias = join(site.root, 'content/posts/movido.en.md');
+      await writeFile(
+        alias,
+        "---\ntitle: Moved\ndate: 2024-02-20\naliases: ['/posts/hola-mundo/']\n---\nMoved.\n",
+      );
+      await writeFile(
+        join(site.root, 'content/posts/movido.md'),
+        '---\ntitle: Movido\ndate: 2024-02-20\n---\nMovido.\n',
+      );
+      expect((await npmRunBuild(site.root)).code).toBe(1);
+      const over = await runCli(site.root, {}, ['build']);
+      expect(over.code).toBe(1);
+      expect(over.stderr).toContain(
+        'content/posts/hola-mundo/index.md: url: publishes https://blog.example.org/posts/hola-mundo/, and the site generator wrote a redirect to https://blog.example.org/en/posts/movido/ there (posts/hola-mundo/index.html), not this page',
+      );
+      expect(over.stderr).toContain("another page's aliases claims this address");
+      // The alias removed: hugo writes the page again, and the build passes.
+      await writeFile(alias, '---\ntitle: Moved\ndate: 2024-02-20\n---\nMoved.\n');
+      const again = await npmRunBuild(site.root);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.report.items.total).toBe(9);
+    });
   },
 );

@@ -2,18 +2,21 @@ import { rename, rm, stat, utimes } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SERIALIZERS, type SerializerRegistry } from '../../build/core/serializers/registry.ts';
 import type { BuildOptions } from '../../build/index.ts';
 import { FragmentStore } from '../../build/stages/fragment-store.ts';
 import { DEFAULT_MAX_FILE_BYTES } from '../../build/stages/load.ts';
 import { ParseCache } from '../../build/stages/parse-cache.ts';
+import { WITH_V2 } from '../fixtures/v2/serializer.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
 import { HUGO, sameAsCold } from '../helpers/same-as-cold.ts';
-import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
+import { FIXTURE_CONFIG, md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
 
 // Acceptance 2 of the incremental engine (issue 23), by series of changes no one wrote by hand:
-// fast-check draws edits, renames, deletions, list pages' cascades, touches, configuration changes and
-// clock moves, and after each series the site is built with what earlier builds kept, the way each
-// caller keeps it:
+// fast-check draws edits, renames, deletions, list pages' cascades, touches, configuration, lifecycle
+// and schema changes (a v2 published, v1 deprecated then withdrawn at its sunset; the tool's registry
+// with or without v2) and clock moves, and after each series the site is built with what earlier
+// builds kept, the way each caller keeps it:
 // - dev: one store and one parse cache in memory across builds, saved when idle (or not yet), told
 //   which files its watcher saw change when they were only edited (as dev.ts tells it);
 // - a build in a process of its own, as `npm run build` while dev runs: the store and the cache read
@@ -28,8 +31,48 @@ const RUNS = Number(process.env.INCREMENTAL_RUNS ?? 20);
 const SEED = Number(process.env.INCREMENTAL_SEED ?? 2311);
 const PATH = process.env.INCREMENTAL_PATH;
 
-/** Before a future date and an expiry, between them, after both. */
-const CLOCKS = ['2026-06-01T00:00:00Z', '2026-06-18T00:00:00Z', '2026-07-02T00:00:00Z'];
+/**
+ * Before a future date and an expiry, between them, after both; and past v2's later publication
+ * (2026-06-10) and v1's sunset (2027-06-20) when the lifecycle has them.
+ */
+const CLOCKS = [
+  '2026-06-01T00:00:00Z',
+  '2026-06-18T00:00:00Z',
+  '2026-07-02T00:00:00Z',
+  '2027-07-01T00:00:00Z',
+];
+
+/**
+ * headers.config.ts: v1 alone, or v2 published before every clock or between two (v1 deprecated from
+ * then; its date changed once recorded is refused), with v1's sunset a year later (withdrawn past it),
+ * a migration guide, and another Cache-Control.
+ */
+const lifecycle = fc.record({
+  // Mostly before every clock: a version recorded in versions.lock.json and then dropped, dated
+  // otherwise or ahead of the clock is refused until the lifecycle is drawn back.
+  v2: fc.oneof(
+    { weight: 4, arbitrary: fc.constant('2026-05-20') },
+    { weight: 1, arbitrary: fc.constant('2026-06-10') },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  ),
+  documentation: fc.boolean(),
+  maxAge: fc.constantFrom(undefined, 60),
+});
+type Lifecycle = typeof lifecycle extends fc.Arbitrary<infer T> ? T : never;
+function headersOf(drawn: Lifecycle): string {
+  const helper = join(PROJECT_ROOT, 'build/core/config/lifecycle-config.ts');
+  const v1 = {
+    published: '2025-01-15',
+    // A superseded version must name its sunset, or both would stay current.
+    ...(drawn.v2 && { sunset: '2027-06-20' }),
+    ...(drawn.v2 && drawn.documentation && { documentation: '/docs/migrar-a-v2' }),
+  };
+  const config = {
+    versions: { v1, ...(drawn.v2 && { v2: { published: drawn.v2 } }) },
+    ...(drawn.maxAge !== undefined && { cacheControl: { maxAge: drawn.maxAge } }),
+  };
+  return `import { defineHeaders } from ${JSON.stringify(helper)};\nexport default defineHeaders(${JSON.stringify(config)});\n`;
+}
 
 // Hugo's shapes: pages by suffix, a page bundle (its index files), and a page that names no language
 // (the canonical one's, as Hugo reads it).
@@ -104,6 +147,7 @@ type Op =
   | { op: 'swap'; a: string; b: string }
   | { op: 'cascade'; front?: Record<string, unknown> }
   | { op: 'clock'; at: string }
+  | { op: 'lifecycle'; headers: Lifecycle; registry: 'v1' | 'v2' }
   | { op: 'wipe'; folder: 'public' | '.content-index' }
   | { op: 'config'; name: string; bodies: boolean; orphans: boolean; english: boolean };
 
@@ -151,7 +195,17 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       { requiredKeys: ['op'] },
     ) as fc.Arbitrary<Op>,
   },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('clock'), at: fc.constantFrom(...CLOCKS) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('clock'), at: fc.constantFrom(...CLOCKS) }) },
+  // The lifecycle, and the tool's schemas (its registry, as another release of it has them): a version
+  // published, deprecated, withdrawn; a version recorded in versions.lock.json then dropped is refused.
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('lifecycle'),
+      headers: lifecycle,
+      registry: fc.oneof({ weight: 5, arbitrary: fc.constant('v2' as const) }, fc.constant('v1' as const)),
+    }),
+  },
   // The output folder removed by hand, or what the builds kept (a CI run whose cache was not restored).
   {
     weight: 1,
@@ -192,7 +246,7 @@ afterEach(() => site?.dispose());
 describe('random series of changes between incremental builds', () => {
   for (const backend of ['embedded', 'd1'] as const) {
     it(`give a build from nothing's bytes after each series, or its problems (${backend})`, async () => {
-      const outcomes = { built: 0, refused: 0 };
+      const outcomes = { built: 0, refused: 0, deprecated: 0, withdrawn: 0 };
       await fc.assert(
         fc.asyncProperty(start, fc.array(step, { minLength: 1, maxLength: 6 }), async (first, steps) => {
           await site?.dispose();
@@ -223,10 +277,19 @@ describe('random series of changes between incremental builds', () => {
           }
 
           let clock = new Date(CLOCKS[0] as string);
-          const base = (): BuildOptions => ({ clock: () => clock, hugo: HUGO });
+          let serializers: SerializerRegistry = SERIALIZERS;
+          const base = (): BuildOptions => ({ clock: () => clock, hugo: HUGO, serializers });
           const judged = async (options: BuildOptions) => {
             const result = await sameAsCold(s, options);
             outcomes[result ? 'built' : 'refused'] += 1;
+            if (!result) return;
+            const { versions } = await s.readJson<{
+              versions: { version: string; deprecated_at: string | null; sunset_at: string | null }[];
+            }>('api/versions.json');
+            const v1 = versions.find((v) => v.version === 'v1');
+            const passed = (at: string | null | undefined) => at != null && Date.parse(at) <= clock.getTime();
+            if (passed(v1?.sunset_at)) outcomes.withdrawn += 1;
+            else if (passed(v1?.deprecated_at)) outcomes.deprecated += 1;
           };
           const kept = () => ({
             store: FragmentStore.open(s.root, { racyMs: 0 }),
@@ -303,6 +366,11 @@ describe('random series of changes between incremental builds', () => {
                 case 'clock':
                   clock = new Date(change.at);
                   break;
+                case 'lifecycle':
+                  onlyEdits = false;
+                  await write('headers.config.ts', headersOf(change.headers));
+                  serializers = change.registry === 'v2' ? WITH_V2 : SERIALIZERS;
+                  break;
                 case 'wipe':
                   await rm(path(change.folder), { recursive: true, force: true });
                   break;
@@ -350,7 +418,10 @@ describe('random series of changes between incremental builds', () => {
       );
       // Neither kind of outcome is vacuous: the series build, and some are refused.
       expect(outcomes.built).toBeGreaterThan(outcomes.refused);
-      if (!PATH) expect(outcomes.refused).toBeGreaterThan(0);
+      // And the lifecycle moves: v1 deprecated by v2, then withdrawn at its sunset.
+      if (!PATH)
+        for (const count of [outcomes.refused, outcomes.deprecated, outcomes.withdrawn])
+          expect(count).toBeGreaterThan(0);
     });
   }
 });

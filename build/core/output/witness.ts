@@ -41,8 +41,11 @@ export interface WitnessInput {
    * `_index.md`: `posts/2024/`, `en/posts/2024/`), whose own page is a list, not an item.
    */
   listFolders?: ReadonlySet<string>;
-  /** Whether a page is a redirect the generator wrote (Hugo's `aliases`), not a page of its own. */
-  isRedirect?: (page: string) => boolean;
+  /**
+   * Where a page redirects to, when it is a redirect the generator wrote (Hugo's `aliases`) and not a
+   * page of its own; `''` when the address it redirects to cannot be read.
+   */
+  redirectOf?: (page: string) => string | undefined;
 }
 
 export interface UnindexedPage {
@@ -76,6 +79,20 @@ export function witness(input: WitnessInput): WitnessResult {
     if (!candidates) return; // another origin (a language's own host): not this output's to say
     checked++;
     const found = candidates.find((candidate) => pages.has(candidate));
+    const away = found === undefined ? undefined : redirectedAway(site, url, input.redirectOf?.(found));
+    if (found && away !== undefined) {
+      // Another page's alias written over this one (hugo writes a language's aliases after the pages
+      // of the languages before it): the address serves that page, and this one is nowhere.
+      dead.push({
+        code: 'address_dead',
+        file,
+        ...(line !== undefined && { line }),
+        field,
+        message: `publishes ${printable(url)}, and the site generator wrote a redirect to ${printable(away)} there (${found}), not this page`,
+        hint: `another page's aliases claims this address (Hugo writes the alias over the page): remove that alias, or give one of the two pages another address; if this page's layout redirects on purpose, leave the page out of the index (draft, or _build.list: never)`,
+      });
+      return;
+    }
     if (found) {
       indexed.add(found);
       return;
@@ -119,12 +136,14 @@ export function witness(input: WitnessInput): WitnessResult {
         .join('/'),
       site,
     ).href;
+    // A redirect first: at a left-out item's address (a draft's), another page's alias is what the
+    // generator wrote there, not the left-out page.
+    if (input.redirectOf?.(page) !== undefined) continue;
     const left = leftOutAt.get(page);
     if (left) {
       unindexed.push({ page, url, reason: `left out: ${LEFT_OUT_WORDS[left.reason]}`, file: left.file });
       continue;
     }
-    if (input.isRedirect?.(page)) continue;
     unindexed.push({
       page,
       url,
@@ -154,6 +173,25 @@ function uncoveredRoutes(input: WitnessInput, bases: ReadonlySet<string>): strin
     out.add(`${type} pages in ${lang} (route ${route})`);
   }
   return [...out];
+}
+
+/**
+ * The address a redirect at an indexed address sends its readers to, when that is another address of
+ * the site: not the item's page. A redirect elsewhere (a link post's to another site) or to itself, or
+ * one whose address cannot be read, is taken as the page the author meant.
+ */
+function redirectedAway(site: string, url: string, target: string | undefined): string | undefined {
+  if (!target) return undefined;
+  let to: URL;
+  try {
+    to = new URL(target, url);
+  } catch {
+    return undefined;
+  }
+  const base = new URL(site);
+  const from = new URL(url);
+  if (to.origin !== base.origin || !to.pathname.startsWith(base.pathname)) return undefined;
+  return decodePath(to.pathname) === decodePath(from.pathname) ? undefined : to.href;
 }
 
 /** The reasons of LeftOut, as the witness says them beside a page the index does not hold. */
