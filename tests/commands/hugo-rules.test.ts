@@ -391,6 +391,54 @@ describe.skipIf(!hasHugo)(
       );
     });
 
+    it('a cascade in TOML (`hugo new` writes TOML): a table and an array of tables, their dates TOML dates, targets as sub-tables', async () => {
+      const page = (title: string) => `+++\ntitle = "${title}"\ndate = 2024-02-01\n+++\n`;
+      const outcome = await publish({
+        'content/posts/tabla/_index.md': '+++\ntitle = "Tabla"\n[cascade]\nexpiryDate = 2020-01-01\n+++\n',
+        'content/posts/tabla/t-uno.md': page('T uno'),
+        'content/posts/lista/_index.md': [
+          '+++',
+          'title = "Lista"',
+          '[[cascade]]',
+          'expirydate = 2020-01-01',
+          '[cascade._target]',
+          'path = "/posts/lista/l-uno*"',
+          '[[cascade]]',
+          'publishdate = 2099-01-01',
+          '[cascade._target]',
+          'path = "/posts/lista/l-dos*"',
+          '+++',
+          '',
+        ].join('\n'),
+        'content/posts/lista/l-uno.md': page('L uno'),
+        'content/posts/lista/l-dos.md': page('L dos'),
+        'content/posts/lista/l-tres.md': page('L tres'),
+      });
+      const written: string[] = [];
+      for (const [title, path] of [
+        ['T uno', 'posts/tabla/t-uno/index.html'],
+        ['L uno', 'posts/lista/l-uno/index.html'],
+        ['L dos', 'posts/lista/l-dos/index.html'],
+        ['L tres', 'posts/lista/l-tres/index.html'],
+      ] as const) {
+        if (
+          await access(join(root as string, 'public', path)).then(
+            () => true,
+            () => false,
+          )
+        )
+          written.push(title);
+      }
+      expect(written).toEqual(['L tres']);
+      expect(outcome.index.content.map((item) => item.title).sort()).toEqual(['L tres', 'Siempre']);
+      const reasons = Object.fromEntries(outcome.report.leftOut.map((l) => [l.file, l.reason]));
+      expect(reasons).toMatchObject({
+        'content/posts/tabla/t-uno.md': 'expired',
+        'content/posts/lista/l-uno.md': 'expired',
+        'content/posts/lista/l-dos.md': 'future',
+      });
+    });
+
     it("a cascade list as hugo 0.111 reads it: its dates in lower case only, draft in any case, the first block's value", async () => {
       // Found by hugo-random-sites.test.ts. Hugo 0.111 lowers the case of a page's own keys and of a
       // single cascade map's, not of a cascade list's, and looks for the dates in lower case.
