@@ -93,7 +93,10 @@ export async function checkSitePages(options: SitePagesOptions): Promise<SitePag
     listFolders: listFolders(options.branches ?? [], config),
     configFile: options.configFile,
     ...(options.sectionFields && { sectionFields: options.sectionFields }),
-    redirectOf: (page) => redirectOf(nativePath(options.outDir, page)),
+    redirectOf: (page, small) =>
+      !small || (found?.get(page)?.size ?? 0) <= REDIRECT_BYTES
+        ? redirectOf(nativePath(options.outDir, page))
+        : undefined,
   });
   if (result.dead.length > 0) {
     if (options.mode === 'error') throw new ContentIndexError(result.dead);
@@ -176,6 +179,9 @@ async function generatorPages(
   }
   return pages;
 }
+
+/** The largest page read as a possible redirect: Hugo's alias pages are some 300 bytes and their address. */
+const REDIRECT_BYTES = 4096;
 
 /**
  * Where a page redirects to, when it is a redirect (Hugo's alias pages, any generator's): a meta refresh
