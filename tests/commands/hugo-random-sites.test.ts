@@ -3,19 +3,22 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
+import yaml from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adoptSite, expectBothDirections } from '../helpers/hugo-judge.ts';
 import { PROJECT_ROOT } from '../helpers/site.ts';
 
 // The index is the site, on Hugo sites no one wrote by hand: fast-check draws trilingual sites (Spanish
-// or English by default, the default language in a folder or not, Portuguese disabled or not) of page
-// files and bundles, in sections and a folder below one, paired by file name or translationKey, whose
-// front matter mixes every publication rule (draft, date and publishDate ahead, expiryDate passed,
-// _build, headless bundles, slugs, a page's own url, aliases; dates in each form both read, keys in any
-// case), with list pages that cascade some of them (a map, or a list with _target) or are not published
-// or rendered themselves; each language's files in one content folder or in one of its own (contentDir). Each site is adopted as a user adopts one (`init`, then hugo and the build), and
-// the real hugo is the judge, both ways (tests/helpers/hugo-judge.ts). A failing site is printed with its
-// seed and path: HUGO_SITES_SEED=<seed> HUGO_SITES_PATH=<path> builds it alone. Skipped without hugo.
+// or English by default, the default language in a folder or not, Portuguese disabled or not; the
+// configuration in TOML, YAML, JSON or Hugo's config folder) of page files and bundles, in sections and
+// a folder below one, paired by file name or translationKey, whose front matter mixes every publication
+// rule (draft, date and publishDate ahead, expiryDate passed, _build, headless bundles, slugs, a page's
+// own url, aliases; dates in each form both read, keys in any case), with list pages that cascade some
+// of them (a map, or a list with _target; YAML or TOML) or are not published or rendered themselves;
+// each language's files in one content folder or in one of its own (contentDir). Each site is adopted as
+// a user adopts one (`init`, then hugo and the build), and the real hugo is the judge, both ways
+// (tests/helpers/hugo-judge.ts). A failing site is printed with its seed and path:
+// HUGO_SITES_SEED=<seed> HUGO_SITES_PATH=<path> builds it alone. Skipped without hugo.
 const hugoVersion = spawnSync('hugo', ['version'], { encoding: 'utf8' });
 const hasHugo = hugoVersion.status === 0;
 if (!hasHugo)
@@ -44,22 +47,50 @@ const config = fc.record({
   disabled: rarely(fc.constant('pt-br' as const), 4),
   // Each language's pages in a folder of its own (`contentDir`), without language suffixes.
   dirs: rarely(fc.constant(true), 3).map((on) => on === true),
+  // The configuration's file as init finds it: hugo.toml, hugo.yaml, config.json or config/_default/.
+  form: fc.constantFrom('toml', 'toml', 'yaml', 'json', 'dir'),
 });
 type Config = typeof config extends fc.Arbitrary<infer C> ? C : never;
-function hugoToml(c: Config): string {
-  return [
-    "baseURL = 'https://blog.example.org/'",
-    "title = 'Blog aleatorio'",
-    `defaultContentLanguage = '${c.defaultLang}'`,
-    ...(c.inSubdir ? ['defaultContentLanguageInSubdir = true'] : []),
-    ...(c.disabled ? [`disableLanguages = ['${c.disabled}']`] : []),
-    ...LANGS.flatMap((lang, i) => [
-      `[languages.${lang}]`,
-      `  weight = ${i + 1}`,
-      ...(c.dirs ? [`  contentDir = 'content/${lang}'`] : []),
-    ]),
-    '',
-  ].join('\n');
+/** Hugo's configuration as data: what each of its forms below writes. */
+function hugoConfig(c: Config): { site: Record<string, unknown>; languages: Record<string, unknown> } {
+  return {
+    site: {
+      baseURL: 'https://blog.example.org/',
+      title: 'Blog aleatorio',
+      defaultContentLanguage: c.defaultLang,
+      ...(c.inSubdir && { defaultContentLanguageInSubdir: true }),
+      ...(c.disabled && { disableLanguages: [c.disabled] }),
+    },
+    languages: Object.fromEntries(
+      LANGS.map((lang, i) => [lang, { weight: i + 1, ...(c.dirs && { contentDir: `content/${lang}` }) }]),
+    ),
+  };
+}
+
+/** The configuration's files, in the form drawn: hugo.toml, hugo.yaml, config.json, or config/_default/. */
+function configFiles(c: Config): Record<string, string> {
+  const { site, languages } = hugoConfig(c);
+  const toml = (values: Record<string, unknown>) =>
+    Object.entries(values).map(([key, value]) => `${key} = ${tomlValue(value)}`);
+  const tables = (prefix: string) =>
+    Object.entries(languages).flatMap(([lang, values]) => [
+      `[${prefix}${lang}]`,
+      ...toml(values as Record<string, unknown>).map((line) => `  ${line}`),
+    ]);
+  switch (c.form) {
+    case 'yaml':
+      return { 'hugo.yaml': yaml.dump({ ...site, languages }) };
+    case 'json':
+      return { 'config.json': `${JSON.stringify({ ...site, languages }, null, 2)}\n` };
+    case 'dir':
+      // Hugo's config folder: the site's keys in hugo.toml, the languages in a file named after the key.
+      return {
+        'config/_default/hugo.toml': `${toml(site).join('\n')}\n`,
+        'config/_default/languages.toml': `${tables('').join('\n')}\n`,
+      };
+    default:
+      return { 'hugo.toml': `${[...toml(site), ...tables('languages.')].join('\n')}\n` };
+  }
 }
 
 /** Publication front matter, far from today on either side: hugo and the build read the same clock. */
@@ -293,7 +324,10 @@ describe.skipIf(!hasHugo)(
         fc.asyncProperty(site, async (drawn) => {
           if (root) await rm(root, { recursive: true, force: true });
           root = await mkdtemp(join(tmpdir(), 'content-index-hugo-random-'));
-          await writeFile(join(root, 'hugo.toml'), hugoToml(drawn.config));
+          for (const [path, text] of Object.entries(configFiles(drawn.config))) {
+            await mkdir(dirname(join(root, path)), { recursive: true });
+            await writeFile(join(root, path), text);
+          }
           await cp(LAYOUTS, join(root, 'layouts'), { recursive: true });
           for (const [path, text] of Object.entries(filesOf(drawn))) {
             await mkdir(dirname(join(root, path)), { recursive: true });
