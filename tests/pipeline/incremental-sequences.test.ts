@@ -206,7 +206,6 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       ),
     }),
   },
-
   // The lifecycle, and the tool's schemas (its registry, as another release of it has them): a version
   // published, deprecated, withdrawn; a version recorded in versions.lock.json then dropped is refused.
   {
