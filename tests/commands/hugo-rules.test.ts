@@ -86,6 +86,19 @@ const file = (frontMatter: string, before = '') => ({
 });
 const withSwitch = (line: string) => `${line}\n${CONFIG}`;
 
+/** The titles whose page (under public/) hugo wrote, in the order given. */
+async function writtenOf(pages: Record<string, string>): Promise<string[]> {
+  const written: string[] = [];
+  for (const [title, path] of Object.entries(pages)) {
+    const exists = await access(join(root as string, 'public', path)).then(
+      () => true,
+      () => false,
+    );
+    if (exists) written.push(title);
+  }
+  return written;
+}
+
 /** The reason the report gives for leaving the rule's page (content/posts/regla.md, or its bundle) out. */
 function reasonOf(outcome: Outcome): string | undefined {
   return outcome.report.leftOut.find((l) => /^content\/posts\/regla(\.md|\/index\.md)$/.test(l.file))?.reason;
@@ -247,16 +260,7 @@ describe.skipIf(!hasHugo)(
         'M dos': 'posts/mapa/sub/m-dos/index.html',
         Paquete: 'posts/sin-cabeza/paquete/index.html',
       };
-      const written: string[] = [];
-      for (const [title, path] of Object.entries(pages)) {
-        if (
-          await access(join(root as string, 'public', path)).then(
-            () => true,
-            () => false,
-          )
-        )
-          written.push(title);
-      }
+      const written = await writtenOf(pages);
       // The index holds exactly the pages hugo wrote (and the build, whose witness checks it, passed).
       expect(written.sort()).toEqual(['B dos', 'D uno', 'Propio']);
       expect(outcome.index.content.map((i) => i.title).sort()).toEqual([
@@ -414,21 +418,12 @@ describe.skipIf(!hasHugo)(
         'content/posts/lista/l-dos.md': page('L dos'),
         'content/posts/lista/l-tres.md': page('L tres'),
       });
-      const written: string[] = [];
-      for (const [title, path] of [
-        ['T uno', 'posts/tabla/t-uno/index.html'],
-        ['L uno', 'posts/lista/l-uno/index.html'],
-        ['L dos', 'posts/lista/l-dos/index.html'],
-        ['L tres', 'posts/lista/l-tres/index.html'],
-      ] as const) {
-        if (
-          await access(join(root as string, 'public', path)).then(
-            () => true,
-            () => false,
-          )
-        )
-          written.push(title);
-      }
+      const written = await writtenOf({
+        'T uno': 'posts/tabla/t-uno/index.html',
+        'L uno': 'posts/lista/l-uno/index.html',
+        'L dos': 'posts/lista/l-dos/index.html',
+        'L tres': 'posts/lista/l-tres/index.html',
+      });
       expect(written).toEqual(['L tres']);
       expect(outcome.index.content.map((item) => item.title).sort()).toEqual(['L tres', 'Siempre']);
       const reasons = Object.fromEntries(outcome.report.leftOut.map((l) => [l.file, l.reason]));
@@ -457,22 +452,13 @@ describe.skipIf(!hasHugo)(
         'content/posts/primero/_index.md': list('  - draft: true\n  - draft: false\n'),
         'content/posts/primero/f-uno.md': page('F uno'),
       });
-      const written: string[] = [];
-      for (const [title, path] of [
-        ['M uno', 'posts/mayusculas/m-uno/index.html'],
-        ['N uno', 'posts/minusculas/n-uno/index.html'],
-        ['P uno', 'posts/mapa/p-uno/index.html'],
-        ['B uno', 'posts/borrador/b-uno/index.html'],
-        ['F uno', 'posts/primero/f-uno/index.html'],
-      ] as const) {
-        if (
-          await access(join(root as string, 'public', path)).then(
-            () => true,
-            () => false,
-          )
-        )
-          written.push(title);
-      }
+      const written = await writtenOf({
+        'M uno': 'posts/mayusculas/m-uno/index.html',
+        'N uno': 'posts/minusculas/n-uno/index.html',
+        'P uno': 'posts/mapa/p-uno/index.html',
+        'B uno': 'posts/borrador/b-uno/index.html',
+        'F uno': 'posts/primero/f-uno/index.html',
+      });
       expect(written).toEqual(['M uno']);
       expect(outcome.index.content.map((item) => item.title).sort()).toEqual(['M uno', 'Siempre']);
     });
