@@ -3,6 +3,7 @@ import { BUNDLED } from '../core/bundled.ts';
 import type { ByteSpan, D1ItemRows } from '../core/edge/mcp/d1-sql.ts';
 import { d1RowsOf, forgetMcp, type ItemFragments } from '../core/output/item-fragments.ts';
 import { releaseBodies } from './held-bodies.ts';
+import type { RowSpool } from './row-spool.ts';
 import { asPiece, bytesOf, pieceLength } from './stored-bytes.ts';
 
 /**
@@ -19,15 +20,32 @@ const ROWS_THRESHOLD = 2000;
 export async function d1RowsOfItems(
   items: readonly ItemFragments[],
   threshold = ROWS_THRESHOLD,
+  spool?: RowSpool,
 ): Promise<D1ItemRows[]> {
   const missing = items.filter((fragments) => fragments.d1 === undefined);
-  // None missing (every item's rows kept), nothing to start: a worker sent nothing would never answer.
-  if (BUNDLED && missing.length > 0 && missing.length >= threshold) await onTwoThreads(missing);
-  return items.map((fragments) => {
-    const rows = d1RowsOf(fragments);
-    releaseBodies(fragments);
-    return rows;
-  });
+  try {
+    // None missing (every item's rows kept), nothing to start: a worker sent nothing would never answer.
+    if (BUNDLED && missing.length > 0 && missing.length >= threshold) await onTwoThreads(missing, spool);
+    return items.map((fragments) => {
+      const made = fragments.d1 === undefined;
+      const rows = d1RowsOf(fragments);
+      releaseBodies(fragments);
+      if (spool && made) spoolBodies(rows, spool);
+      return rows;
+    });
+  } finally {
+    spool?.flush();
+  }
+}
+
+/**
+ * The rows' bodies made here put in the spool, each held as its place there: digested first, while
+ * they are in hand (the import's files are named after the digests).
+ */
+function spoolBodies(rows: D1ItemRows<string | ByteSpan | Uint8Array>, spool: RowSpool): void {
+  if (!rows.bodies.some((body) => body instanceof Uint8Array)) return;
+  rows.digest ??= rowsDigest(rows);
+  rows.bodies = rows.bodies.map((body) => (body instanceof Uint8Array ? spool.keep(body) : body));
 }
 
 /** Items sent to the worker at a time; two batches are in its hands at once, so it never waits. */
@@ -35,7 +53,7 @@ const BATCH = 200;
 /** Items the main thread makes between two looks at the worker's answers. */
 const STRETCH = 100;
 
-async function onTwoThreads(missing: readonly ItemFragments[]): Promise<void> {
+async function onTwoThreads(missing: readonly ItemFragments[], spool: RowSpool | undefined): Promise<void> {
   // Both threads take items until none is left: the main thread from the front, a stretch at a time;
   // the worker from the back, a batch at a time. A fixed split left one of them idle for up to half a
   // second at 10,000 items (the main thread also sends the worker its material and takes its rows).
@@ -69,7 +87,9 @@ async function onTwoThreads(missing: readonly ItemFragments[]): Promise<void> {
     worker.on('message', (rows: D1ItemRows<string | Uint8Array>[]) => {
       try {
         (sent.shift() ?? []).forEach((fragments, i) => {
-          fragments.d1 = rows[i];
+          const made = rows[i] as D1ItemRows<string | Uint8Array>;
+          if (spool) spoolBodies(made, spool);
+          fragments.d1 = made;
         });
         if (!send() && sent.length === 0) resolve();
       } catch (error) {
@@ -88,8 +108,10 @@ async function onTwoThreads(missing: readonly ItemFragments[]): Promise<void> {
     while (front < back) {
       const end = Math.min(front + STRETCH, back);
       for (const fragments of missing.slice(front, end)) {
-        d1RowsOf(fragments).digest ??= rowsDigest(fragments.d1 as D1ItemRows);
+        const rows = d1RowsOf(fragments);
+        rows.digest ??= rowsDigest(rows);
         releaseBodies(fragments);
+        if (spool) spoolBodies(rows, spool);
       }
       front = end;
       // The worker's answers are taken between stretches, and its next batch sent.

@@ -6,6 +6,7 @@ import type { Rendered } from '../core/output/render.ts';
 import { type McpOutput, mcpOutput } from './mcp-output.ts';
 import { textBytes } from './output/output-text.ts';
 import { PRIVATE_DIR } from './output/place.ts';
+import type { RowSpool } from './row-spool.ts';
 import type { Setup } from './setup.ts';
 import { servedOutput } from './wrangler-config.ts';
 import { countOtherFiles, hasMcpModule } from './write-private.ts';
@@ -31,6 +32,7 @@ export async function planDeployment(
     writeMcpData?: boolean;
     fromNothing?: boolean;
     parallelThreshold?: number;
+    spool?: () => RowSpool | undefined;
   },
 ): Promise<Deployment> {
   const { root, config, configPath, outDir } = setup;
@@ -43,6 +45,7 @@ export async function planDeployment(
     fileOf: (pos) => rendered.mcp.items[pos]?.facts.file ?? `item ${pos}`,
     ...(options.fromNothing && { fromNothing: true }),
     ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
+    ...(options.spool && { spool: options.spool }),
   });
   const figures: DeploymentFigures = {
     plan: config.plan,

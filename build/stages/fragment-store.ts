@@ -14,6 +14,7 @@ import { bodyCount, withBodies } from './entry-form.ts';
 import type { ItemOrder } from './item-order.ts';
 import { fileHash, type Listing } from './load.ts';
 import { CACHE_DIR, RACY_MS, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
+import { RowSpool } from './row-spool.ts';
 import {
   asPiece,
   type BytePiece,
@@ -613,6 +614,12 @@ export class FragmentStore {
         if (open) this.retire(open.fd);
       }
     }
+    // Closed at once (its space given back): a row is read where its place says when it is read, and
+    // every place it gave now names a shard.
+    if (this.spool?.moved) {
+      this.spool.close();
+      this.spool = undefined;
+    }
     const order = this.order;
     if (order && order !== this.savedOrder) {
       await writeAtomically(this.writePieces, join(this.dir, ORDER_FILE), [order.ids.join('\n')]);
@@ -756,6 +763,16 @@ export class FragmentStore {
    */
   private shards = new Map<number, { fd: number; at: number; bytes: number }>();
   private retired: number[] = [];
+  /** This build's bodies' D1 rows, until a save has moved them all into the shards (row-spool.ts). */
+  private spool: RowSpool | undefined;
+
+  /** Where a build's new D1 rows wait for the import and the save; none for a store kept in memory. */
+  rowSpool(): RowSpool | undefined {
+    this.assertOpen();
+    if (!this.dir) return undefined;
+    this.spool ??= new RowSpool(this.dir);
+    return this.spool;
+  }
 
   private closed = false;
 
@@ -767,6 +784,8 @@ export class FragmentStore {
     this.closed = true;
     for (const { fd } of this.shards.values()) closeSync(fd);
     for (const fd of this.retired) closeSync(fd);
+    this.spool?.close();
+    this.spool = undefined;
     this.shards.clear();
     this.retired = [];
     this.entries.clear();

@@ -27,6 +27,7 @@ import { embeddedOf, sizeOf } from '../core/output/item-fragments.ts';
 import type { McpMaterial } from '../core/output/render.ts';
 import { d1RowsOfItems, rowsDigest } from './d1-rows.ts';
 import { releaseBodies } from './held-bodies.ts';
+import type { RowSpool } from './row-spool.ts';
 import { asPiece, type BytePiece, bytesOf, pieceLength } from './stored-bytes.ts';
 import { d1BindingProblems, readWranglerConfig } from './wrangler-config.ts';
 
@@ -111,6 +112,8 @@ interface McpOutputOptions {
   fromNothing?: boolean;
   /** From this many items whose D1 rows are to be made on, a worker thread makes some (d1-rows.ts). */
   parallelThreshold?: number;
+  /** Where the bodies' new D1 rows wait, out of memory (row-spool.ts); asked only when rows are made. */
+  spool?: () => RowSpool | undefined;
 }
 
 export async function mcpOutput(material: McpMaterial, options: McpOutputOptions): Promise<McpOutput> {
@@ -153,7 +156,9 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
   }
   const { config: wrangler, problem } = await readWranglerConfig(options.root);
   problems.push(...(problem ? [problem] : d1BindingProblems(wrangler, config.mcp.d1, configFile)));
-  const rows = await d1RowsOfItems(material.items, options.parallelThreshold);
+  const making = material.items.some((fragments) => fragments.d1 === undefined);
+  const spool = making ? options.spool?.() : undefined;
+  const rows = await d1RowsOfItems(material.items, options.parallelThreshold, spool);
   const names = new Map<number, string>();
   for (let first = 0; first < rows.length; first += PART_ENTRIES)
     names.set(first, entriesName(first, Math.min(PART_ENTRIES, rows.length - first), rows));
