@@ -343,7 +343,8 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
         // --no-cache: the D1 import's files are made whole, as the first build made them.
         ...(options.cache === false && { fromNothing: true }),
         ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
-        spool: () => store.rowSpool(),
+        // A dry run (check) writes nothing, not even this.
+        ...(!options.dryRun && { spool: () => store.rowSpool() }),
       }),
     );
   // Dev: the output is served before the MCP data is worked out (it is never deployed from here).

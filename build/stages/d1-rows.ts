@@ -39,13 +39,15 @@ export async function d1RowsOfItems(
 }
 
 /**
- * The rows' bodies made here put in the spool, each held as its place there: digested first, while
- * they are in hand (the import's files are named after the digests).
+ * The rows' bodies made here put in the spool, each held as its place there once written: digested
+ * first, while they are in hand (the import's files are named after the digests).
  */
 function spoolBodies(rows: D1ItemRows<string | ByteSpan | Uint8Array>, spool: RowSpool): void {
   if (!rows.bodies.some((body) => body instanceof Uint8Array)) return;
   rows.digest ??= rowsDigest(rows);
-  rows.bodies = rows.bodies.map((body) => (body instanceof Uint8Array ? spool.keep(body) : body));
+  rows.bodies.forEach((body, i) => {
+    if (body instanceof Uint8Array) spool.keep(rows.bodies, i, body);
+  });
 }
 
 /** Items sent to the worker at a time; two batches are in its hands at once, so it never waits. */

@@ -766,11 +766,14 @@ export class FragmentStore {
   /** This build's bodies' D1 rows, until a save has moved them all into the shards (row-spool.ts). */
   private spool: RowSpool | undefined;
 
-  /** Where a build's new D1 rows wait for the import and the save; none for a store kept in memory. */
+  /**
+   * Where a build's new D1 rows wait for the import and the save; none for a store kept in memory, or
+   * when its file cannot be made.
+   */
   rowSpool(): RowSpool | undefined {
     this.assertOpen();
     if (!this.dir) return undefined;
-    this.spool ??= new RowSpool(this.dir);
+    this.spool ??= RowSpool.open(this.dir);
     return this.spool;
   }
 

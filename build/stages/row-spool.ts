@@ -6,6 +6,14 @@ import { StoredBytes } from './stored-bytes.ts';
 /** Bytes gathered before one write: the bodies' rows are some 5 KB each, 26,000 writes otherwise. */
 const FLUSH_BYTES = 1 << 20;
 
+/** A row waiting in the buffer: put in its list as its place once written. */
+interface Pending {
+  list: unknown[];
+  index: number;
+  position: number;
+  length: number;
+}
+
 /**
  * The D1 rows of the bodies a build makes, written to a file of the item store's as they are made and
  * held as places in it (stored-bytes.ts), as an edited build holds the rows it kept. A build from
@@ -14,18 +22,20 @@ const FLUSH_BYTES = 1 << 20;
  * The file is unlinked once open where the system allows it, and removed when closed otherwise.
  */
 export class RowSpool {
-  readonly fd: number;
   /** The file's path while it still has one (a system that does not unlink an open file). */
   private path: string | undefined;
   private written = 0;
   private readonly buffer = Buffer.allocUnsafe(FLUSH_BYTES);
   private used = 0;
+  private pending: Pending[] = [];
   private places: StoredBytes[] = [];
+  /** A write failed (a full disk, a file-size limit): rows stay in memory, as they did before. */
+  private failed = false;
 
-  constructor(dir: string) {
-    mkdirSync(dir, { recursive: true });
-    const path = join(dir, `rows-${randomBytes(6).toString('hex')}.spool`);
-    this.fd = openSync(path, 'w+');
+  private constructor(
+    readonly fd: number,
+    path: string,
+  ) {
     try {
       unlinkSync(path);
     } catch {
@@ -33,37 +43,66 @@ export class RowSpool {
     }
   }
 
-  /** The bytes' place in the file; readable once flushed. */
-  keep(bytes: Uint8Array): StoredBytes {
-    if (this.used + bytes.length > this.buffer.length) this.flush();
-    const place = new StoredBytes(this.fd, this.written + this.used, bytes.length);
-    if (bytes.length > this.buffer.length) {
-      this.writeAll(bytes, bytes.length);
-    } else {
-      this.buffer.set(bytes, this.used);
-      this.used += bytes.length;
+  /** A spool in `dir`; none when its file cannot be made there (the rows then stay in memory). */
+  static open(dir: string): RowSpool | undefined {
+    try {
+      mkdirSync(dir, { recursive: true });
+      const path = join(dir, `rows-${randomBytes(6).toString('hex')}.spool`);
+      return new RowSpool(openSync(path, 'w+'), path);
+    } catch {
+      return undefined;
     }
-    this.places.push(place);
-    return place;
   }
 
-  /** Every place given so far is readable. */
+  /**
+   * Puts `bytes`, the row at `list[index]`, in the spool: once written, its place there takes its
+   * spot in the list. Nothing changes when the spool cannot be written.
+   */
+  keep(list: unknown[], index: number, bytes: Uint8Array): void {
+    if (this.used + bytes.length > this.buffer.length) this.flush();
+    if (this.failed) return;
+    if (bytes.length > this.buffer.length) {
+      const position = this.written;
+      if (this.write(bytes, bytes.length)) this.place({ list, index, position, length: bytes.length });
+      return;
+    }
+    this.buffer.set(bytes, this.used);
+    this.pending.push({ list, index, position: this.written + this.used, length: bytes.length });
+    this.used += bytes.length;
+  }
+
+  /** Every row kept so far written, and held by its place. */
   flush(): void {
-    if (this.used === 0) return;
-    this.writeAll(this.buffer, this.used);
+    if (this.used === 0 || this.failed) return;
+    const written = this.write(this.buffer, this.used);
     this.used = 0;
+    const pending = this.pending;
+    this.pending = [];
+    if (written) for (const row of pending) this.place(row);
   }
 
-  private writeAll(bytes: Uint8Array, length: number): void {
-    let done = 0;
-    while (done < length) done += writeSync(this.fd, bytes, done, length - done, this.written + done);
-    this.written += length;
+  private place({ list, index, position, length }: Pending): void {
+    const place = new StoredBytes(this.fd, position, length);
+    list[index] = place;
+    this.places.push(place);
+  }
+
+  private write(bytes: Uint8Array, length: number): boolean {
+    try {
+      let done = 0;
+      while (done < length) done += writeSync(this.fd, bytes, done, length - done, this.written + done);
+      this.written += length;
+      return true;
+    } catch {
+      this.failed = true;
+      return false;
+    }
   }
 
   /** No place it gave is in this file any more: the store's save moved them all into its shards. */
   get moved(): boolean {
     this.places = this.places.filter((place) => place.fd === this.fd);
-    return this.places.length === 0;
+    return this.places.length === 0 && this.pending.length === 0;
   }
 
   close(): void {

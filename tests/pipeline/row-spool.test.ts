@@ -1,14 +1,18 @@
-import { readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { closeSync, existsSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, expect, it } from 'vitest';
 import { type BuildResult, build } from '../../build/index.ts';
 import { D1_DIR } from '../../build/stages/mcp-output.ts';
 import { RowSpool } from '../../build/stages/row-spool.ts';
 import { bytesOf, StoredBytes } from '../../build/stages/stored-bytes.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
-import { FIXTURE_CONFIG, md, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
+import { FIXTURE_CONFIG, md, PROJECT_ROOT, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
+
+const run = promisify(execFile);
 
 // A build that makes the D1 rows of many bodies (a build from nothing) holds none of their bytes until
 // its end: each body's row goes to the item store's spool as it is made, and is read from there into
@@ -67,14 +71,31 @@ it('a build from nothing holds no body row in memory, and writes the import a bu
   expect(await snapshotDir(join(site.root, D1_DIR))).toEqual(spooled);
 }, 60_000);
 
+it('a check (a dry run) makes no spool: it writes nothing', async () => {
+  const posts: Record<string, string> = {};
+  for (let i = 0; i < 5; i++)
+    posts[`content/posts/nota-${i}.es.md`] = md({ title: `Nota ${i}` }, `Cuerpo ${i}.\n`);
+  site = await tempSite(
+    { ...posts, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` },
+    { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } },
+  );
+  const result = await build({ root: site.root, dryRun: true });
+  expect(pieces(result).filter((piece) => piece instanceof Uint8Array)).toHaveLength(5);
+  expect(existsSync(join(site.root, '.content-index'))).toBe(false);
+});
+
 it('gives back each kept row once flushed, a row past its buffer too, and knows when none is left in it', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'content-index-spool-'));
   dirs.push(dir);
-  const spool = new RowSpool(dir);
-  const small = Buffer.from('fila pequeña');
+  const spool = RowSpool.open(dir) as RowSpool;
   const large = Buffer.alloc((1 << 20) + 5, 'x');
-  const places = [spool.keep(small), spool.keep(large), spool.keep(Buffer.from('última'))];
+  const rows: unknown[] = [Buffer.from('fila pequeña'), large, Buffer.from('última')];
+  rows.forEach((row, i) => spool.keep(rows, i, row as Uint8Array));
+  // Nothing is a place before it is written: the last row waits in the buffer.
+  expect(rows[2]).toBeInstanceOf(Uint8Array);
   spool.flush();
+  const places = rows as StoredBytes[];
+  expect(places.every((place) => place instanceof StoredBytes)).toBe(true);
   expect(places.map((place) => Buffer.from(bytesOf(place)).toString('utf8'))).toEqual([
     'fila pequeña',
     large.toString('utf8'),
@@ -87,3 +108,52 @@ it('gives back each kept row once flushed, a row past its buffer too, and knows 
   spool.close();
   expect(readdirSync(dir)).toEqual([]);
 });
+
+it('leaves the rows in memory when its file cannot be written', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'content-index-spool-'));
+  dirs.push(dir);
+  const spool = RowSpool.open(dir) as RowSpool;
+  const rows: unknown[] = [Buffer.from('una'), Buffer.from('dos')];
+  spool.keep(rows, 0, rows[0] as Uint8Array);
+  // The file gone from under it (a write fails as on a full disk).
+  closeSync(spool.fd);
+  spool.flush();
+  spool.keep(rows, 1, rows[1] as Uint8Array);
+  spool.flush();
+  expect(rows.map((row) => (row instanceof Uint8Array ? Buffer.from(row).toString() : row))).toEqual([
+    'una',
+    'dos',
+  ]);
+  expect(spool.moved).toBe(true);
+});
+
+it('builds under a file-size limit the spool is past and the shards and import files are not', async () => {
+  const posts: Record<string, string> = {};
+  // 600 bodies of some 3 KB: a spool of about 1.9 MB; import files of 128 entries (about 400 KB),
+  // shards of about 60 KB, and the largest output file, Redoc's 1.1 MiB bundle, under the limit.
+  for (let i = 0; i < 600; i++)
+    posts[`content/posts/nota-${i}.es.md`] = md(
+      { title: `Nota ${i}` },
+      `Cuerpo ${i}: ${`palabra${i % 7} `.repeat(350)}\n`,
+    );
+  site = await tempSite(
+    { ...posts, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` },
+    { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } },
+  );
+  const s = site;
+  const bin = (limit: string) =>
+    run(
+      'bash',
+      [
+        '-c',
+        `ulimit -f ${limit} && exec "${process.execPath}" "${join(PROJECT_ROOT, 'bin/content-index.js')}" build`,
+      ],
+      { cwd: s.root },
+    );
+  await bin('1300');
+  const limited = await snapshotDir(join(s.root, D1_DIR));
+  expect(Object.keys(limited).filter((name) => name.startsWith('entries-'))).toHaveLength(5);
+  rmSync(join(s.root, '.content-index'), { recursive: true, force: true });
+  await bin('unlimited');
+  expect(await snapshotDir(join(s.root, D1_DIR))).toEqual(limited);
+}, 120_000);
