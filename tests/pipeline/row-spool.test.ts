@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { closeSync, existsSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,24 +107,6 @@ it('gives back each kept row once flushed, a row past its buffer too, and knows 
   expect(spool.moved).toBe(true);
   spool.close();
   expect(readdirSync(dir)).toEqual([]);
-});
-
-it('leaves the rows in memory when its file cannot be written', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'content-index-spool-'));
-  dirs.push(dir);
-  const spool = RowSpool.open(dir) as RowSpool;
-  const rows: unknown[] = [Buffer.from('una'), Buffer.from('dos')];
-  spool.keep(rows, 0, rows[0] as Uint8Array);
-  // The file gone from under it (a write fails as on a full disk).
-  closeSync(spool.fd);
-  spool.flush();
-  spool.keep(rows, 1, rows[1] as Uint8Array);
-  spool.flush();
-  expect(rows.map((row) => (row instanceof Uint8Array ? Buffer.from(row).toString() : row))).toEqual([
-    'una',
-    'dos',
-  ]);
-  expect(spool.moved).toBe(true);
 });
 
 it('builds under a file-size limit the spool is past and the shards and import files are not', async () => {
