@@ -20,9 +20,11 @@ const ROWS_THRESHOLD = 2000;
 export async function d1RowsOfItems(
   items: readonly ItemFragments[],
   threshold = ROWS_THRESHOLD,
-  spool?: RowSpool,
+  /** Where the new rows' bodies wait (row-spool.ts): asked for only when rows are to be made. */
+  spoolOf?: () => RowSpool | undefined,
 ): Promise<D1ItemRows[]> {
   const missing = items.filter((fragments) => fragments.d1 === undefined);
+  const spool = missing.length > 0 ? spoolOf?.() : undefined;
   try {
     // None missing (every item's rows kept), nothing to start: a worker sent nothing would never answer.
     if (BUNDLED && missing.length > 0 && missing.length >= threshold) await onTwoThreads(missing, spool);

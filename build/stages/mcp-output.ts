@@ -156,9 +156,7 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
   }
   const { config: wrangler, problem } = await readWranglerConfig(options.root);
   problems.push(...(problem ? [problem] : d1BindingProblems(wrangler, config.mcp.d1, configFile)));
-  const making = material.items.some((fragments) => fragments.d1 === undefined);
-  const spool = making ? options.spool?.() : undefined;
-  const rows = await d1RowsOfItems(material.items, options.parallelThreshold, spool);
+  const rows = await d1RowsOfItems(material.items, options.parallelThreshold, options.spool);
   const names = new Map<number, string>();
   for (let first = 0; first < rows.length; first += PART_ENTRIES)
     names.set(first, entriesName(first, Math.min(PART_ENTRIES, rows.length - first), rows));
