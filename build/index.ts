@@ -17,7 +17,7 @@ import type { LiveSite } from './core/versions/live-check.ts';
 import type { Removals } from './core/versions/removals.ts';
 import { planDeployment } from './stages/deployment.ts';
 import { digest, serializersFingerprint, toolFingerprint } from './stages/fingerprint.ts';
-import { FragmentStore, leaseStore, type StoreLease } from './stages/fragment-store.ts';
+import { FragmentStore, leaseStore, StoreDamage, type StoreLease } from './stages/fragment-store.ts';
 import { buildItems, type ItemCounts, type Items, storedItems } from './stages/items.ts';
 import { DEFAULT_MAX_FILE_BYTES, type LoadOptions } from './stages/load.ts';
 import type { McpOutput } from './stages/mcp-output.ts';
@@ -255,7 +255,17 @@ export interface Incremental extends ItemCounts {
 export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const own: StoreLease = { running: true, pieces: [] };
   try {
-    return await runBuild(options, own);
+    try {
+      return await runBuild(options, own);
+    } catch (error) {
+      if (!(error instanceof StoreDamage)) throw error;
+      // What the item store kept is not what it wrote: it is dropped, and the build run again from the
+      // sources, as a first build is (a dry run removes nothing: it runs without the store).
+      if (options.store) options.store.discard(!options.dryRun);
+      else if (options.dryRun) return await runBuild({ ...options, store: FragmentStore.memory() }, own);
+      else own.store?.discard(true);
+      return await runBuild(options, own);
+    }
   } finally {
     own.running = false;
   }

@@ -4,12 +4,13 @@ import type { Readable, Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { LoadedMcp } from '../core/edge/mcp/backend.ts';
-import { createEmbeddedBackend, embeddedData } from '../core/edge/mcp/embedded.ts';
+import { createEmbeddedBackend, type EmbeddedData, embeddedData } from '../core/edge/mcp/embedded.ts';
 import { MAX_REQUEST_BYTES } from '../core/edge/mcp/http.ts';
 import { createServerFactory } from '../core/edge/mcp/server.ts';
 import { MCP_MODULE_PATH, parseMcpModule } from '../core/edge/mcp/worker-module.ts';
 import { ContentIndexError } from '../core/errors.ts';
 import { type BuildOptions, build, type Logger } from '../index.ts';
+import { FragmentStore, StoreDamage } from '../stages/fragment-store.ts';
 import { readHugoPublication } from './hugo-rules.ts';
 import { LineLimit } from './stdio-lines.ts';
 
@@ -121,14 +122,26 @@ async function fromSources(
 ): Promise<{ mcp: LoadedMcp; from: string }> {
   // A dry run still renders everything, the MCP material included, and writes nothing.
   const hugo = await readHugoPublication(resolve(options.root ?? '.'));
-  const result = await build({
-    ...sources,
-    root: options.root,
-    dryRun: true,
-    deployment: false,
-    ...(hugo && { hugo }),
-  });
-  const data = embeddedData(result.mcpPrepared);
+  const run = (store?: FragmentStore) =>
+    build({
+      ...sources,
+      root: options.root,
+      dryRun: true,
+      deployment: false,
+      ...(hugo && { hugo }),
+      ...(store && { store }),
+    });
+  let result = await run();
+  let data: EmbeddedData;
+  try {
+    data = embeddedData(result.mcpPrepared);
+  } catch (error) {
+    // The kept items' bodies are read back from the item store only now, after the build: bytes of it
+    // that are not what it wrote are found here, and the content is built again without it.
+    if (!(error instanceof StoreDamage)) throw error;
+    result = await run(FragmentStore.memory());
+    data = embeddedData(result.mcpPrepared);
+  }
   return {
     mcp: { info: data.info, backend: createEmbeddedBackend(data) },
     from: sources.content ?? result.config.content.dir,

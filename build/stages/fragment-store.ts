@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { ContentEntry, LeftOut } from '../core/content/model.ts';
@@ -10,6 +10,7 @@ import type { McpItem } from '../core/edge/mcp/mcp-data.ts';
 import type { DocumentPostings } from '../core/edge/mcp/search-index.ts';
 import type { Problem } from '../core/errors.ts';
 import { type ItemFacts, type ItemFragments, reviveMcp, withMcp } from '../core/output/item-fragments.ts';
+import { rowsDigest } from './d1-rows.ts';
 import { bodyCount, withBodies } from './entry-form.ts';
 import type { ItemOrder } from './item-order.ts';
 import { fileHash, type Listing } from './load.ts';
@@ -110,9 +111,10 @@ export const STORE_DIR = `${CACHE_DIR}/items`;
  * whole file's hash of its bytes (read-head.js sourceHash). 7: entries without the bodies their D1 rows
  * hold, and keys made of both (entry-form.ts). 8: a shard's texts apart from its D1 rows, measured in
  * UTF-16 units (decodeShard). 9: a shard's header names the key base its records were keyed under and
- * the save that wrote it, which the index names too.
+ * the save that wrote it, which the index names too. 10: the index and each shard's items and entries
+ * sealed (sealOf), and every item's D1 rows checked against their digest when read (StoreDamage).
  */
-const STORE_FORMAT = 9;
+const STORE_FORMAT = 10;
 const INDEX_FILE = 'index.bin';
 /** The ids of the last build's published items, in index order, one a line (stages/item-order.ts orderFrom). */
 const ORDER_FILE = 'order.txt';
@@ -220,7 +222,8 @@ export class FragmentStore {
   static open(root: string, options: StoreOptions = {}): FragmentStore {
     const store = new FragmentStore(root, join(root, STORE_DIR), options);
     try {
-      const index = decodeIndex(readFileSync(join(root, STORE_DIR, INDEX_FILE)));
+      const sealed = unsealed(readFileSync(join(root, STORE_DIR, INDEX_FILE)));
+      const index = sealed && decodeIndex(sealed);
       if (index?.format !== STORE_FORMAT || index.root !== root) return store;
       store.stored = index;
       store.last = index.last;
@@ -575,7 +578,9 @@ export class FragmentStore {
           if (entry) entries.push(`${JSON.stringify([id, record.entryKey()])}\t${entry}\n`);
         }
         const sections = [items, rows, entries].map((parts) => parts.reduce((n, p) => n + pieceLength(p), 0));
-        const header = `${[...sections, base || '-', writer].join(' ')}\n`;
+        // The rows are not sealed here: each item's are checked by their digest when read (KeptRows).
+        const seals = [sealOf(items), sealOf(entries)];
+        const header = `${[...sections, base || '-', writer, ...seals].join(' ')}\n`;
         const file = join(this.dir, shardFile(shard));
         // Read before the file they are in is replaced; then they are in the new one, at these places.
         const moved: [StoredBytes, number][] = [];
@@ -601,7 +606,7 @@ export class FragmentStore {
             bytes.fd = fd;
             bytes.position = position;
           }
-          this.shards.set(shard, { fd, at: at, bytes: sections[2] ?? 0 });
+          this.shards.set(shard, { fd, at: at, bytes: sections[2] ?? 0, seal: seals[1] as string });
           // An entry's JSON made by this build is let go, read back from the file when asked again:
           // dev keeps its store for as long as it runs, and a build from nothing makes them all.
           for (const [id, record] of kept) {
@@ -634,12 +639,14 @@ export class FragmentStore {
       await writeAtomically(
         this.writePieces,
         join(this.dir, INDEX_FILE),
-        encodeIndex({
-          ...index,
-          last: this.lastWritten,
-          clock: this.clock,
-          writers: this.writers,
-        }),
+        sealed(
+          encodeIndex({
+            ...index,
+            last: this.lastWritten,
+            clock: this.clock,
+            writers: this.writers,
+          }),
+        ),
       ).catch((error: unknown) => {
         this.indexDirty = true;
         throw error;
@@ -713,24 +720,27 @@ export class FragmentStore {
         continue;
       }
       try {
-        // `<items> <rows> <entries> <key base> <writer>` (the sections' sizes in bytes, the digest its
-        // records were keyed under or `-`, the save that wrote it), then the items: each record's line
-        // and its texts, read and decoded whole; the D1 rows, left in the file; the entries, when asked.
-        const head = Buffer.alloc(128);
+        // `<items> <rows> <entries> <key base> <writer> <items seal> <entries seal>` (the sections' sizes
+        // in bytes, the digest its records were keyed under or `-`, the save that wrote it, the seals of
+        // two sections), then the items: each record's line and its texts, read and decoded whole; the
+        // D1 rows, left in the file; the entries, when asked.
+        const head = Buffer.alloc(256);
         const read = readSync(fd, head, 0, head.length, 0);
         const newline = head.subarray(0, read).indexOf(10);
         const fields = head.toString('latin1', 0, Math.max(newline, 0)).split(' ');
         const sizes = fields.slice(0, 3).map(Number);
         const [itemsBytes = Number.NaN, rowsBytes = Number.NaN, entriesBytes = Number.NaN] = sizes;
-        if (newline < 0 || fields.length !== 5 || !sizes.every(Number.isSafeInteger))
+        if (newline < 0 || fields.length !== 7 || !sizes.every(Number.isSafeInteger))
           throw new Error('no header');
         // Its rows are read only when an import is written: a file cut short is found here, not then.
         const rowsAt = newline + 1 + itemsBytes;
         if (fstatSync(fd).size !== rowsAt + rowsBytes + entriesBytes) throw new Error('truncated');
-        const file = { fd, at: rowsAt + rowsBytes, bytes: entriesBytes };
+        const file = { fd, at: rowsAt + rowsBytes, bytes: entriesBytes, seal: fields[6] ?? '' };
         this.shards.set(shard, file);
         const bytes = Buffer.allocUnsafe(itemsBytes);
         readAll(fd, bytes, 0, itemsBytes, newline + 1);
+        // A text changed in place would be published as it reads (an llms.txt line, an item's JSON).
+        if (sealOf([bytes]) !== fields[5]) throw new Error('damaged');
         const items = new ShardReader(bytes.toString('utf8'), fd, rowsAt, rowsAt + rowsBytes);
         const decoded = decodeShard(items, records, (id, entryKey) => this.storedEntry(shard, id, entryKey));
         // A shard that holds no record keys nothing: its base (of whichever build emptied it) says nothing.
@@ -761,7 +771,7 @@ export class FragmentStore {
    * the rows of an item replaced since may still be on their way into an import being written (dev
    * writes one build's /mcp data while the next is built), and a closed number can be another file's.
    */
-  private shards = new Map<number, { fd: number; at: number; bytes: number }>();
+  private shards = new Map<number, { fd: number; at: number; bytes: number; seal: string }>();
   private retired: number[] = [];
   /** This build's bodies' D1 rows, until a save has moved them all into the shards (row-spool.ts). */
   private spool: RowSpool | undefined;
@@ -792,6 +802,22 @@ export class FragmentStore {
     this.shards.clear();
     this.retired = [];
     this.entries.clear();
+  }
+
+  /**
+   * Forgets all it read from its files (StoreDamage: bytes of them are not what it wrote) and is again
+   * a store that found no index: the next build makes every item, and its save writes every shard it
+   * fills. `removeIndex`: the index file goes too, so that no build reads the damaged files again.
+   */
+  discard(removeIndex: boolean): void {
+    this.close();
+    if (removeIndex && this.dir) rmSync(join(this.dir, INDEX_FILE), { force: true });
+    const fresh = new FragmentStore(this.root, this.dir, {
+      racyMs: this.racyMs,
+      writePieces: this.writePieces,
+    });
+    if (!this.dir) fresh.records = new Map();
+    Object.assign(this, fresh);
   }
 
   private assertOpen(): void {
@@ -832,6 +858,9 @@ export class FragmentStore {
       if (file) {
         const bytes = Buffer.allocUnsafe(file.bytes);
         readSync(file.fd, bytes, 0, bytes.length, file.at);
+        // Read only when an entry is asked for (its records' outputs made again), long after the shard's
+        // records were taken: the build cannot drop them any more, and is run again without the store.
+        if (sealOf([bytes]) !== file.seal) throw new StoreDamage(`the entries of ${shardFile(shard)}`);
         for (const line of bytes.toString('utf8').split('\n')) {
           const tab = line.indexOf('\t');
           if (tab < 0) continue;
@@ -1179,6 +1208,7 @@ interface RowsAt {
  */
 class KeptRows implements D1ItemRows {
   digest?: string;
+  #checked = false;
   #spans: StoredBytes[] | undefined;
   #translations: StoredBytes[] | undefined;
   #bodies: StoredBytes[] | undefined;
@@ -1221,6 +1251,54 @@ class KeptRows implements D1ItemRows {
     this.#bodies ??= this.spans.slice(2 + this.translationCount);
     return this.#bodies;
   }
+
+  /** Throws StoreDamage unless the rows read back are the ones their digest was made of (once). */
+  check(): void {
+    if (this.#checked || this.digest === undefined) return;
+    if (rowsDigest(this) !== this.digest) throw new StoreDamage("an item's D1 rows");
+    this.#checked = true;
+  }
+}
+
+/**
+ * Before a kept item's D1 rows are read into anything published (an import's file made again, a body
+ * read back into its entry): the rows the store's file holds now are the ones it wrote, or StoreDamage.
+ * Rows made by this build are not read back from the store, and are not checked.
+ */
+export function checkKeptRows(rows: D1ItemRows<unknown>): void {
+  if (rows instanceof KeptRows) rows.check();
+}
+
+/**
+ * Bytes of the item store's files that are not what it wrote (a disk's fault, a hand's edit), found
+ * after the build took its records: build() drops the store and runs again from the sources alone.
+ * What is found as the records are read (a shard's items, the index) drops that much, and no more.
+ */
+export class StoreDamage extends Error {
+  constructor(what: string) {
+    super(`${what} in the item store (${STORE_DIR}) are not what it wrote`);
+    this.name = 'StoreDamage';
+  }
+}
+
+/** A seal of what a file holds: a hash of its bytes (a string's as UTF-8, as it is written). */
+function sealOf(pieces: readonly (string | Uint8Array)[]): string {
+  const hash = createHash('sha256');
+  for (const piece of pieces) hash.update(piece);
+  return hash.digest('base64url');
+}
+
+/** A file's pieces after a line of their seal. */
+function sealed(pieces: readonly (string | Uint8Array)[]): (string | Uint8Array)[] {
+  return [`${sealOf(pieces)}\n`, ...pieces];
+}
+
+/** What follows a file's seal line when it is what the seal says, else undefined. */
+function unsealed(file: Buffer): Buffer | undefined {
+  const newline = file.indexOf(10);
+  if (newline < 0) return undefined;
+  const rest = file.subarray(newline + 1);
+  return file.toString('latin1', 0, newline) === sealOf([rest]) ? rest : undefined;
 }
 
 /**
@@ -1253,7 +1331,9 @@ const UTF8 = new TextDecoder();
 /** An entry's body `index` (in LANGUAGES order), read back from the record's D1 rows. */
 function bodyIn(record: ItemRecord): (index: number, lang: Language) => string {
   return (index, lang) => {
-    const row = record.fragments?.d1?.bodies[index];
+    const rows = record.fragments?.d1;
+    if (rows) checkKeptRows(rows);
+    const row = rows?.bodies[index];
     if (row === undefined) throw new Error(`the item store has no body ${index} for an entry`);
     const text = typeof row === 'string' ? row : UTF8.decode(bytesOf(asPiece(row)));
     return d1RowBody(text, lang);

@@ -26,6 +26,7 @@ import { formatSize } from '../core/output/deploy-limits.ts';
 import { embeddedOf, sizeOf } from '../core/output/item-fragments.ts';
 import type { McpMaterial } from '../core/output/render.ts';
 import { d1RowsOfItems, rowsDigest } from './d1-rows.ts';
+import { checkKeptRows } from './fragment-store.ts';
 import { releaseBodies } from './held-bodies.ts';
 import type { RowSpool } from './row-spool.ts';
 import { asPiece, type BytePiece, bytesOf, pieceLength } from './stored-bytes.ts';
@@ -167,6 +168,10 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
     const part = kept.get(name);
     return part && { ...part, written: fileSize(join(options.root, D1_DIR, name)) === part.bytes };
   };
+  // The files made again read kept items' rows from the store's files: checked first (StoreDamage).
+  for (let first = 0; first < rows.length; first += PART_ENTRIES)
+    if (!before(first)?.written)
+      for (const row of rows.slice(first, first + PART_ENTRIES)) checkKeptRows(row);
   const imported = joinD1Rows(rows, before);
   const sqlFiles = imported.files.map((file) => {
     const name = names.get(file.first ?? -1);
@@ -229,6 +234,7 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
           content: pieces,
           named: { bytes: part.bytes, kept: true },
           remake: () => {
+            for (const row of rows.slice(first, first + count)) checkKeptRows(row);
             const statements = entriesStatements(rows, first, count);
             return sqlFile({ ...file, statements, marks: statements.map(() => []) }, names.get(first)).pieces;
           },

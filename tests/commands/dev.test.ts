@@ -479,7 +479,8 @@ it.each([
       });
       let text = '';
       dev.stderr.on('data', (c) => (text += c));
-      dev.once('exit', (code) => resolve({ code, stderr: text }));
+      // 'close': its stderr read to the end, which 'exit' may come before.
+      dev.once('close', (code) => resolve({ code, stderr: text }));
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`out: ${reason}`);

@@ -21,7 +21,9 @@ function buildUntil(root: string, stopAt: number): Promise<{ steps: string[]; si
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
     child.once('error', reject);
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': a process that wrote its last line and died at once may exit before its
+    // pipe has been read to the end (under load, the line was missing).
+    child.once('close', (code, signal) => {
       const last = stdout.trim().split('\n').at(-1);
       if (!last) reject(new Error(`build-until printed nothing (exit ${code}, ${signal}):\n${stderr}`));
       else resolve({ steps: JSON.parse(last) as string[], signal });
