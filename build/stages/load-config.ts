@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -166,8 +166,10 @@ async function compiledModule(manifestFile: string, cache: string): Promise<stri
     for (const [path, hash] of Object.entries(manifest.inputs)) {
       if (sha256(readFileSync(path)) !== hash) return undefined;
     }
+    // Named after its code's hash: a module changed since it was compiled (by hand, by a tool) would be
+    // imported as the configuration, and its values published.
     const module = join(cache, manifest.module);
-    return existsSync(module) ? module : undefined;
+    return sha256(readFileSync(module)).slice(0, 16) === manifest.module.slice(0, 16) ? module : undefined;
   } catch {
     return undefined;
   }

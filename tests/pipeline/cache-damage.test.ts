@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, expect, it } from 'vitest';
@@ -14,10 +14,11 @@ import { FIXTURE_CONFIG, md, PROJECT_ROOT, type TempSite, tempSite } from '../he
 
 const run = promisify(execFile);
 
-// The item store is only ever a shortcut: bytes of its files that are not what it wrote (a disk's
-// fault, a hand's edit, a tool that rewrote them) are never published. Each file is changed in place,
-// keeping its length and its form, so that only a seal or a digest can tell; each build after that
-// publishes what a build from nothing publishes, byte for byte (sameAsCold), the D1 import included.
+// What a build keeps to go faster (the item store, the compiled configuration) is only ever a shortcut:
+// bytes of it that are not what the build wrote (a disk's fault, a hand's edit, a tool that rewrote them)
+// are never published. Each file is changed in place, keeping its length and its form, so that only a
+// seal or a digest can tell; each build after that publishes what a build from nothing publishes, byte
+// for byte (sameAsCold), the D1 import included. (The parse cache's own: parse-cache-integrity.test.ts.)
 
 let site: TempSite | undefined;
 afterEach(async () => {
@@ -174,4 +175,24 @@ it('`content-index mcp --sources` never serves a body the store changed: it buil
   } finally {
     await served.close();
   }
+}, 60_000);
+
+it('a compiled configuration changed in place is compiled again, never imported', async () => {
+  site = await tempSite({ 'content/posts/hola.es.md': md({ title: 'Hola' }) });
+  const bin = join(PROJECT_ROOT, 'bin', 'content-index.js');
+  // The bin compiles site.config.ts into the site's node_modules, and imports that module next time.
+  await run(process.execPath, [bin, 'build'], { cwd: site.root });
+  const cache = join(site.root, 'node_modules', '.cache', 'content-index', 'config');
+  const compiled = readdirSync(cache)
+    .filter((name) => name.endsWith('.mjs'))
+    .map((name) => join(cache, name))
+    .filter((file) => readFileSync(file, 'utf8').includes('"Fixture"'));
+  expect(compiled).toHaveLength(1);
+  const [file] = compiled as [string];
+  writeFileSync(file, readFileSync(file, 'utf8').replace('"Fixture"', '"Fixturf"'));
+  await site.write('content/posts/hola.es.md', md({ title: 'Hola otra vez' }));
+  await run(process.execPath, [bin, 'build'], { cwd: site.root });
+  const llms = readFileSync(join(site.out, 'llms.txt'), 'utf8');
+  expect(llms).toContain('Fixture');
+  expect(llms).not.toContain('Fixturf');
 }, 60_000);
