@@ -28,7 +28,7 @@ import { renderOutput } from './stages/render-output.ts';
 import { readSetup, type Setup } from './stages/setup.ts';
 import type { SitePagesCheck } from './stages/site-pages.ts';
 import { type BuildSummary, fileSizes, summaryOf, writtenFiles } from './stages/summary.ts';
-import { inputsDigest, outputStamps, unchangedSince, validUntil } from './stages/unchanged.ts';
+import { inputsDigest, leftBy, outputStamps, unchangedSince, validUntil } from './stages/unchanged.ts';
 import type { OutputStep } from './stages/write.ts';
 
 export type { CacheControlInput, HeadersConfigInput, VersionInput } from './core/config/lifecycle-config.ts';
@@ -355,6 +355,8 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
         ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
         // A dry run (check) writes nothing, not even this.
         ...(!options.dryRun && { spool: () => store.rowSpool() }),
+        // The D1 import's files the last build wrote, still as it left them (their stamps).
+        asLeft: leftBy(store.last),
       }),
     );
   // Dev: the output is served before the MCP data is worked out (it is never deployed from here).

@@ -33,6 +33,7 @@ export async function planDeployment(
     fromNothing?: boolean;
     parallelThreshold?: number;
     spool?: () => RowSpool | undefined;
+    asLeft?: (path: string) => boolean;
   },
 ): Promise<Deployment> {
   const { root, config, configPath, outDir } = setup;
@@ -46,6 +47,7 @@ export async function planDeployment(
     ...(options.fromNothing && { fromNothing: true }),
     ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
     ...(options.spool && { spool: options.spool }),
+    ...(options.asLeft && { asLeft: options.asLeft }),
   });
   const figures: DeploymentFigures = {
     plan: config.plan,

@@ -76,10 +76,11 @@ export interface PrivateFile {
   /** Its text, or its bytes in pieces, in order (the D1 import: tens of MiB, never joined into one). */
   content: string | readonly (string | BytePiece)[];
   /**
-   * Named after its content (the D1 import's files): a file of that name and size holds it already, and
-   * is not written again. `kept`: a build before wrote it, and its content was not made (empty).
+   * Named after its content (the D1 import's files). `left`: the last build wrote it and left it as it
+   * is (its stamp), so it holds that content already, and is not written again. `kept`: so too, and its
+   * content was not made (empty).
    */
-  named?: { bytes: number; kept?: true };
+  named?: { bytes: number; kept?: true; left?: true };
   /** A kept file's content, made when the file is not there after all (stagePrivateFiles). */
   remake?: () => readonly (string | BytePiece)[];
 }
@@ -115,6 +116,11 @@ interface McpOutputOptions {
   parallelThreshold?: number;
   /** Where the bodies' new D1 rows wait, out of memory (row-spool.ts); asked only when rows are made. */
   spool?: () => RowSpool | undefined;
+  /**
+   * Whether a file of the project is as the last build left it (unchanged.ts leftBy). An import file
+   * named after its content is taken as written only then: none is, without it.
+   */
+  asLeft?: (path: string) => boolean;
 }
 
 export async function mcpOutput(material: McpMaterial, options: McpOutputOptions): Promise<McpOutput> {
@@ -163,10 +169,15 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
     names.set(first, entriesName(first, Math.min(PART_ENTRIES, rows.length - first), rows));
   const generation = d1Generation([...names.values()], rows.length);
   const kept = options.fromNothing ? new Map<string, KeptPart>() : keptParts(options.root);
+  // A file the last build wrote, of the size its name says, and as that build left it.
+  const asLeft = (path: string, bytes: number) => {
+    const file = join(options.root, path);
+    return fileSize(file) === bytes && (options.asLeft?.(file) ?? false);
+  };
   const before = (first: number) => {
     const name = names.get(first) ?? '';
     const part = kept.get(name);
-    return part && { ...part, written: fileSize(join(options.root, D1_DIR, name)) === part.bytes };
+    return part && { ...part, written: asLeft(`${D1_DIR}/${name}`, part.bytes) };
   };
   // The files made again read kept items' rows from the store's files: checked first (StoreDamage).
   for (let first = 0; first < rows.length; first += PART_ENTRIES)
@@ -227,7 +238,10 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
       ...moduleFiles(module),
       ...sqlFiles.map(({ part, pieces }, i): PrivateFile => {
         const file = imported.files[i];
-        if (!file?.written) return { path: part.path, content: pieces, named: { bytes: part.bytes } };
+        if (!file?.written) {
+          const left = asLeft(part.path, part.bytes);
+          return { path: part.path, content: pieces, named: { bytes: part.bytes, ...(left && { left }) } };
+        }
         const { first = 0, count = 0 } = file;
         return {
           path: part.path,

@@ -175,6 +175,20 @@ function datesIn(value: unknown, found: Date[] = []): Date[] {
   return found;
 }
 
+/**
+ * Whether a file is as the last build left it: its stamp (lstat) the one that build recorded of it
+ * (outputStamps). A file of the /mcp data named after its content is kept by this, never by its name
+ * and size alone: a change in place keeps both.
+ */
+export function leftBy(last: LastBuild | undefined): (path: string) => boolean {
+  const recorded = new Map(last?.outputs ?? []);
+  return (path) => {
+    const then = recorded.get(path);
+    const now = then ? lstatStamp(path) : null;
+    return then != null && now !== null && sameStamp(now, then);
+  };
+}
+
 function lstatStamp(path: string): Stamp | null {
   try {
     const s = lstatSync(path);

@@ -56,8 +56,9 @@ export async function stagePrivateFiles(
   try {
     for (const file of files) {
       const target = join(root, file.path);
-      // A file named after its content is there already when a file of that name and size is.
-      if (file.named && (await sizeOf(target)) === file.named.bytes) continue;
+      // A file named after its content is there already when the last build left it there, as it left
+      // it (its name and size alone say nothing of a change in place).
+      if ((file.named?.left || file.named?.kept) && (await sizeOf(target)) === file.named.bytes) continue;
       // A file the build found as a build before wrote it, and did not make: gone or changed since (in
       // dev, an earlier save's /mcp data, written while this build ran, removed it), made now.
       const content = file.named?.kept && file.remake ? file.remake() : file.content;
