@@ -180,9 +180,10 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
     return part && { ...part, written: asLeft(`${D1_DIR}/${name}`, part.bytes) };
   };
   // The files made again read kept items' rows from the store's files: checked first (StoreDamage).
+  const remade: D1ItemRows[] = [];
   for (let first = 0; first < rows.length; first += PART_ENTRIES)
-    if (!before(first)?.written)
-      for (const row of rows.slice(first, first + PART_ENTRIES)) checkKeptRows(row);
+    if (!before(first)?.written) remade.push(...rows.slice(first, first + PART_ENTRIES));
+  checkKeptRows(remade);
   const imported = joinD1Rows(rows, before);
   const sqlFiles = imported.files.map((file) => {
     const name = names.get(file.first ?? -1);
@@ -248,7 +249,7 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
           content: pieces,
           named: { bytes: part.bytes, kept: true },
           remake: () => {
-            for (const row of rows.slice(first, first + count)) checkKeptRows(row);
+            checkKeptRows(rows.slice(first, first + count));
             const statements = entriesStatements(rows, first, count);
             return sqlFile({ ...file, statements, marks: statements.map(() => []) }, names.get(first)).pieces;
           },

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, expect, it } from 'vitest';
@@ -42,8 +42,9 @@ type Section = 'items' | 'rows' | 'entries';
 
 /**
  * Changes, in every shard of the store (or the first `shards`), the last `from` of a section into `to`
- * (as long): the file's length, its header and its form stay what they were. In the rows section, the
- * last is in a body's row (an item's rows end with its bodies). Returns how many shards it changed.
+ * (as long): the file's length, its header, its form and its modification time stay what they were
+ * (its change time cannot). In the rows section, the last is in a body's row (an item's rows end with
+ * its bodies). Returns how many shards it changed.
  */
 function damage(root: string, section: Section, from: string, to: string, shards = 32): number {
   expect(Buffer.byteLength(to)).toBe(Buffer.byteLength(from));
@@ -60,8 +61,10 @@ function damage(root: string, section: Section, from: string, to: string, shards
     const end = start + { items, rows, entries }[section];
     const at = bytes.lastIndexOf(from, end - Buffer.byteLength(from));
     if (at < start) continue;
+    const { atime, mtime } = statSync(file);
     bytes.write(to, at);
     writeFileSync(file, bytes);
+    utimesSync(file, atime, mtime);
     changed++;
   }
   return changed;
