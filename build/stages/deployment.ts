@@ -33,7 +33,7 @@ export async function planDeployment(
     fromNothing?: boolean;
     parallelThreshold?: number;
     spool?: () => RowSpool | undefined;
-    asLeft?: (path: string) => boolean;
+    asLeft?: (path: string, bytes: number) => boolean;
   },
 ): Promise<Deployment> {
   const { root, config, configPath, outDir } = setup;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
@@ -77,7 +77,7 @@ export interface PrivateFile {
   content: string | readonly (string | BytePiece)[];
   /**
    * Named after its content (the D1 import's files). `left`: the last build wrote it and left it as it
-   * is (its stamp), so it holds that content already, and is not written again. `kept`: so too, and its
+   * is (its stamp), so it holds that content already, and is not written again. `kept`: left, and its
    * content was not made (empty).
    */
   named?: { bytes: number; kept?: true; left?: true };
@@ -117,10 +117,10 @@ interface McpOutputOptions {
   /** Where the bodies' new D1 rows wait, out of memory (row-spool.ts); asked only when rows are made. */
   spool?: () => RowSpool | undefined;
   /**
-   * Whether a file of the project is as the last build left it (unchanged.ts leftBy). An import file
-   * named after its content is taken as written only then: none is, without it.
+   * Whether a file of the project is as the last build left it, of that size (unchanged.ts leftBy). An
+   * import file named after its content is taken as written only then: none is, without it.
    */
-  asLeft?: (path: string) => boolean;
+  asLeft?: (path: string, bytes: number) => boolean;
 }
 
 export async function mcpOutput(material: McpMaterial, options: McpOutputOptions): Promise<McpOutput> {
@@ -170,21 +170,20 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
   const generation = d1Generation([...names.values()], rows.length);
   const kept = options.fromNothing ? new Map<string, KeptPart>() : keptParts(options.root);
   // A file the last build wrote, of the size its name says, and as that build left it.
-  const asLeft = (path: string, bytes: number) => {
-    const file = join(options.root, path);
-    return fileSize(file) === bytes && (options.asLeft?.(file) ?? false);
-  };
-  const before = (first: number) => {
+  const asLeft = (path: string, bytes: number) => options.asLeft?.(join(options.root, path), bytes) ?? false;
+  // Each entries file as a build before made it, and whether it is still there as it was left.
+  const known = new Map<number, (KeptPart & { written: boolean }) | undefined>();
+  for (let first = 0; first < rows.length; first += PART_ENTRIES) {
     const name = names.get(first) ?? '';
     const part = kept.get(name);
-    return part && { ...part, written: asLeft(`${D1_DIR}/${name}`, part.bytes) };
-  };
+    known.set(first, part && { ...part, written: asLeft(`${D1_DIR}/${name}`, part.bytes) });
+  }
   // The files made again read kept items' rows from the store's files: checked first (StoreDamage).
   const remade: D1ItemRows[] = [];
-  for (let first = 0; first < rows.length; first += PART_ENTRIES)
-    if (!before(first)?.written) remade.push(...rows.slice(first, first + PART_ENTRIES));
+  for (const [first, part] of known)
+    if (!part?.written) remade.push(...rows.slice(first, first + PART_ENTRIES));
   checkKeptRows(remade);
-  const imported = joinD1Rows(rows, before);
+  const imported = joinD1Rows(rows, (first) => known.get(first));
   const sqlFiles = imported.files.map((file) => {
     const name = names.get(file.first ?? -1);
     const part = name && file.written ? kept.get(name) : undefined;
@@ -247,7 +246,7 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
         return {
           path: part.path,
           content: pieces,
-          named: { bytes: part.bytes, kept: true },
+          named: { bytes: part.bytes, left: true, kept: true },
           remake: () => {
             checkKeptRows(rows.slice(first, first + count));
             const statements = entriesStatements(rows, first, count);
@@ -365,10 +364,6 @@ function isKeptPart(value: unknown): value is KeptPart {
     Number.isSafeInteger(part.bytes) &&
     numbers(part.marks)
   );
-}
-
-function fileSize(path: string): number | undefined {
-  return statSync(path, { throwIfNoEntry: false })?.size;
 }
 
 /**

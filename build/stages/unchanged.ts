@@ -176,16 +176,16 @@ function datesIn(value: unknown, found: Date[] = []): Date[] {
 }
 
 /**
- * Whether a file is as the last build left it: its stamp (lstat) the one that build recorded of it
- * (outputStamps). A file of the /mcp data named after its content is kept by this, never by its name
- * and size alone: a change in place keeps both.
+ * Whether a file is as the last build left it, of `bytes` bytes: its stamp (lstat) the one that build
+ * recorded of it (outputStamps). A file of the /mcp data named after its content is kept by this, never
+ * by its name and size alone: a change in place keeps both.
  */
-export function leftBy(last: LastBuild | undefined): (path: string) => boolean {
+export function leftBy(last: LastBuild | undefined): (path: string, bytes: number) => boolean {
   const recorded = new Map(last?.outputs ?? []);
-  return (path) => {
+  return (path, bytes) => {
     const then = recorded.get(path);
-    const now = then ? lstatStamp(path) : null;
-    return then != null && now !== null && sameStamp(now, then);
+    const now = then?.size === bytes ? lstatStamp(path) : null;
+    return now !== null && sameStamp(now, then as Stamp);
   };
 }
 

@@ -58,7 +58,7 @@ export async function stagePrivateFiles(
       const target = join(root, file.path);
       // A file named after its content is there already when the last build left it there, as it left
       // it (its name and size alone say nothing of a change in place).
-      if ((file.named?.left || file.named?.kept) && (await sizeOf(target)) === file.named.bytes) continue;
+      if (file.named?.left && (await sizeOf(target)) === file.named.bytes) continue;
       // A file the build found as a build before wrote it, and did not make: gone or changed since (in
       // dev, an earlier save's /mcp data, written while this build ran, removed it), made now.
       const content = file.named?.kept && file.remake ? file.remake() : file.content;
