@@ -70,6 +70,18 @@ function damage(root: string, section: Section, from: string, to: string, shards
   return changed;
 }
 
+/**
+ * The D1 site built, a body's row changed in every shard, and the import's files gone: the next build
+ * makes every one of them again, from the rows the store kept.
+ */
+async function withDamagedRows(): Promise<TempSite> {
+  const built = await d1Site();
+  await build({ root: built.root });
+  expect(damage(built.root, 'rows', 'palabra', 'palabro')).toBeGreaterThan(0);
+  rmSync(join(built.root, D1_DIR), { recursive: true, force: true });
+  return built;
+}
+
 it('a kept text changed in place is never published: its shard is made again', async () => {
   site = await d1Site();
   await build({ root: site.root });
@@ -84,11 +96,7 @@ it('a kept text changed in place is never published: its shard is made again', a
 }, 60_000);
 
 it('a kept body row changed in place never reaches the D1 import: the build runs again without the store', async () => {
-  site = await d1Site();
-  await build({ root: site.root });
-  expect(damage(site.root, 'rows', 'palabra', 'palabro')).toBeGreaterThan(0);
-  // The import's files are gone: every one is made again, from the rows the store kept.
-  rmSync(join(site.root, D1_DIR), { recursive: true, force: true });
+  site = await withDamagedRows();
   const result = await sameAsCold(site, {});
   expect(result?.incremental.redone).toBe(12);
   const sql = Object.values(await privateFiles(site.root)).join('');
@@ -129,10 +137,7 @@ it('a changed index is one that is not there: every item is made again', async (
 }, 60_000);
 
 it("dev's store, damaged under it, is dropped in place and builds on from the sources", async () => {
-  site = await d1Site();
-  await build({ root: site.root });
-  damage(site.root, 'rows', 'palabra', 'palabro');
-  rmSync(join(site.root, D1_DIR), { recursive: true, force: true });
+  site = await withDamagedRows();
   const store = FragmentStore.open(site.root);
   const first = await sameAsCold(site, { store });
   expect(first?.incremental.redone).toBe(12);
@@ -148,10 +153,7 @@ it("dev's store, damaged under it, is dropped in place and builds on from the so
 }, 60_000);
 
 it('a check (a dry run) with a damaged store builds without it, and changes none of its files', async () => {
-  site = await d1Site();
-  await build({ root: site.root });
-  damage(site.root, 'rows', 'palabra', 'palabro');
-  rmSync(join(site.root, D1_DIR), { recursive: true, force: true });
+  site = await withDamagedRows();
   const index = readFileSync(join(site.root, STORE_DIR, 'index.bin'));
   const result = await check({ root: site.root });
   expect(result.incremental.redone).toBe(12);
