@@ -45,7 +45,7 @@ export async function readD1Manifest(root: string): Promise<D1Manifest | undefin
 }
 
 /** The names the build gives the import's files (mcp-output.ts): nothing else is ever opened. */
-const PART_NAME = /^(?:entries-\d{6}|schema|terms|done)-[0-9a-f]{16}\.sql$/;
+const PART_NAME = /^(?:schema|order|entries|terms|done)-[0-9a-f]{16}\.sql$/;
 
 function wellFormed(parts: unknown): parts is D1Manifest['parts'] {
   const count = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;

@@ -9,8 +9,8 @@ import {
   type D1ImportFile,
   type D1ItemRows,
   entriesStatements,
+  entryParts,
   joinD1Rows,
-  PART_ENTRIES,
 } from '../core/edge/mcp/d1-sql.ts';
 import { type EmbeddedData, embeddedSizeBound, joinEmbedded } from '../core/edge/mcp/embedded.ts';
 import {
@@ -164,26 +164,27 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
   const { config: wrangler, problem } = await readWranglerConfig(options.root);
   problems.push(...(problem ? [problem] : d1BindingProblems(wrangler, config.mcp.d1, configFile)));
   const rows = await d1RowsOfItems(material.items, options.parallelThreshold, options.spool);
+  const keys = entryKeys(material.items.map((item) => item.facts.id));
+  const entryFiles = entryParts(keys);
   const names = new Map<number, string>();
-  for (let first = 0; first < rows.length; first += PART_ENTRIES)
-    names.set(first, entriesName(first, Math.min(PART_ENTRIES, rows.length - first), rows));
+  for (const { first, count } of entryFiles) names.set(first, entriesName(first, count, rows, keys));
   const generation = d1Generation([...names.values()], rows.length);
   const kept = options.fromNothing ? new Map<string, KeptPart>() : keptParts(options.root);
   // A file the last build wrote, of the size its name says, and as that build left it.
   const asLeft = (path: string, bytes: number) => options.asLeft?.(join(options.root, path), bytes) ?? false;
   // Each entries file as a build before made it, and whether it is still there as it was left.
   const known = new Map<number, (KeptPart & { written: boolean }) | undefined>();
-  for (let first = 0; first < rows.length; first += PART_ENTRIES) {
+  for (const { first } of entryFiles) {
     const name = names.get(first) ?? '';
     const part = kept.get(name);
     known.set(first, part && { ...part, written: asLeft(`${D1_DIR}/${name}`, part.bytes) });
   }
   // The files made again read kept items' rows from the store's files: checked first (StoreDamage).
   const remade: D1ItemRows[] = [];
-  for (const [first, part] of known)
-    if (!part?.written) remade.push(...rows.slice(first, first + PART_ENTRIES));
+  for (const { first, count } of entryFiles)
+    if (!known.get(first)?.written) remade.push(...rows.slice(first, first + count));
   checkKeptRows(remade);
-  const imported = joinD1Rows(rows, (first) => known.get(first));
+  const imported = joinD1Rows(rows, keys, entryFiles, (first) => known.get(first));
   const sqlFiles = imported.files.map((file) => {
     const name = names.get(file.first ?? -1);
     const part = name && file.written ? kept.get(name) : undefined;
@@ -249,7 +250,7 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
           named: { bytes: part.bytes, left: true, kept: true },
           remake: () => {
             checkKeptRows(rows.slice(first, first + count));
-            const statements = entriesStatements(rows, first, count);
+            const statements = entriesStatements(rows, keys, first, count);
             return sqlFile({ ...file, statements, marks: statements.map(() => []) }, names.get(first)).pieces;
           },
         };
@@ -306,9 +307,10 @@ function sqlFile(
     bytes += pieceLength(piece);
   };
   file.statements.forEach((statement, i) => {
-    for (const at of file.marks[i] ?? []) marks.push(bytes + at);
+    const start = bytes;
     if (typeof statement === 'string') add(statement);
     else for (const piece of statement) add(asPiece(piece));
+    for (const at of file.marks[i] ?? []) marks.push(at < 0 ? bytes + at : start + at);
     add('\n');
   });
   let name = entries;
@@ -326,19 +328,43 @@ const SCHEMA_SQL = joinD1Rows([])
   .join('\n');
 
 /**
- * The name of the entries file of `count` entries from `first` on: a digest of their rows' digests (made
- * once and kept with the rows), so naming a file of unchanged entries reads none of their bytes.
+ * The name of the entries file of `count` entries from `first` on: a digest of their keys and their
+ * rows' digests (made once and kept with the rows), so naming a file of unchanged entries reads none of
+ * their bytes. Their places are not in it: the same entries make the same file wherever they stand.
  */
-function entriesName(first: number, count: number, rows: readonly D1ItemRows[]): string {
+function entriesName(
+  first: number,
+  count: number,
+  rows: readonly D1ItemRows[],
+  keys: readonly string[],
+): string {
   const hash = createHash('sha256').update(`${D1_SQL_VERSION}\n${SCHEMA_SQL}\nentries\n`);
-  let digests = `${first} ${count}\n`;
-  for (const row of rows.slice(first, first + count)) {
+  let digests = '';
+  for (let pos = first; pos < first + count; pos++) {
+    const row = rows[pos] as D1ItemRows;
     row.digest ??= rowsDigest(row);
-    digests += `${row.digest}\n`;
+    digests += `${keys[pos]} ${row.digest}\n`;
   }
   // One update per file, not one per entry: 10,000 calls into the hash were most of its time.
   hash.update(digests);
-  return `entries-${String(first).padStart(6, '0')}-${hash.digest('hex').slice(0, 16)}.sql`;
+  return `entries-${hash.digest('hex').slice(0, 16)}.sql`;
+}
+
+/**
+ * Each entry's key in the import, from its id (`post/rag-en-produccion`): twelve hex digits of its
+ * digest, which stay the entry's wherever it moves, and choose where a file of entries ends
+ * (entryParts). Two ids with the same digits (one pair in some 10^10 at 10,000 items) keep them apart
+ * by a suffix, in index order.
+ */
+export function entryKeys(ids: readonly string[]): string[] {
+  const taken = new Set<string>();
+  return ids.map((id) => {
+    const digits = createHash('sha256').update(id).digest('hex').slice(0, 12);
+    let key = digits;
+    for (let n = 1; taken.has(key); n++) key = `${digits}-${n}`;
+    taken.add(key);
+    return key;
+  });
 }
 
 /** The entries files the last build described (D1_PARTS_PATH), by name; none when unreadable. */
@@ -372,4 +398,4 @@ function isKeptPart(value: unknown): value is KeptPart {
  * SQL "already imported". (A change of what rowsDigest hashes also needs the item store's STORE_FORMAT
  * to go up: the digests are kept there.)
  */
-const D1_SQL_VERSION = 2;
+const D1_SQL_VERSION = 3;

@@ -323,6 +323,7 @@ describe('the D1 backend', () => {
     const parts = (manifest.parts as { path: string }[]).map((p) => p.path);
     expect(parts.map((p) => /^\.content-index\/d1\/([a-z]+)-/.exec(p)?.[1])).toEqual([
       'schema',
+      'order',
       'entries',
       'terms',
       'done',

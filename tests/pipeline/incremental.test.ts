@@ -16,6 +16,7 @@ import {
   shardOf,
 } from '../../build/stages/fragment-store.ts';
 import { DEFAULT_MAX_FILE_BYTES, type Listing } from '../../build/stages/load.ts';
+import { entryKeys } from '../../build/stages/mcp-output.ts';
 import type { ParsedSource } from '../../build/stages/parse/parse-source.js';
 import { ParseCache, pendingBody } from '../../build/stages/parse-cache.ts';
 import { writeFilePieces } from '../../build/stages/stored-bytes.ts';
@@ -346,8 +347,8 @@ describe("a list page's dates", () => {
 });
 
 describe('the D1 import', () => {
-  /** 300 posts on D1: three files of entries (PART_ENTRIES = 128). */
-  const threeFilesOfPosts = async (): Promise<TempSite> => {
+  /** 300 posts on D1: more than one file of entries (128 on average, PART_ENTRIES). */
+  const postsOnD1 = async (): Promise<TempSite> => {
     const posts: Record<string, string> = {};
     for (let i = 0; i < 300; i++) {
       const n = String(i).padStart(3, '0');
@@ -363,23 +364,35 @@ describe('the D1 import', () => {
     return site;
   };
 
+  /** The import's files, each by its stamp (inode and mtime): a file written again has a new one. */
+  const stampsOf = async (root: string) => {
+    const d1 = join(root, '.content-index/d1');
+    const found: Record<string, string> = {};
+    for (const name of await readdir(d1)) {
+      const st = await stat(join(d1, name));
+      found[name] = `${st.ino}:${st.mtimeMs}`;
+    }
+    return found;
+  };
+  /** The import's entries files that hold the rows of the item `id` (its key is in each row). */
+  const holding = async (root: string, names: readonly string[], id: string) => {
+    const key = `'${entryKeys([id])[0]}'`;
+    const found: string[] = [];
+    for (const name of names.filter((n) => n.startsWith('entries-')))
+      if ((await readFile(join(root, '.content-index/d1', name), 'utf8')).includes(key)) found.push(name);
+    return found;
+  };
+  const kindOf = (name: string) => name.replace(/-[0-9a-f]{16}\.sql$/, '');
+
   it("rewrites only the files of the entries that changed, and joins as a build from nothing's", async () => {
     // The import is the same statements in every build but for the files an edit touches: a file's
     // name is a digest of what it holds, and the generation, which every statement names, is put in by
     // the import as it joins them.
-    const s = await threeFilesOfPosts();
-    const d1 = join(s.root, '.content-index/d1');
-    const stamps = async () => {
-      const found: Record<string, string> = {};
-      for (const name of await readdir(d1)) {
-        const st = await stat(join(d1, name));
-        found[name] = `${st.ino}:${st.mtimeMs}`;
-      }
-      return found;
-    };
+    const s = await postsOnD1();
     const first = await build({ root: s.root, clock: () => JUNE });
-    const before = await stamps();
-    expect(Object.keys(before).filter((name) => name.startsWith('entries-'))).toHaveLength(3);
+    const before = await stampsOf(s.root);
+    const entriesFiles = Object.keys(before).filter((name) => name.startsWith('entries-'));
+    expect(entriesFiles.length).toBeGreaterThan(1);
     // Words the site holds already: the one-typo look-ups (the terms' file) stay as they were.
     await s.write(
       'content/posts/nota-150.es.md',
@@ -388,39 +401,85 @@ describe('the D1 import', () => {
     const edited = await build({ root: s.root, clock: () => JUNE });
     expect(edited.incremental.redoneItems).toEqual(['post/nota-150']);
     expect(edited.mcp?.d1?.generation).not.toBe(first.mcp?.d1?.generation);
-    const after = await stamps();
+    const after = await stampsOf(s.root);
     const kept = Object.keys(after).filter((name) => before[name] === after[name]);
     const written = Object.keys(after).filter((name) => before[name] !== after[name]);
-    expect(written.map((name) => name.replace(/-[0-9a-f]{16}\.sql$/, ''))).toEqual([
-      'entries-000128',
+    expect(written.sort()).toEqual([
+      ...(await holding(s.root, written, 'post/nota-150')),
       'import.json',
       'parts.json',
     ]);
-    expect(kept.map((name) => name.replace(/-[0-9a-f]{16}\.sql$/, '')).sort()).toEqual([
-      'done',
-      'entries-000000',
-      'entries-000256',
-      'schema',
-      'terms',
-    ]);
+    expect(written.map(kindOf)).toEqual(['entries', 'import.json', 'parts.json']);
+    expect(kept.map(kindOf).sort()).toEqual(
+      ['done', 'order', 'schema', 'terms', ...entriesFiles.slice(1).map(() => 'entries')].sort(),
+    );
     const sql = await d1ImportSql(s.root);
     expect(sql).toContain('lenguaje de modelos');
-    expect(sql).toContain(`INSERT INTO ci_${edited.mcp?.d1?.generation}_bodies (pos, lang, text) VALUES`);
+    expect(sql).toContain(`INSERT INTO ci_${edited.mcp?.d1?.generation}_bodies (pos, lang, text) SELECT`);
     expect(sql).not.toContain(GENERATION_PLACEHOLDER);
     // A file removed by hand is written again by the next build; the import is a build from nothing's.
-    await rm(join(d1, written[0] as string));
+    await rm(join(s.root, '.content-index/d1', written[0] as string));
     await build({ root: s.root, clock: () => JUNE });
     expect(await d1ImportSql(s.root)).toBe(sql);
     await rm(join(s.root, '.content-index'), { recursive: true });
     await build({ root: s.root, clock: () => JUNE });
     expect(await d1ImportSql(s.root)).toBe(sql);
-    expect(Object.keys(await stamps()).sort()).toEqual(Object.keys(after).sort());
+    expect(Object.keys(await stampsOf(s.root)).sort()).toEqual(Object.keys(after).sort());
+  });
+
+  it('writes the order and the one file of entries an item joins or leaves, not every file after it', async () => {
+    // Every entry after an item added or removed moves by one place. Each row names its entry by a key
+    // and takes its place from the order table as it is inserted, and a file ends where a key says, not
+    // at a count: the other files hold the same bytes wherever their entries now stand.
+    const s = await postsOnD1();
+    await build({ root: s.root, clock: () => JUNE });
+    const changedBy = async (change: () => Promise<unknown>, id: string) => {
+      const before = await stampsOf(s.root);
+      await change();
+      const result = await build({ root: s.root, clock: () => JUNE });
+      const after = await stampsOf(s.root);
+      const written = Object.keys(after).filter((name) => before[name] !== after[name]);
+      const gone = Object.keys(before).filter((name) => !(name in after));
+      const entries = Object.keys(after).filter((name) => name.startsWith('entries-'));
+      // The import is a build from nothing's, byte for byte.
+      const sql = await d1ImportSql(s.root);
+      await rm(join(s.root, '.content-index'), { recursive: true });
+      await build({ root: s.root, clock: () => JUNE });
+      expect(await d1ImportSql(s.root)).toBe(sql);
+      return { result, written, gone, entries, holding: await holding(s.root, Object.keys(after), id) };
+    };
+    // The newest post, of words the site has (the one-typo look-ups stay as they were): the first
+    // place, every other post one further.
+    const added = await changedBy(
+      () =>
+        s.write(
+          'content/posts/nota-300.es.md',
+          md({ title: 'Nota 300', date: '2025-12-01' }, 'El cuerpo de la nota 300: modelos de lenguaje.\n'),
+        ),
+      'post/nota-300',
+    );
+    expect(added.result.incremental.redoneItems).toEqual(['post/nota-300']);
+    expect(added.holding).toHaveLength(1);
+    // The count of items is in the schema's first line and the last file's statement.
+    expect(added.written.map(kindOf).sort()).toEqual(
+      ['done', 'entries', 'import.json', 'order', 'parts.json', 'schema'].sort(),
+    );
+    expect(added.written).toContain(added.holding[0]);
+    expect(added.entries.length).toBeGreaterThan(1);
+    expect(added.result.mcp?.files.filter((file) => file.named?.kept)).toHaveLength(added.entries.length - 1);
+    // And removed again: the file it was in is the file it was added to, as it was before.
+    const removed = await changedBy(() => rm(join(s.root, 'content/posts/nota-300.es.md')), 'post/nota-300');
+    expect(removed.holding).toEqual([]);
+    expect(removed.written.map(kindOf).sort()).toEqual(
+      ['done', 'entries', 'import.json', 'order', 'parts.json', 'schema'].sort(),
+    );
+    expect(removed.gone.filter((name) => name.startsWith('entries-'))).toEqual(added.holding);
   });
 
   it("makes the one-typo look-ups of the unchanged files' kept terms and the changed files' entries", async () => {
-    // Three files of entries: parts.json keeps each file's distinct terms by its name (a
+    // Files of entries: parts.json keeps each file's distinct terms by its name (a
     // digest of its rows, terms included), and the next build splits only the changed files' entries.
-    const s = await threeFilesOfPosts();
+    const s = await postsOnD1();
     const partsFile = join(s.root, '.content-index/d1/parts.json');
     const termsOf = async () =>
       Object.fromEntries(
@@ -452,7 +511,7 @@ describe('the D1 import', () => {
     // A file the build took as written before, and did not make, gone by the time it is written (dev:
     // an earlier save's /mcp data, written while this build ran, removed it): made again from its rows.
     const taken = edited.mcp?.files.find((file) => file.named?.kept);
-    expect(taken?.path).toMatch(/entries-000000-/);
+    expect(taken?.path).toMatch(/\/entries-[0-9a-f]{16}\.sql$/);
     const sql = await d1ImportSql(s.root);
     await rm(join(s.root, taken?.path ?? ''));
     await writePrivateFiles(s.root, edited.mcp?.files ?? []);
@@ -468,14 +527,16 @@ describe('the D1 import', () => {
     expect(await fromNothing()).not.toContain(`'${carrot}'`);
 
     // An unchanged file's terms are read from parts.json, not split again: a term written there by
-    // hand under the first file's name reaches the look-ups (the file is trusted by name, as the SQL
+    // hand under another file's name reaches the look-ups (the file is trusted by name, as the SQL
     // files are), and a damaged parts.json is made again from the entries.
     const named = JSON.parse(await readFile(partsFile, 'utf8')) as Record<string, { terms: string }>;
-    const firstFile = Object.keys(named).find((name) => name.startsWith('entries-000000-')) as string;
-    const described = named[firstFile] as { terms: string };
+    // A file of entries the edits below leave as it is.
+    const [editedFile] = await holding(s.root, Object.keys(named), 'post/nota-150');
+    const otherFile = Object.keys(named).find((name) => name !== editedFile) as string;
+    const described = named[otherFile] as { terms: string };
     await writeFile(
       partsFile,
-      JSON.stringify({ ...named, [firstFile]: { ...described, terms: `${described.terms} escrita` } }),
+      JSON.stringify({ ...named, [otherFile]: { ...described, terms: `${described.terms} escrita` } }),
     );
     await edit('zanahorias moradas');
     await build({ root: s.root, clock: () => JUNE });

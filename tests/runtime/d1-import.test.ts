@@ -26,7 +26,7 @@ const ENTRIES = `INSERT INTO ci_${GENERATION_PLACEHOLDER}_items (pos) VALUES\n(0
 
 async function files(): Promise<D1Manifest> {
   const schema = '.content-index/d1/schema-0123456789abcdef.sql';
-  const entries = '.content-index/d1/entries-000000-0123456789abcdef.sql';
+  const entries = '.content-index/d1/entries-0123456789abcdef.sql';
   await writeFile(join(root, schema), SCHEMA);
   await writeFile(join(root, entries), ENTRIES);
   const manifest: D1Manifest = {

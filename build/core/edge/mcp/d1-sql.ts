@@ -25,6 +25,9 @@ import { deletionKeys, MIN_FUZZY_LENGTH } from './text.ts';
  *   `deletionKeys`), so that one-typo matches are an indexed look-up instead of a scan.
  * - `content_index_generations`: one row per completely imported generation; the import's last
  *   statement writes it, so a generation without its row was cut short and is never switched to.
+ * - `<g>_order`: only while the import runs (its last file drops it): each entry's key → its `pos`.
+ *   The entries' rows carry their key, not their place, and take their `pos` from here as they are
+ *   inserted: an item added at the front changes this table and one file of entries, not every file.
  */
 export const GENERATIONS_TABLE = 'content_index_generations';
 
@@ -37,6 +40,7 @@ export function d1Tables(generation: string) {
     technologies: `${prefix}_technologies`,
     search: `${prefix}_search`,
     terms: `${prefix}_terms`,
+    order: `${prefix}_order`,
   };
 }
 
@@ -73,20 +77,52 @@ const STATEMENT_BYTES = 30_000;
  */
 export const GENERATION_PLACEHOLDER = 'g____________';
 
-/** The entries of one file of the import: a file never holds a statement of two of them. */
+/**
+ * How many entries a file of the import holds on average: a file never holds a statement of two of
+ * them. A file ends after an entry whose key says so (one in PART_ENTRIES does), not at a count: an
+ * entry added, removed or moved then changes the files it leaves and joins, and every other file stays
+ * the same entries, the same bytes (entryParts).
+ */
 export const PART_ENTRIES = 128;
+/** A file ends after this many entries even when none of their keys says so (so none grows unbounded). */
+const MAX_PART_ENTRIES = 4 * PART_ENTRIES;
+
+/** The entries of one file of the import: `count` from `first` on, in index order. */
+export interface EntryPart {
+  first: number;
+  count: number;
+}
+
+/**
+ * The import's files of entries, by their keys (in index order): a file ends after an entry whose key's
+ * first digits are a multiple of PART_ENTRIES, or after MAX_PART_ENTRIES. Keys are digests (uniform),
+ * so the files hold PART_ENTRIES entries on average.
+ */
+export function entryParts(keys: readonly string[]): EntryPart[] {
+  const parts: EntryPart[] = [];
+  let first = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const ends = Number.parseInt((keys[i] as string).slice(0, 6), 16) % PART_ENTRIES === 0;
+    if (ends || i + 1 - first >= MAX_PART_ENTRIES || i === keys.length - 1) {
+      parts.push({ first, count: i + 1 - first });
+      first = i + 1;
+    }
+  }
+  return parts;
+}
 
 /** One file of the import: its statements, each followed by a line break when written. */
 export interface D1ImportFile {
-  /** `schema` first, then `entries` in order, then `terms`, and `done` last. */
-  kind: 'schema' | 'entries' | 'terms' | 'done';
+  /** `schema` first, then `order`, then `entries` in order, then `terms`, and `done` last. */
+  kind: 'schema' | 'order' | 'entries' | 'terms' | 'done';
   /** `entries`: the position of its first entry, and how many it holds. */
   first?: number;
   count?: number;
   statements: SqlStatement[];
   /**
-   * Where the placeholder stands in each statement: UTF-16 offsets in its first piece, all of them
-   * before any entry's text (in the SQL's own ASCII), so they are byte offsets too.
+   * Where the placeholder stands in each statement, in the SQL's own ASCII around the entries' texts
+   * (so UTF-16 offsets are byte offsets too): from its start in its first piece, or, when negative, back
+   * from its end in its last piece.
    */
   marks: number[][];
   /** `entries`: its entries' distinct terms, space-separated (what the one-typo look-ups take of it). */
@@ -97,11 +133,15 @@ export interface D1ImportFile {
 
 /**
  * The import of the entries' rows ({@link d1ItemRows}), in index order: their positions are their
- * places. Its tables are named with {@link GENERATION_PLACEHOLDER}: the build names the generation
- * after the rows (stages/mcp-output.ts), the import puts it in.
+ * places. Each entry's rows carry its key (`keys`, in the same order), and take their position from
+ * the order table as they are inserted, so a file of entries holds the same bytes wherever its entries
+ * stand. Its tables are named with {@link GENERATION_PLACEHOLDER}: the build names the generation after
+ * the rows (stages/mcp-output.ts), the import puts it in.
  */
 export function joinD1Rows(
   entries: readonly D1ItemRows[],
+  keys: readonly string[] = [],
+  parts: readonly EntryPart[] = entryParts(keys),
   /**
    * What a build before made of the file of the entries from `first` on, when the same entries make it
    * now and it is still there: its statements are not made again, and its terms are taken as they were
@@ -127,12 +167,21 @@ export function joinD1Rows(
     // every answer in index order and the fields a body matched in unknowable.
     `CREATE VIRTUAL TABLE ${t.search} USING fts5(${SEARCH_COLUMNS.join(', ')}, tokenize = "unicode61 remove_diacritics 2", content = '', detail = full);`,
     `CREATE TABLE ${t.terms} (key TEXT NOT NULL, position INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (key, position, term)) WITHOUT ROWID;`,
+    `CREATE TABLE ${t.order} (key TEXT PRIMARY KEY, pos INTEGER NOT NULL) WITHOUT ROWID;`,
   ];
   const files: D1ImportFile[] = [{ kind: 'schema', statements: schema, marks: schema.map(placeholders) }];
   const oversized = new Set<number>();
+  const order = new Inserts(`INSERT INTO ${t.order} (key, pos) VALUES`, oversized);
+  for (const [pos, key] of keys.entries()) order.add(-1, `('${key}', ${pos})`);
+  const orderStatements = order.finish();
+  if (orderStatements.length > 0)
+    files.push({
+      kind: 'order',
+      statements: orderStatements,
+      marks: orderStatements.map(() => [INSERT_MARK]),
+    });
   const vocabulary = new Set<string>();
-  for (let first = 0; first < entries.length; first += PART_ENTRIES) {
-    const count = Math.min(PART_ENTRIES, entries.length - first);
+  for (const { first, count } of parts) {
     const before = known?.(first);
     const terms = before?.terms ?? partTerms(entries, first, count);
     if (terms !== '') for (const term of terms.split(' ')) vocabulary.add(term);
@@ -140,13 +189,13 @@ export function joinD1Rows(
       files.push({ kind: 'entries', first, count, statements: [], marks: [], terms, written: true });
       continue;
     }
-    const statements = entriesStatements(entries, first, count, oversized);
+    const statements = entriesStatements(entries, keys, first, count, oversized);
     files.push({
       kind: 'entries',
       first,
       count,
       statements,
-      marks: statements.map(() => [INSERT_MARK]),
+      marks: statements.map(() => ENTRIES_MARKS),
       terms,
     });
   }
@@ -158,6 +207,7 @@ export function joinD1Rows(
   }
   // Last: its presence says every statement above ran.
   const done = [
+    `DROP TABLE ${t.order};`,
     `INSERT INTO ${GENERATIONS_TABLE} (id, items, state) VALUES ('${generation}', ${entries.length}, 'ready');`,
   ];
   files.push({ kind: 'done', statements: done, marks: done.map(placeholders) });
@@ -165,37 +215,45 @@ export function joinD1Rows(
 }
 
 /**
- * The statements of the entries file of `count` entries from `first` on (its rows, table by table);
- * entries whose row alone passes D1's statement limit are added to `oversized`.
+ * The statements of the entries file of `count` entries from `first` on (its rows, table by table),
+ * each row with its entry's key (`keys`, in the entries' order); entries whose row alone passes D1's
+ * statement limit are added to `oversized`.
  */
 export function entriesStatements(
   entries: readonly D1ItemRows[],
+  keys: readonly string[],
   first: number,
   count: number,
   oversized: Set<number> = new Set(),
 ): SqlStatement[] {
   const t = d1Tables(GENERATION_PLACEHOLDER);
-  const items = new Inserts(
-    `INSERT INTO ${t.items} (pos, type, languages, item, date, tags) VALUES`,
+  // Rows of (key, the table's other columns): each takes its position from the order table.
+  const keyed = (table: string, columns: readonly string[]) =>
+    new Inserts(
+      `INSERT INTO ${table} (${columns.join(', ')}) SELECT o.pos, ${columns
+        .slice(1)
+        .map((_, i) => `v.column${i + 2}`)
+        .join(', ')} FROM (VALUES`,
+      oversized,
+      orderJoin('column1'),
+    );
+  const items = keyed(t.items, ['pos', 'type', 'languages', 'item', 'date', 'tags']);
+  const translations = keyed(t.translations, ['pos', 'lang', 'title', 'description', 'tags', 'url']);
+  const bodies = keyed(t.bodies, ['pos', 'lang', 'text']);
+  const technologies = new Inserts(
+    `INSERT INTO ${t.technologies} (name, pos) SELECT v.column1, o.pos FROM (VALUES`,
     oversized,
+    orderJoin('column2'),
   );
-  const translations = new Inserts(
-    `INSERT INTO ${t.translations} (pos, lang, title, description, tags, url) VALUES`,
-    oversized,
-  );
-  const bodies = new Inserts(`INSERT INTO ${t.bodies} (pos, lang, text) VALUES`, oversized);
-  const technologies = new Inserts(`INSERT INTO ${t.technologies} (name, pos) VALUES`, oversized);
-  const search = new Inserts(
-    `INSERT INTO ${t.search} (rowid, ${SEARCH_COLUMNS.join(', ')}) VALUES`,
-    oversized,
-  );
+  const search = keyed(t.search, ['rowid', ...SEARCH_COLUMNS]);
   for (let pos = first; pos < first + count; pos++) {
     const rows = entries[pos] as D1ItemRows;
-    items.add(pos, `(${pos}`, rows.item);
-    for (const row of rows.translations) translations.add(pos, `(${pos}`, row);
-    for (const row of rows.bodies) bodies.add(pos, `(${pos}`, row);
-    for (const name of rows.technologies) technologies.add(pos, `(${name}, ${pos})`);
-    search.add(pos, `(${pos}`, rows.search);
+    const key = `'${keys[pos]}'`;
+    items.add(pos, `(${key}`, rows.item);
+    for (const row of rows.translations) translations.add(pos, `(${key}`, row);
+    for (const row of rows.bodies) bodies.add(pos, `(${key}`, row);
+    for (const name of rows.technologies) technologies.add(pos, `(${name}, ${key})`);
+    search.add(pos, `(${key}`, rows.search);
   }
   return [
     ...items.finish(),
@@ -204,6 +262,11 @@ export function entriesStatements(
     ...technologies.finish(),
     ...search.finish(),
   ];
+}
+
+/** The end of an entries statement: the rows' positions, from the order table by their keys. */
+function orderJoin(keyColumn: 'column1' | 'column2'): string {
+  return `) AS v CROSS JOIN ${d1Tables(GENERATION_PLACEHOLDER).order} o ON o.key = v.${keyColumn}`;
 }
 
 /** The distinct terms of `count` entries from `first` on, space-separated, in the order first met. */
@@ -219,6 +282,15 @@ function partTerms(entries: readonly D1ItemRows[], first: number, count: number)
 /** Where the placeholder stands in an INSERT of a generation's table (`INSERT INTO ci_` before it). */
 const INSERT_MARK = 'INSERT INTO ci_'.length;
 
+/**
+ * Where the placeholder stands in an entries statement: in its table's name after `INSERT INTO ci_`,
+ * and in the order table's name in its end, after the rows (counted back from the statement's end).
+ */
+const ENTRIES_MARKS = [
+  INSERT_MARK,
+  orderJoin('column1').indexOf(GENERATION_PLACEHOLDER) - `${orderJoin('column1')};`.length,
+];
+
 /** Every place of the placeholder in a statement of the SQL's own (no entry's text in it). */
 function placeholders(statement: string): number[] {
   const found: number[] = [];
@@ -232,8 +304,8 @@ function placeholders(statement: string): number[] {
 }
 
 /**
- * One entry's rows of each table, each without its position (the join puts it in: `(pos` then the
- * text here, but for `technologies`, whose rows are `(name, pos)`), and the terms it adds to the
+ * One entry's rows of each table, each without its entry's key (the join puts it in: `('key'` then the
+ * text here, but for `technologies`, whose rows are `(name, 'key')`), and the terms it adds to the
  * one-typo look-ups.
  */
 export interface D1ItemRows<Text = string | ByteSpan> {
@@ -349,8 +421,10 @@ class Inserts {
     private readonly head: string,
     /** Entries whose row alone passes D1's 100 KB statement limit (their position, -1 for the terms). */
     private readonly oversized: Set<number>,
+    /** What follows the rows, before the `;` (ASCII). */
+    private readonly tail = '',
   ) {
-    this.headBytes = utf8Length(head) + 2;
+    this.headBytes = utf8Length(head) + 2 + tail.length;
   }
 
   /** A row: its start, and the rest of it when that is kept apart (an item's kept texts). */
@@ -371,7 +445,7 @@ class Inserts {
   }
 
   private flush(): void {
-    this.batch.push(';');
+    this.batch.push(`${this.tail};`);
     // Neighbouring texts as one: a statement is then a string unless a row came as bytes.
     const pieces: (string | ByteSpan)[] = [];
     let text = '';
