@@ -46,6 +46,7 @@ import {
   listingCurrent,
   listingHolds,
   listSources,
+  patchedListing,
   type Read,
   readBranches,
   readSources,
@@ -658,6 +659,9 @@ async function listingOf(options: ItemsOptions): Promise<{ listing: Listing; hin
   const previous = options.store.listing;
   if (previous && options.changed && listingHolds(previous, options, options.changed))
     return { listing: previous, hinted: true };
+  // New pages among the files named: put in their places, the others taken as they were.
+  const patched = previous && options.changed && (await patchedListing(previous, options, options.changed));
+  if (patched) return { listing: patched, hinted: true };
   // No folder changed since the last listing: no file was added, removed or renamed.
   if (previous && !options.changed && listingCurrent(previous, options, options.store.racyMs))
     return { listing: previous, hinted: false };

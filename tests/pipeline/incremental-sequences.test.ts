@@ -311,14 +311,15 @@ describe('random series of changes between incremental builds', () => {
           await judged({ ...base(), ...dev });
 
           // What dev's watcher saw since dev last built, other processes' builds meanwhile included:
-          // the files, and whether each was a file saved in place in the content folder.
+          // the files, and whether it names every change (a file of the content folder saved, added,
+          // removed or renamed does; a list page added or removed, the configuration, does not here).
           let seen = new Set<string>();
           let onlyEdits = true;
           for (const { ops, caller, drafts } of steps) {
             for (const change of ops) {
               switch (change.op) {
                 case 'write':
-                  if (!present.has(change.path)) onlyEdits = false;
+                  // A new file is named as dev's watcher names it ('add'): put into the last listing.
                   await write(change.path, textOf(change.content, change.path));
                   present.add(change.path);
                   seen.add(path(change.path));
@@ -327,7 +328,7 @@ describe('random series of changes between incremental builds', () => {
                   if (!present.has(change.path)) break;
                   await rm(path(change.path));
                   present.delete(change.path);
-                  onlyEdits = false;
+                  seen.add(path(change.path));
                   break;
                 case 'rename': {
                   // Within its folder (another name, or another language's suffix): a project moved to
@@ -337,7 +338,9 @@ describe('random series of changes between incremental builds', () => {
                   await rename(path(change.from), path(to));
                   present.delete(change.from);
                   present.add(to);
-                  onlyEdits = false;
+                  // Both names, as the watcher tells them (the old gone, the new added).
+                  seen.add(path(change.from));
+                  seen.add(path(to));
                   break;
                 }
                 case 'touch':
@@ -359,8 +362,8 @@ describe('random series of changes between incremental builds', () => {
                   await rename(path(change.a), path(`${change.a}.swap`));
                   await rename(path(b), path(change.a));
                   await rename(path(`${change.a}.swap`), path(b));
-                  // Renames: the watcher sees files come and go.
-                  onlyEdits = false;
+                  // Renames: the watcher sees files come and go, the temporary name too.
+                  for (const name of [change.a, b, `${change.a}.swap`]) seen.add(path(name));
                   break;
                 }
                 case 'cascade':

@@ -737,6 +737,66 @@ describe('a kept store (as dev keeps it between builds)', () => {
     expect(result?.incremental.unchanged).toBe(true);
   });
 
+  it('puts new pages named to a save into the last listing, and lists the folders again for anything else', async () => {
+    const kept = await keptSite(FILES);
+    const { s, store, path } = kept;
+    await build({ root: s.root, ...kept.options });
+    const listing = () => store.listing as Listing;
+    /** A save of `files` named as dev's watcher names them: as a build from nothing, and whether listed again. */
+    const save = async (files: Record<string, string | null>) => {
+      const before = listing();
+      for (const [file, text] of Object.entries(files))
+        if (text === null) await rm(path(file), { recursive: true, force: true });
+        else await s.write(file, text);
+      const changed = new Set(Object.keys(files).map(path));
+      const result = await sameAsCold(s, { ...kept.options, changed });
+      return { result, listed: listing().at !== before.at, same: listing() === before };
+    };
+    const page = (title: string, more: Record<string, unknown> = {}) =>
+      md({ title, date: '2025-04-01', ...more }, `${title}: un cuerpo.\n`);
+
+    // A new post: in its place in the listing, its item alone keyed.
+    let saved = await save({ 'content/posts/nueva.es.md': page('Nueva') });
+    expect(saved).toMatchObject({ listed: false, same: false });
+    expect(saved.result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/nueva'] });
+    const paths = listing().tasks.map((task) => task.path);
+    expect(paths).toContain('content/posts/nueva.es.md');
+    expect(paths).toEqual([...paths].sort());
+    // Its translation, and a new post beside it in one save.
+    saved = await save({
+      'content/posts/nueva.en.md': page('New'),
+      'content/tips/otro.es.md': page('Otro'),
+    });
+    expect(saved).toMatchObject({ listed: false });
+    expect(saved.result?.incremental.redoneItems).toEqual(['post/nueva', 'tip/otro']);
+    // A file no type's glob selects, and a temporary file gone before the save: nothing to list.
+    saved = await save({ 'content/posts/notas.txt': 'x', 'content/posts/.nueva.es.md.swp': null });
+    expect(saved).toMatchObject({ listed: false, same: true });
+    expect(saved.result?.incremental).toMatchObject({ keyed: 0, redoneItems: [] });
+    // Renamed: the old name gone (still listed, read as gone), the new one put in.
+    await rename(path('content/tips/otro.es.md'), path('content/tips/otra.es.md'));
+    saved = await save({ 'content/tips/otro.es.md': null, 'content/tips/otra.es.md': page('Otro') });
+    expect(saved).toMatchObject({ listed: false });
+    expect(saved.result?.incremental.redoneItems).toEqual(['tip/otra']);
+    expect(await titles(s)).toContain('Otro');
+    // Listed again: a file in a folder the listing never looked in; a bundle's page, in a new folder
+    // and in that one (whose page becomes a resource of it); a list page.
+    for (const file of [
+      'content/posts/2025/honda.es.md',
+      'content/posts/haz/index.es.md',
+      'content/posts/2025/index.es.md',
+      'content/posts/_index.es.md',
+    ]) {
+      saved = await save({ [file]: page(file.includes('_index') ? 'Entradas' : 'Honda') });
+      expect(saved.listed, file).toBe(true);
+    }
+    expect(listing().tasks.map((task) => task.path)).not.toContain('content/posts/2025/honda.es.md');
+    // A resource of that bundle (a Markdown file beside its index.md) is no page: not put in.
+    saved = await save({ 'content/posts/haz/notas.es.md': page('Notas') });
+    expect(saved).toMatchObject({ listed: false, same: true });
+    expect(listing().tasks.map((task) => task.path)).not.toContain('content/posts/haz/notas.es.md');
+  });
+
   it("walks the whole site again when a save has its items' other files read through the parse cache", async () => {
     // 140 posts in three languages: a save of 130 Spanish files (under the 256 read one by one) has
     // 260 translations to read again with them, read through the parse cache.
