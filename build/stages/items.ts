@@ -51,6 +51,7 @@ import {
   readBranches,
   readSources,
   readUnreadBodies,
+  relistedFolders,
   vanishedContent,
 } from './load.ts';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
@@ -155,7 +156,7 @@ const NAMED = 200;
  */
 export async function buildItems(options: ItemsOptions): Promise<Items> {
   const { store } = options;
-  const { listing, hinted } = await listingOf(options);
+  const { listing, hinted, patched } = await listingOf(options);
   if (listing.problems.length > 0) await fail(options, listing);
   const { tasks } = listing;
   const changed = hinted ? options.changed : undefined;
@@ -182,7 +183,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   // one looked at below), under the same context and list pages: an item none of the changed files
   // touch keeps its record's key. At 10,000 items, hashing every item's files took some 50 ms of an
   // edit's build.
-  const carried = (hinted || listing === store.listing) && store.keyBase === keyBase;
+  const carried = (hinted || patched || listing === store.listing) && store.keyBase === keyBase;
   // A build after one in this process that listed the same files, under the same context (dev's saves):
   // that build's walks of the whole site (which files make which item, the items' warnings, what was
   // left out) are patched where the changed files are (the saved ones and the files it could not trust
@@ -653,9 +654,13 @@ function addressKeysOf(facts: ItemFragments['facts']): string[] {
 
 /**
  * The listing of the last build when dev's watcher says which files changed and none was added or
- * removed (`hinted`: the other files are taken as they were), else a new one.
+ * removed (`hinted`: the other files are taken as they were), or with the pages it names added; in a
+ * process of its own, the last listing with only its changed folders read again (`patched`: the last
+ * build's files, each looked at by its stamp); else a new one.
  */
-async function listingOf(options: ItemsOptions): Promise<{ listing: Listing; hinted: boolean }> {
+async function listingOf(
+  options: ItemsOptions,
+): Promise<{ listing: Listing; hinted: boolean; patched?: true }> {
   const previous = options.store.listing;
   if (previous && options.changed && listingHolds(previous, options, options.changed))
     return { listing: previous, hinted: true };
@@ -665,6 +670,9 @@ async function listingOf(options: ItemsOptions): Promise<{ listing: Listing; hin
   // No folder changed since the last listing: no file was added, removed or renamed.
   if (previous && !options.changed && listingCurrent(previous, options, options.store.racyMs))
     return { listing: previous, hinted: false };
+  // Only the folders that changed read again: every file's stamp is looked at below all the same.
+  const relisted = previous && !options.changed ? await relistedFolders(previous, options) : undefined;
+  if (relisted) return { listing: relisted, hinted: false, patched: true };
   return { listing: await listSources(options), hinted: false };
 }
 
