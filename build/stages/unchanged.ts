@@ -13,6 +13,7 @@ import {
   listingCurrent,
   listSources,
   readBranches,
+  relistedFolders,
 } from './load.ts';
 import { type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import type { Setup } from './setup.ts';
@@ -95,9 +96,12 @@ export async function unchangedSince(
     if (last.pages !== (await sitePagesStamp(load.root, sitePages, own))) return {};
   }
   if (!listingCurrent(listingHead, load, store.racyMs)) {
-    // A folder changed (or too recently to tell): the same files listed again will do.
-    const [again, listing] = [await listSources(load), store.listing];
-    if (!listing || !sameListing(again, listing)) return {};
+    // A folder changed (or too recently to tell): the same files listed again will do. Only the
+    // folders that changed are read again when that tells (relistedFolders).
+    const listing = store.listing;
+    if (!listing) return {};
+    const again = (await relistedFolders(listing, load)) ?? (await listSources(load));
+    if (!sameListing(again, listing)) return {};
     store.listing = again;
     store.touch();
   }

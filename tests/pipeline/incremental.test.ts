@@ -1128,6 +1128,49 @@ describe('a build in a process of its own (its store read from its files)', () =
     }
   };
 
+  it('reads again only the folder a file came and went in, and finds nothing changed', async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
+    await ownProcess(s, options);
+    // The module object the build's `import { readdir, readdirSync }` are synced to.
+    const nodeFs = createRequire(import.meta.url)('node:fs') as typeof fs;
+    const { readdir, readdirSync } = nodeFs;
+    const read: string[] = [];
+    const content = join(s.root, 'content');
+    const counted = <F extends (...args: never[]) => unknown>(f: F) =>
+      ((path: fs.PathLike, ...rest: never[]) => {
+        if (String(path).startsWith(content)) read.push(String(path).slice(s.root.length + 1));
+        return (f as unknown as (...args: unknown[]) => unknown)(path, ...rest);
+      }) as unknown as F;
+    // An editor's temporary file, gone again: the folder's stamp changed, its pages did not.
+    await s.write('content/tips/.atajo.es.md.swp', 'x');
+    await rm(join(s.root, 'content/tips/.atajo.es.md.swp'));
+    await s.write('content/tips/notas.txt', 'no es una página');
+    nodeFs.readdir = counted(readdir);
+    nodeFs.readdirSync = counted(readdirSync);
+    syncBuiltinESMExports();
+    let result: Awaited<ReturnType<typeof build>>;
+    try {
+      const store = FragmentStore.open(s.root, { racyMs: 0 });
+      result = await build({ root: s.root, ...options, store });
+      await store.save();
+      store.close();
+    } finally {
+      nodeFs.readdir = readdir;
+      nodeFs.readdirSync = readdirSync;
+      syncBuiltinESMExports();
+    }
+    expect(result.incremental.unchanged).toBe(true);
+    expect(read).toEqual(['content/tips']);
+    // And a page added there is built, as a build from nothing builds it.
+    await s.write('content/tips/nuevo.es.md', md({ title: 'Nuevo', date: '2025-05-05' }, 'Nuevo.\n'));
+    expect((await ownProcess(s, options))?.incremental).toMatchObject({
+      keyed: 1,
+      redoneItems: ['tip/nuevo'],
+    });
+  });
+
   it('keys only the items of the files whose stamps changed, and moves them in the order it kept, as a build from nothing', async () => {
     site = await tempSite(FILES);
     const s = site;
