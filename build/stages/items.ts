@@ -671,7 +671,8 @@ async function listingOf(
   if (previous && !options.changed && listingCurrent(previous, options, options.store.racyMs))
     return { listing: previous, hinted: false };
   // Only the folders that changed read again: every file's stamp is looked at below all the same.
-  const relisted = previous && !options.changed ? await relistedFolders(previous, options) : undefined;
+  const relisted =
+    previous && !options.changed ? await relistedFolders(previous, options, options.store.racyMs) : undefined;
   if (relisted) return { listing: relisted, hinted: false, patched: true };
   return { listing: await listSources(options), hinted: false };
 }

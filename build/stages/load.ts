@@ -203,21 +203,51 @@ export async function patchedListing(
  * folders are listed again. A post added to the 10k site's 15,600-file `posts/` read that one folder,
  * not the 25,900 files of the three.
  */
-export async function relistedFolders(listing: Listing, options: LoadOptions): Promise<Listing | undefined> {
+export async function relistedFolders(
+  listing: Listing,
+  options: LoadOptions,
+  /** A folder whose stamp is this close to the listing's making is read again, its stamp the same. */
+  racyMs: number,
+): Promise<Listing | undefined> {
   if (listing.key !== listingKey(options) || listing.links.length > 0 || listing.warnings.length > 0)
     return undefined;
   const at = Date.now();
+  const folders: Listing['folders'] = listing.folders.map(([folder]) => [folder, statStamp(folder) ?? null]);
+  // The unchanged check asks first, then the build: the same folders as they were then, the same answer.
+  const asked = RELISTED.get(listing);
+  if (asked?.folders.every(([, stamp], i) => sameOrNone(stamp, folders[i]?.[1] ?? null)))
+    return asked.relisted;
+  const relisted = await relisting(listing, options, folders, at, racyMs);
+  RELISTED.set(listing, { folders, relisted });
+  return relisted;
+}
+
+const RELISTED = new WeakMap<Listing, { folders: Listing['folders']; relisted: Listing | undefined }>();
+
+function sameOrNone(a: Stamp | null, b: Stamp | null): boolean {
+  return a === null || b === null ? a === b : sameStamp(a, b);
+}
+
+async function relisting(
+  listing: Listing,
+  options: LoadOptions,
+  folders: Listing['folders'],
+  at: number,
+  racyMs: number,
+): Promise<Listing | undefined> {
   const known = new Set(listing.folders.map(([path]) => path));
-  const folders: Listing['folders'] = [];
   const added: string[] = [];
   const gone = new Set<string>();
   let changedFolders = 0;
-  for (const [folder, then] of listing.folders) {
-    const now = statStamp(folder) ?? null;
-    folders.push([folder, now]);
+  for (const [i, [folder, then]] of listing.folders.entries()) {
+    const now = folders[i]?.[1] ?? null;
     // A folder the layout names and the site does not have (no `projects/`) is as it was: still none.
-    if (now === null && then === null) continue;
-    if (now !== null && then !== null && sameStamp(now, then)) continue;
+    // A stamp taken as the folder changed may not show a change made in the same tick: read again.
+    if (
+      sameOrNone(now, then) &&
+      (then === null || Math.max(then.mtimeMs, then.ctimeMs) <= listing.at - racyMs)
+    )
+      continue;
     if (now === null || then === null) return undefined;
     changedFolders++;
     let entries: Dirent[];
@@ -238,8 +268,11 @@ export async function relistedFolders(listing: Listing, options: LoadOptions): P
       if (dirname(sub) === folder && sub !== folder && !present.has(sub)) return undefined;
     for (const branch of listing.branches)
       if (dirname(branch.absolute) === folder && !present.has(branch.absolute)) return undefined;
-    for (const task of listing.tasks)
-      if (dirname(task.absolute) === folder && !present.has(task.absolute)) gone.add(task.absolute);
+    const inside = folder + sep;
+    for (const task of listing.tasks) {
+      const path = task.absolute;
+      if (path.startsWith(inside) && !path.includes(sep, inside.length) && !present.has(path)) gone.add(path);
+    }
   }
   if (changedFolders === 0) return { ...listing, folders, at };
   const patched = await patchedListing(listing, options, added);

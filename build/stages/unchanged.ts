@@ -100,7 +100,7 @@ export async function unchangedSince(
     // folders that changed are read again when that tells (relistedFolders).
     const listing = store.listing;
     if (!listing) return {};
-    const again = (await relistedFolders(listing, load)) ?? (await listSources(load));
+    const again = (await relistedFolders(listing, load, store.racyMs)) ?? (await listSources(load));
     if (!sameListing(again, listing)) return {};
     store.listing = again;
     store.touch();
