@@ -103,16 +103,40 @@ export function fileHash(path: string, maxFileBytes: number, bodies: boolean): s
   }
 }
 
-/** Whether a listing was made with these options and holds every one of `paths` (absolute). */
+/**
+ * Whether a listing was made with these options and holds every one of `paths` (absolute), none of them
+ * a bundle's page that is gone (the files beside it are pages of their own then, which it never listed).
+ */
 export function listingHolds(listing: Listing, options: LoadOptions, paths: Iterable<string>): boolean {
   if (listing.key !== listingKey(options)) return false;
+  const absolute = listedPaths(listing);
+  for (const path of paths) if (!absolute.has(path) || bundlePageGone(path)) return false;
+  return true;
+}
+
+function listedPaths(listing: Listing): Set<string> {
   let absolute = LISTED.get(listing.tasks);
   if (!absolute) {
     absolute = new Set(listing.tasks.map((task) => task.absolute));
     LISTED.set(listing.tasks, absolute);
   }
-  for (const path of paths) if (!absolute.has(path)) return false;
-  return true;
+  return absolute;
+}
+
+function bundlePageGone(path: string): boolean {
+  if (!INDEX_FILE.test(basename(path))) return false;
+  try {
+    lstatSync(path);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Whether `path` is `dir` or below it. */
+function within(dir: string, path: string): boolean {
+  const inside = relative(dir, path);
+  return inside === '' || (!isAbsolute(inside) && inside !== '..' && !inside.startsWith(`..${sep}`));
 }
 
 // Each listing's files, made once: dev asks at every save, of the listing it keeps (25,900 files at
@@ -133,24 +157,25 @@ export async function patchedListing(
   options: LoadOptions,
   changed: Iterable<string>,
 ): Promise<Listing | undefined> {
-  if (listing.key !== listingKey(options) || listing.links.length > 0 || listing.warnings.length > 0)
-    return undefined;
+  if (!patchable(listing, options)) return undefined;
   const { layout } = options;
   // A file of a skipped language is listed as no task, but may still make its folder a bundle.
   if (layout.skipLanguages.length > 0) return undefined;
-  listingHolds(listing, options, []);
-  const held = LISTED.get(listing.tasks) as Set<string>;
+  const held = listedPaths(listing);
   const folders = new Set(listing.folders.map(([path]) => path));
   const { dir: contentDir, shown: displayRoot } = contentFolder(options);
   const added: Listing['tasks'] = [];
   let matchers: { type: ContentType; base: string; match: (path: string) => boolean }[] | undefined;
   for (const path of changed) {
-    if (held.has(path)) continue;
+    if (held.has(path)) {
+      if (bundlePageGone(path)) return undefined;
+      continue;
+    }
     if (folders.has(path)) return undefined;
+    // Outside the content folder (the configuration, the static folder), or left out: not the listing's.
+    if (path === contentDir || !within(contentDir, path)) continue;
+    if (options.exclude?.some((dir) => within(dir, path))) continue;
     const inside = relative(contentDir, path);
-    // Outside the content folder (the configuration, the static folder): not the listing's.
-    if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) continue;
-    if (options.exclude?.some((dir) => !relative(dir, path).startsWith('..'))) continue;
     let found: ReturnType<typeof lstatSync> | undefined;
     try {
       found = lstatSync(path);
@@ -209,8 +234,7 @@ export async function relistedFolders(
   /** A folder whose stamp is this close to the listing's making is read again, its stamp the same. */
   racyMs: number,
 ): Promise<Listing | undefined> {
-  if (listing.key !== listingKey(options) || listing.links.length > 0 || listing.warnings.length > 0)
-    return undefined;
+  if (!patchable(listing, options)) return undefined;
   const at = Date.now();
   const folders: Listing['folders'] = listing.folders.map(([folder]) => [folder, statStamp(folder) ?? null]);
   // The unchanged check asks first, then the build: the same folders as they were then, the same answer.
@@ -264,14 +288,16 @@ async function relisting(
         if (!known.has(path)) return undefined; // a folder moved in or made: listed again whole
       } else added.push(path);
     }
-    for (const sub of known)
-      if (dirname(sub) === folder && sub !== folder && !present.has(sub)) return undefined;
+    // A folder gone is told by its own stamp; a list page gone changes the pages below it.
     for (const branch of listing.branches)
       if (dirname(branch.absolute) === folder && !present.has(branch.absolute)) return undefined;
     const inside = folder + sep;
     for (const task of listing.tasks) {
       const path = task.absolute;
-      if (path.startsWith(inside) && !path.includes(sep, inside.length) && !present.has(path)) gone.add(path);
+      if (!path.startsWith(inside) || path.includes(sep, inside.length) || present.has(path)) continue;
+      // A bundle's page gone: the files beside it are pages of their own.
+      if (INDEX_FILE.test(basename(path))) return undefined;
+      gone.add(path);
     }
   }
   if (changedFolders === 0) return { ...listing, folders, at };
@@ -279,6 +305,16 @@ async function relisting(
   if (!patched) return undefined;
   const tasks = gone.size === 0 ? patched.tasks : patched.tasks.filter((task) => !gone.has(task.absolute));
   return { ...patched, tasks, folders, at };
+}
+
+/** A listing made with these options, whole: no link read through or warned of, no problem. */
+function patchable(listing: Listing, options: LoadOptions): boolean {
+  return (
+    listing.key === listingKey(options) &&
+    listing.links.length === 0 &&
+    listing.warnings.length === 0 &&
+    listing.problems.length === 0
+  );
 }
 
 /** The folders of a listing's bundles (those with an `index.md`), below the content folder. */

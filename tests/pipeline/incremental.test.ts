@@ -796,6 +796,10 @@ describe('a kept store (as dev keeps it between builds)', () => {
     saved = await save({ 'content/posts/haz/notas.es.md': page('Notas') });
     expect(saved).toMatchObject({ listed: false, same: true });
     expect(listing().tasks.map((task) => task.path)).not.toContain('content/posts/haz/notas.es.md');
+    // The bundle's page removed: its resource is a page of its own from then on, as from nothing.
+    saved = await save({ 'content/posts/haz/index.es.md': null });
+    expect(saved.listed).toBe(true);
+    expect(listing().tasks.map((task) => task.path)).toContain('content/posts/haz/notas.es.md');
   });
 
   it("walks the whole site again when a save has its items' other files read through the parse cache", async () => {
@@ -1229,6 +1233,16 @@ describe('a build in a process of its own (its store read from its files)', () =
     await rm(join(s.root, 'content/tips/2025'), { recursive: true });
     result = await ownProcess(s, options);
     expect(result?.incremental.keyed).toBe(8);
+    // A bundle's page removed: the file beside it is a page of its own from then on, as from nothing.
+    await s.write('content/tips/haz/index.es.md', md({ title: 'Haz', date: '2025-05-07' }, 'Haz.\n'));
+    await s.write('content/tips/haz/notas.es.md', md({ title: 'Notas', date: '2025-05-08' }, 'Notas.\n'));
+    result = await ownProcess(s, options);
+    expect(result?.incremental.redoneItems).toEqual(['tip/haz']);
+    await rm(join(s.root, 'content/tips/haz/index.es.md'));
+    result = await ownProcess(s, options);
+    expect(result?.incremental.redoneItems).toEqual(['tip/notas']);
+    await rm(join(s.root, 'content/tips/haz'), { recursive: true });
+    await ownProcess(s, options);
     // The kept order with its last two items swapped, where moving the first item never looks: not
     // taken as the order (each pair is checked), a sort is.
     const order = join(s.root, STORE_DIR, 'order.txt');
