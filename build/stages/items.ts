@@ -327,9 +327,20 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   // of an edited file) counts as changed when what was read is not what its record says: the parse
   // cache can know a text the store never learned (a build that failed after reading it).
   const touched = new Set<string>();
+  // The last listing's files that the folders read again no longer hold (deleted, or moved away):
+  // the items they were part of have changed too.
+  const dropped: string[] = [];
+  if (patched && store.listing && store.listing !== listing) {
+    const now = new Set(listing.tasks.map((task) => task.absolute));
+    for (const task of store.listing.tasks) {
+      const item = now.has(task.absolute) ? undefined : store.files.get(task.path)?.item;
+      if (item !== undefined) dropped.push(item);
+    }
+  }
   const touch = () => {
     touched.clear();
     if (!carried) return;
+    for (const item of dropped) touched.add(item);
     for (const i of lookedOrRead()) {
       const task = taskAt(i);
       const record = knownOf(i);

@@ -1173,6 +1173,9 @@ describe('a build in a process of its own (its store read from its files)', () =
       keyed: 1,
       redoneItems: ['tip/nuevo'],
     });
+    // A translation removed, its folder read again: no longer listed, its item is made again without it.
+    await rm(join(s.root, 'content/projects/motor.pt-br.md'));
+    expect((await ownProcess(s, options))?.incremental.redoneItems).toEqual(['project/motor']);
   });
 
   it('keys only the items of the files whose stamps changed, and moves them in the order it kept, as a build from nothing', async () => {
