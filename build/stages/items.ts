@@ -43,6 +43,7 @@ import {
   type Listing,
   type LoadOptions,
   letBodiesGo,
+  listedPaths,
   listingCurrent,
   listingHolds,
   listSources,
@@ -331,7 +332,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   // the items they were part of have changed too.
   const dropped: string[] = [];
   if (patched && store.listing && store.listing !== listing) {
-    const now = new Set(listing.tasks.map((task) => task.absolute));
+    const now = listedPaths(listing);
     for (const task of store.listing.tasks) {
       const item = now.has(task.absolute) ? undefined : store.files.get(task.path)?.item;
       if (item !== undefined) dropped.push(item);

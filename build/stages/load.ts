@@ -10,6 +10,7 @@ import type { BranchFile, FollowedLink, SourceFile, UnreadableSource } from '../
 import { CONTENT_TYPES, type ContentType, type Language, normalizeLanguage } from '../core/edge/languages.ts';
 import { ContentIndexError, type Problem } from '../core/errors.ts';
 import { linkProblems, linkWatcher } from './content-links.ts';
+import { within } from './output/tree.ts';
 import { keyLines } from './parse/key-lines.js';
 import type { ParseOutcome, ParseTask } from './parse/parse-chunk.js';
 import type { ParsedSource } from './parse/parse-source.js';
@@ -81,11 +82,16 @@ export function listingCurrent(
 ): boolean {
   if (listing.key !== listingKey(options) || listing.links.length > 0 || listing.warnings.length > 0)
     return false;
-  return listing.folders.every(([path, then]) => {
-    const now = statStamp(path) ?? null;
-    if (now === null || then === null) return now === then;
-    return sameStamp(now, then) && Math.max(then.mtimeMs, then.ctimeMs) <= listing.at - racyMs;
-  });
+  return listing.folders.every(([path, then]) => asListed(then, statStamp(path) ?? null, listing.at, racyMs));
+}
+
+/**
+ * Whether a folder is as a listing made at `at` found it: the same stamp (or still none), taken long
+ * enough after its last change for a change in the same tick to show.
+ */
+function asListed(then: Stamp | null, now: Stamp | null, at: number, racyMs: number): boolean {
+  if (now === null || then === null) return now === then;
+  return sameStamp(now, then) && Math.max(then.mtimeMs, then.ctimeMs) <= at - racyMs;
 }
 
 /**
@@ -114,7 +120,8 @@ export function listingHolds(listing: Listing, options: LoadOptions, paths: Iter
   return true;
 }
 
-function listedPaths(listing: Listing): Set<string> {
+/** The absolute paths of a listing's files (made once per listing). */
+export function listedPaths(listing: Listing): ReadonlySet<string> {
   let absolute = LISTED.get(listing.tasks);
   if (!absolute) {
     absolute = new Set(listing.tasks.map((task) => task.absolute));
@@ -131,12 +138,6 @@ function bundlePageGone(path: string): boolean {
   } catch {
     return true;
   }
-}
-
-/** Whether `path` is `dir` or below it. */
-function within(dir: string, path: string): boolean {
-  const inside = relative(dir, path);
-  return inside === '' || (!isAbsolute(inside) && inside !== '..' && !inside.startsWith(`..${sep}`));
 }
 
 // Each listing's files, made once: dev asks at every save, of the listing it keeps (25,900 files at
@@ -173,9 +174,8 @@ export async function patchedListing(
     }
     if (folders.has(path)) return undefined;
     // Outside the content folder (the configuration, the static folder), or left out: not the listing's.
-    if (path === contentDir || !within(contentDir, path)) continue;
-    if (options.exclude?.some((dir) => within(dir, path))) continue;
-    const inside = relative(contentDir, path);
+    const relPath = within(contentDir, path);
+    if (!relPath || options.exclude?.some((dir) => within(dir, path) !== undefined)) continue;
     let found: ReturnType<typeof lstatSync> | undefined;
     try {
       found = lstatSync(path);
@@ -183,7 +183,6 @@ export async function patchedListing(
       continue; // gone, and never listed: an editor's temporary file
     }
     if (!found.isFile() || !folders.has(dirname(path))) return undefined;
-    const relPath = inside.split(sep).join('/');
     const name = posix.basename(relPath);
     if (name.startsWith('_') || INDEX_FILE.test(name)) return undefined;
     if (!matchers) {
@@ -266,12 +265,7 @@ async function relisting(
   for (const [i, [folder, then]] of listing.folders.entries()) {
     const now = folders[i]?.[1] ?? null;
     // A folder the layout names and the site does not have (no `projects/`) is as it was: still none.
-    // A stamp taken as the folder changed may not show a change made in the same tick: read again.
-    if (
-      sameOrNone(now, then) &&
-      (then === null || Math.max(then.mtimeMs, then.ctimeMs) <= listing.at - racyMs)
-    )
-      continue;
+    if (asListed(then, now, listing.at, racyMs)) continue;
     if (now === null || then === null) return undefined;
     changedFolders++;
     let entries: Dirent[];
