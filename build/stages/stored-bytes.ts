@@ -61,40 +61,68 @@ export interface PieceSink {
 }
 
 /**
- * Writes the pieces in order through one reusable buffer: stored bytes read into it (neighbours in one
- * read: NearbyReads), texts encoded straight into it, nothing of the whole held at once.
+ * Writes the pieces in order through two reusable buffers: one is filled (stored bytes read into it,
+ * neighbours in one read: NearbyReads; texts encoded straight into it) while the other is written, so
+ * that the build's thread is not idle for each write (a build from nothing at 10,000 items waited
+ * 290–420 ms for its 325 MiB of writes with one buffer). Nothing of the whole is held at once.
  */
 export async function writePieces(handle: PieceSink, pieces: readonly (string | BytePiece)[]): Promise<void> {
   const lengths = pieces.map(pieceLength);
   const total = lengths.reduce((sum, length) => sum + length, 0);
-  const buffer = Buffer.allocUnsafe(Math.min(total, 4 << 20));
+  const size = Math.min(total, 4 << 20);
+  let buffer: Buffer = Buffer.allocUnsafe(size);
+  let spare: Buffer | undefined;
   let used = 0;
+  let writing: Promise<void> | undefined;
   const near = new NearbyReads(pieces);
-  const flush = async () => {
+  const writeAll = async (bytes: Uint8Array, length: number) => {
     let written = 0;
-    while (written < used) written += (await handle.write(buffer, written, used - written)).bytesWritten;
-    used = 0;
+    while (written < length) written += (await handle.write(bytes, written, length - written)).bytesWritten;
+  };
+  /** The write under way ended (its buffer free again). */
+  const settle = async () => {
+    if (!writing) return;
+    const under = writing;
+    writing = undefined;
+    await under;
     // While it waited, the item store may have moved pieces to a file that reuses a number it read.
     near.forget();
   };
-  for (let i = 0; i < pieces.length; i++) {
-    const piece = pieces[i] as string | BytePiece;
-    const length = lengths[i] as number;
-    if (length > buffer.length) {
-      await flush();
-      const bytes = bytesOf(piece);
-      let written = 0;
-      while (written < bytes.length)
-        written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten;
-      continue;
+  /** The buffer filled so far handed to a write, and the other one taken to fill. */
+  const flush = async () => {
+    if (used === 0) return;
+    await settle();
+    writing = writeAll(buffer, used);
+    // Swallowed until settled: a failure is thrown there, not reported as unhandled meanwhile.
+    writing.catch(() => undefined);
+    [buffer, spare] = [spare ?? Buffer.allocUnsafe(size), buffer];
+    used = 0;
+    // The caller awaits this: whatever ran meanwhile may have moved pieces too.
+    near.forget();
+  };
+  try {
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i] as string | BytePiece;
+      const length = lengths[i] as number;
+      if (length > buffer.length) {
+        await flush();
+        await settle();
+        await writeAll(bytesOf(piece), length);
+        continue;
+      }
+      if (used + length > buffer.length) await flush();
+      if (typeof piece === 'string') buffer.write(piece, used, length, 'utf8');
+      else if (piece instanceof StoredBytes) near.read(i, buffer, used);
+      else buffer.set(piece, used);
+      used += length;
     }
-    if (used + length > buffer.length) await flush();
-    if (typeof piece === 'string') buffer.write(piece, used, length, 'utf8');
-    else if (piece instanceof StoredBytes) near.read(i, buffer, used);
-    else buffer.set(piece, used);
-    used += length;
+    await flush();
+  } catch (error) {
+    // The write under way ends before the file is given up; the first failure is the one told.
+    await settle().catch(() => undefined);
+    throw error;
   }
-  await flush();
+  await settle();
 }
 
 /** Stored pieces this close after one another in their file are read at once, up to WINDOW_BYTES. */

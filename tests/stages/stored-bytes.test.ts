@@ -165,6 +165,73 @@ describe('writePieces into a slow sink', () => {
   });
 });
 
+describe('writePieces, filling while it writes', () => {
+  it('fills the next buffer while the last one is written, and hands it over only once that write ends', async () => {
+    // A sink whose writes end only when released: what the pieces say is read in the meantime.
+    const source = join(dir, 'overlap');
+    writeFileSync(source, 'z'.repeat(3 << 20));
+    const fd = openSync(source, 'r');
+    const held: (() => void)[] = [];
+    const starts: number[] = [];
+    let reads = 0;
+    const written: Buffer[] = [];
+    const sink = {
+      write(buffer: Uint8Array, offset: number, length: number) {
+        starts.push(reads);
+        const copy = Buffer.from(buffer.subarray(offset, offset + length));
+        return new Promise<{ bytesWritten: number }>((resolve) =>
+          held.push(() => {
+            written.push(copy);
+            resolve({ bytesWritten: length });
+          }),
+        );
+      },
+    };
+    // Three buffers' worth: a stored piece of 3 MiB after each 3 MiB text (4 MiB buffers).
+    const piece = () => {
+      const stored = new StoredBytes(fd, 0, 3 << 20);
+      // Counted as read: a getter on its position, which the read looks at.
+      let position = 0;
+      Object.defineProperty(stored, 'position', {
+        get: () => {
+          reads++;
+          return position;
+        },
+        set: (value: number) => {
+          position = value;
+        },
+      });
+      return stored;
+    };
+    const pieces = ['a'.repeat(3 << 20), piece(), 'b'.repeat(3 << 20), piece(), 'c'.repeat(1000)];
+    const done = writePieces(sink, pieces);
+    try {
+      await new Promise((r) => setTimeout(r, 20));
+      // The first buffer (the 3 MiB of a) is being written, and the stored piece after it was read
+      // into the other buffer meanwhile; no second write starts before the first ends.
+      expect(starts).toEqual([0]);
+      expect(reads).toBeGreaterThan(0);
+      let ended = false;
+      void done.finally(() => {
+        ended = true;
+      });
+      while (!ended) {
+        // One write under way at most: the buffer it was given is not filled again before it ends.
+        expect(held.length).toBeLessThanOrEqual(1);
+        held.shift()?.();
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await done;
+    } finally {
+      closeSync(fd);
+    }
+    const z = 'z'.repeat(3 << 20);
+    expect(Buffer.concat(written).toString('latin1')).toBe(
+      `${'a'.repeat(3 << 20)}${z}${'b'.repeat(3 << 20)}${z}${'c'.repeat(1000)}`,
+    );
+  });
+});
+
 describe('utf8Length', () => {
   it('is the length Node encodes, for every width and for lone surrogates', () => {
     for (const text of [
