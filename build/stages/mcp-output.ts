@@ -23,7 +23,7 @@ import type { Problem } from '../core/errors.ts';
 import { chooseBackend, type EmbeddedSize, FUNCTIONS_CODE_GZIP_BYTES } from '../core/mcp/choose-backend.ts';
 import type { DeployLimits } from '../core/output/cloudflare-limits.ts';
 import { formatSize } from '../core/output/deploy-limits.ts';
-import { embeddedOf, sizeOf } from '../core/output/item-fragments.ts';
+import { embeddedOf, type ItemFragments, sizeOf } from '../core/output/item-fragments.ts';
 import type { McpMaterial } from '../core/output/render.ts';
 import { d1RowsOfItems, rowsDigest } from './d1-rows.ts';
 import { checkKeptRows } from './fragment-store.ts';
@@ -123,6 +123,22 @@ interface McpOutputOptions {
   asLeft?: (path: string, bytes: number) => boolean;
 }
 
+/**
+ * The items' texts (embeddedSizeItem's `text`, a part of the size bound) counted in order until they are
+ * past `ceiling`: their bytes and how many items that took; none when every item's are within it.
+ */
+function textsPast(
+  items: readonly ItemFragments[],
+  ceiling: number,
+): { bytes: number; counted: number } | undefined {
+  let bytes = 0;
+  for (let i = 0; i < items.length; i++) {
+    bytes += sizeOf(items[i] as ItemFragments).text;
+    if (bytes > ceiling) return { bytes, counted: i + 1 };
+  }
+  return undefined;
+}
+
 export async function mcpOutput(material: McpMaterial, options: McpOutputOptions): Promise<McpOutput> {
   const { config, configFile, limits } = options;
   const items = material.items.length;
@@ -130,9 +146,16 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
   if (config.mcp.backend !== 'd1') {
     // A site past the ceiling is told so without building a search index it cannot use (at 10,000
     // items that was a third of the build).
-    const atLeast = embeddedSizeBound(material.items.map(sizeOf), limits.embeddedModuleBytes);
-    if (atLeast > limits.embeddedModuleBytes) {
-      embedded = { module: '', size: { moduleBytes: atLeast, atLeast: true } };
+    const ceiling = limits.embeddedModuleBytes;
+    // `auto` only asks whether the site is past the ceiling: the items' texts are counted until they
+    // pass it. Each item's share made for the count (its MCP material, then let go) is made again for
+    // its D1 rows: at 10,000 items with bodies the first 600 or so pass it, where counting all of them
+    // cost a build from nothing some 270 ms. A refusal of `embedded` says how far past, all counted.
+    const past = config.mcp.backend === 'auto' ? textsPast(material.items, ceiling) : undefined;
+    const atLeast = past?.bytes ?? embeddedSizeBound(material.items.map(sizeOf), ceiling);
+    if (atLeast > ceiling) {
+      const counted = past && past.counted < items ? { counted: past.counted } : {};
+      embedded = { module: '', size: { moduleBytes: atLeast, atLeast: true, ...counted } };
     } else {
       const data = joinEmbedded(material.info, material.items.map(embeddedOf));
       const module = renderMcpModule(data);

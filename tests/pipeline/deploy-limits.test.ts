@@ -176,6 +176,12 @@ describe('a Worker over its size', () => {
     expect(module).toContain('"backend": "d1"');
     const ceiling = await build({ root: site.root, limits: { embeddedModuleBytes: 2000 } });
     expect(ceiling.mcp?.backend).toBe('d1');
+    // Far past it, `auto` counts the items' texts only until they pass it (the rest are never sized).
+    const far = await build({ root: site.root, limits: { embeddedModuleBytes: 200 } });
+    expect(far.mcp?.backend).toBe('d1');
+    expect(far.mcp?.reason).toMatch(
+      /^auto: the data module would be at least [\d.]+ B \(the texts of its first [1-5] of 6 items alone\), past the embedded ceiling of 200 B /,
+    );
   });
 
   it('counts the bodies indexed: a site past the ceiling with them fits without them (mcp.bodies)', async () => {

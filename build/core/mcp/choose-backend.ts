@@ -15,6 +15,8 @@ export interface EmbeddedSize {
   moduleBytes: number;
   moduleGzipBytes?: number;
   atLeast?: boolean;
+  /** With `atLeast`: the bound counts the texts of this many items only, the first to pass the ceiling. */
+  counted?: number;
 }
 
 export interface BackendChoice {
@@ -54,7 +56,7 @@ export function chooseBackend(
     return { backend: 'embedded', reason: configured === 'auto' ? `auto: ${share}` : share };
   }
   const limit = over
-    ? `the data module ${size.atLeast ? 'would be at least' : 'would be'} ${formatSize(size.moduleBytes)}, past the embedded ceiling of ${formatSize(limits.embeddedModuleBytes)} (what an isolate loads within its 1 s startup and 128 MB memory limits, with room left for requests)`
+    ? `the data module ${size.atLeast ? 'would be at least' : 'would be'} ${formatSize(size.moduleBytes)}${size.counted === undefined ? '' : ` (the texts of its first ${size.counted.toLocaleString('en-US')} of ${items.toLocaleString('en-US')} items alone)`}, past the embedded ceiling of ${formatSize(limits.embeddedModuleBytes)} (what an isolate loads within its 1 s startup and 128 MB memory limits, with room left for requests)`
     : `the Worker would be about ${formatSize(workerGzipBytes ?? 0)} compressed, over the ${PLAN_NAME[plan]}'s ${formatSize(limits.workerGzipBytes)}`;
   if (configured === 'auto') return { backend: 'd1', reason: `auto: ${limit}` };
   return {
