@@ -187,7 +187,7 @@ describe('writePieces, filling while it writes', () => {
         );
       },
     };
-    // Three buffers' worth: a stored piece of 3 MiB after each 3 MiB text (4 MiB buffers).
+    // Pieces of 3 MiB, texts and stored bytes in turn: no two fit one 4 MiB buffer, so each is a write.
     const piece = () => {
       const stored = new StoredBytes(fd, 0, 3 << 20);
       // Counted as read: a getter on its position, which the read looks at.
@@ -212,9 +212,10 @@ describe('writePieces, filling while it writes', () => {
       expect(starts).toEqual([0]);
       expect(reads).toBeGreaterThan(0);
       let ended = false;
-      void done.finally(() => {
+      const end = () => {
         ended = true;
-      });
+      };
+      void done.then(end, end);
       while (!ended) {
         // One write under way at most: the buffer it was given is not filled again before it ends.
         expect(held.length).toBeLessThanOrEqual(1);
