@@ -90,8 +90,7 @@ export function listingCurrent(
  * enough after its last change for a change in the same tick to show.
  */
 function asListed(then: Stamp | null, now: Stamp | null, at: number, racyMs: number): boolean {
-  if (now === null || then === null) return now === then;
-  return sameStamp(now, then) && Math.max(then.mtimeMs, then.ctimeMs) <= at - racyMs;
+  return sameOrNone(then, now) && (then === null || Math.max(then.mtimeMs, then.ctimeMs) <= at - racyMs);
 }
 
 /**
