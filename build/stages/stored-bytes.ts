@@ -85,8 +85,6 @@ export async function writePieces(handle: PieceSink, pieces: readonly (string | 
     const under = writing;
     writing = undefined;
     await under;
-    // While it waited, the item store may have moved pieces to a file that reuses a number it read.
-    near.forget();
   };
   /** The buffer filled so far handed to a write, and the other one taken to fill. */
   const flush = async () => {
@@ -97,7 +95,9 @@ export async function writePieces(handle: PieceSink, pieces: readonly (string | 
     writing.catch(() => undefined);
     [buffer, spare] = [spare ?? Buffer.allocUnsafe(size), buffer];
     used = 0;
-    // The caller awaits this: whatever ran meanwhile may have moved pieces too.
+    // Awaited (settle, and the caller's await of this): the item store may have moved pieces meanwhile
+    // to a file that reuses a number read before. The other awaits (a piece past the buffer, the end)
+    // come right after this, nothing read between.
     near.forget();
   };
   try {
