@@ -359,8 +359,21 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
    * printing them again (a configuration's warnings came back at every save, burying the rebuild lines).
    */
   let shownWarnings = '';
+  /**
+   * The rebuild under way, if any. A stop waits for it: ended after the stop, it would hand its data to
+   * the server and put the pointer back in the module, where the stop had just written the data itself.
+   */
+  let underWay: Promise<boolean> | undefined;
   /** Whether the build published (false: it failed, and the last good build is still served). */
-  const rebuild = async (
+  const rebuild = (
+    reason: string,
+    changedFiles?: ReadonlySet<string>,
+    pagesReady?: () => Promise<void>,
+  ): Promise<boolean> => {
+    underWay = rebuildNow(reason, changedFiles, pagesReady);
+    return underWay;
+  };
+  const rebuildNow = async (
     reason: string,
     changedFiles?: ReadonlySet<string>,
     pagesReady?: () => Promise<void>,
@@ -614,6 +627,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    // Its rebuild's data is the newest, and what the module gets below.
+    await underWay;
     clearTimeout(timer);
     clearTimeout(saveTimer);
     clearTimeout(verifyTimer);

@@ -386,6 +386,8 @@ export function watchSources(
   return {
     ready,
     update(next) {
+      // A rebuild that ends after dev stopped must not watch again: one watch held the process for ever.
+      if (closed) return;
       const previous = plan;
       plan = next;
       isContent = picomatch([...plan.globs], { nocase: true });

@@ -308,6 +308,51 @@ it.each([
   }
 });
 
+// A save's rebuild still under way when dev is asked to stop: it ended after the stop had written the
+// data into the module, handed its own data to the server and put the pointer back (a CI run left it so).
+it("finishes a rebuild under way when it stops, and leaves that rebuild's /mcp data in the module", async () => {
+  const other = await tempSite({ 'content/posts/uno.es.md': md({ title: 'Uno' }) });
+  let dev: ChildProcess | undefined;
+  try {
+    const port = await freePort();
+    let printed = '';
+    dev = spawn(
+      process.execPath,
+      [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port)],
+      {
+        cwd: other.root,
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group: a dev that never stops (it did) is killed with everything it started.
+        detached: true,
+      },
+    );
+    dev.stdout?.on('data', (c) => (printed += c));
+    dev.stderr?.on('data', (c) => (printed += c));
+    await until('the dev server', async () => (printed.includes('✓ serving') ? true : undefined), 60_000);
+    // The rebuild's configuration says when it is read, then takes its time: the rebuild is under way.
+    const config = await readFile(join(other.root, 'site.config.ts'), 'utf8');
+    await other.write('content/posts/dos.es.md', md({ title: 'Dos, a medio hacer' }));
+    await other.write(
+      'site.config.ts',
+      // (Its path spelled out: the build compiles the configuration into a cache of its own.)
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(other.root, 'reading'))}, '');\nawait new Promise((r) => setTimeout(r, 1500));\n${config}`,
+    );
+    await until('the slow rebuild', async () => (existsSync(join(other.root, 'reading')) ? true : undefined));
+    const exited = new Promise<number | null>((r) => dev?.once('exit', (code) => r(code)));
+    dev.kill('SIGTERM');
+    const still = new Promise<string>((r) => setTimeout(() => r('still running after 30 s'), 30_000).unref());
+    expect(await Promise.race([exited, still])).toBe(0);
+    expect(printed).toContain('✓ rebuilt after');
+    const left = await readFile(join(other.root, '.content-index/worker/mcp-data.mjs'), 'utf8');
+    expect(left).toContain('"backend": "embedded"');
+    expect(left).toContain('Dos, a medio hacer');
+  } finally {
+    if (dev?.pid && dev.exitCode === null) process.kill(-dev.pid, 'SIGKILL');
+    await other.dispose();
+  }
+});
+
 it('serves every one of ten saves by rename and ten in place within a second, naming the file', async () => {
   const file = join(site.root, 'content/posts/primero.es.md');
   const times: number[] = [];

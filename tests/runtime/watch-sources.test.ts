@@ -145,6 +145,28 @@ it('does not follow a symbolic link into another folder', async () => {
   expect(told.filter(([path]) => path.includes('link/'))).toEqual([]);
 });
 
+it('watches nothing again once closed, whatever it is told after', async () => {
+  await watcher.close();
+  // As a rebuild that ends after dev stopped tells it (its configuration changed), and a missing folder.
+  watcher.update({
+    contentDir: join(root, 'content'),
+    globs: ['posts/**/*.md'],
+    staticDir: join(root, 'static'),
+    files: [join(root, 'site.config.ts'), join(root, 'content/_redirects')],
+  });
+  watcher.awaitReturn(join(root, 'static'));
+  await writeFile(join(root, 'site.config.ts'), 'export default {};\n');
+  await writeFile(join(root, 'content/_redirects'), '/a /b 301\n');
+  await mkdir(join(root, 'static'));
+  await new Promise((r) => setTimeout(r, 600));
+  expect(events).toEqual([]);
+  // Nothing left open to keep the process alive (Node's handles of fs.watch).
+  const watches = (process as unknown as { _getActiveHandles(): object[] })
+    ._getActiveHandles()
+    .filter((handle) => handle.constructor.name === 'FSWatcher');
+  expect(watches).toEqual([]);
+});
+
 it('watches a static folder made after watching began below a folder that did not exist either', async () => {
   const nested = watchSources(
     {
