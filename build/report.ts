@@ -3,6 +3,7 @@ import { gzip as gzipCallback } from 'node:zlib';
 import type { FollowedLink, LeftOut, LeftOutReason } from './core/content/model.ts';
 import { CONTENT_TYPES, type ContentType, type Language, PLURAL } from './core/edge/languages.ts';
 import type { Problem } from './core/errors.ts';
+import { groupDigits as grouped } from './core/group-digits.ts';
 import { formatSize, type Headroom, PLAN_NAME } from './core/output/deploy-limits.ts';
 import type { OutputFile } from './core/output/outputs.ts';
 import { printable } from './core/printable.ts';
@@ -319,14 +320,6 @@ function linkLines(links: readonly FollowedLink[], verbose: boolean): string[] {
   if (shown.length < links.length)
     lines.push(`                … and ${links.length - shown.length} more (--verbose lists every link)`);
   return lines;
-}
-
-/**
- * An integer as toLocaleString('en-US') writes it (2,588), without ICU: its number formatting costs
- * 10–20 ms to load at the first call, more than the rest of a report of a build that changed nothing.
- */
-function grouped(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 export function count(n: number, word: string): string {

@@ -1,4 +1,5 @@
 import { printable } from './printable.ts';
+import { compareText } from './text-order.ts';
 
 /**
  * One error type for everything a user can get wrong. `code` is stable (tests and scripts match on it),
@@ -99,8 +100,8 @@ export function formatProblems(problems: readonly Problem[]): string {
 export function sortProblems(problems: readonly Problem[]): Problem[] {
   return [...problems].sort(
     (a, b) =>
-      (a.file ?? '').localeCompare(b.file ?? '') ||
+      compareText(a.file ?? '', b.file ?? '') ||
       (a.line ?? 0) - (b.line ?? 0) ||
-      (a.field ?? '').localeCompare(b.field ?? ''),
+      compareText(a.field ?? '', b.field ?? ''),
   );
 }

@@ -10,6 +10,7 @@ import { type Headroom, headroom } from '../core/output/deploy-limits.ts';
 import type { OutputFile } from '../core/output/outputs.ts';
 import type { Rendered } from '../core/output/render.ts';
 import { typeCounts } from '../core/serializers/v1.ts';
+import { compareText } from '../core/text-order.ts';
 import type { Deployment } from './deployment.ts';
 import type { Items } from './items.ts';
 import type { McpOutput } from './mcp-output.ts';
@@ -47,18 +48,15 @@ export interface BuildSummary {
   sitePages: SitePagesCheck;
 }
 
-/**
- * The report's order of files (localeCompare's), in which the summary keeps them: a build that finds
- * nothing changed reports them without sorting, and so without loading ICU's collation data (10–20 ms).
- */
+/** The report's order of files (core/text-order.ts), in which the summary keeps them. */
 export function reportOrder(a: { path: string }, b: { path: string }): number {
-  return a.path.localeCompare(b.path);
+  return compareText(a.path, b.path);
 }
 
 /**
  * The files in the report's order: the last build's when it had every one of them (an edit changes what
- * files hold, seldom which files there are), so that a build after an edit does not load ICU's collation
- * data (7–9 ms of its process) to sort a few dozen paths the last build sorted.
+ * files hold, seldom which files there are), so that a build after an edit does not sort again a few
+ * dozen paths the last build sorted.
  */
 function inReportOrder<T extends { path: string }>(
   files: T[],

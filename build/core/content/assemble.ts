@@ -4,6 +4,7 @@ import { isoSeconds } from '../edge/dates.ts';
 import { LANGUAGES, type Language } from '../edge/languages.ts';
 import type { Problem } from '../errors.ts';
 import { printable } from '../printable.ts';
+import { compareText } from '../text-order.ts';
 import { type CompileGlob, cascader } from './cascade.ts';
 import { type FrontMatter, validateFrontMatter } from './front-matter.ts';
 import {
@@ -52,17 +53,6 @@ export type AssembleResult =
 interface Checked {
   file: SourceFile;
   data: FrontMatter;
-}
-
-/**
- * localeCompare's order, without making a collator per comparison (26,000 files sorted per build). Made
- * at the first comparison, not when the module loads: the first collator loads ICU's collation data
- * (10–20 ms on a slow machine), which a build that finds nothing changed never needs.
- */
-let collator: Intl.Collator | undefined;
-function byLocale(a: string, b: string): number {
-  collator ??= new Intl.Collator();
-  return collator.compare(a, b);
 }
 
 /**
@@ -367,7 +357,7 @@ export function assembleItems(
 
 /** The report's order of left-out files. */
 export function leftOutOrder(a: LeftOut, b: LeftOut): number {
-  return byLocale(a.file, b.file);
+  return compareText(a.file, b.file);
 }
 
 /**
@@ -655,7 +645,7 @@ export function addressConflicts(
   const addresses = new Set<string>();
   for (const translation of all) addresses.add(addressKey(translation.url));
   if (addresses.size === all.length) return problems;
-  all.sort((a, b) => byLocale(a.file, b.file));
+  all.sort((a, b) => compareText(a.file, b.file));
   for (const translation of all) {
     const key = addressKey(translation.url);
     const owner = owners.get(key);

@@ -1,5 +1,6 @@
 import type { CloudflarePlan, McpBackendName } from '../config/site-config.ts';
 import type { Problem } from '../errors.ts';
+import { groupDigits } from '../group-digits.ts';
 import type { DeployLimits } from '../output/cloudflare-limits.ts';
 import { formatSize, PLAN_NAME, workerProblem } from '../output/deploy-limits.ts';
 
@@ -56,7 +57,7 @@ export function chooseBackend(
     return { backend: 'embedded', reason: configured === 'auto' ? `auto: ${share}` : share };
   }
   const limit = over
-    ? `the data module ${size.atLeast ? 'would be at least' : 'would be'} ${formatSize(size.moduleBytes)}${size.counted === undefined ? '' : ` (the texts of its first ${size.counted.toLocaleString('en-US')} of ${items.toLocaleString('en-US')} items alone)`}, past the embedded ceiling of ${formatSize(limits.embeddedModuleBytes)} (what an isolate loads within its 1 s startup and 128 MB memory limits, with room left for requests)`
+    ? `the data module ${size.atLeast ? 'would be at least' : 'would be'} ${formatSize(size.moduleBytes)}${size.counted === undefined ? '' : ` (the texts of its first ${groupDigits(size.counted)} of ${groupDigits(items)} items alone)`}, past the embedded ceiling of ${formatSize(limits.embeddedModuleBytes)} (what an isolate loads within its 1 s startup and 128 MB memory limits, with room left for requests)`
     : `the Worker would be about ${formatSize(workerGzipBytes ?? 0)} compressed, over the ${PLAN_NAME[plan]}'s ${formatSize(limits.workerGzipBytes)}`;
   if (configured === 'auto') return { backend: 'd1', reason: `auto: ${limit}` };
   return {
@@ -69,7 +70,7 @@ export function chooseBackend(
             code: 'deploy_limit',
             file: configFile,
             field: 'mcp.backend',
-            message: `embedded: with ${items.toLocaleString('en-US')} items ${limit}`,
+            message: `embedded: with ${groupDigits(items)} items ${limit}`,
             hint: `set mcp: { backend: 'd1' } (or 'auto') in ${configFile} to serve /mcp from Cloudflare D1 (see docs/mcp.md)${bodies ? ", or mcp: { bodies: false } to index titles, descriptions and tags only (the bodies' text is most of the module)" : ''}`,
           },
   };

@@ -1,5 +1,6 @@
 import type { CloudflarePlan } from '../config/site-config.ts';
 import type { Problem } from '../errors.ts';
+import { groupDigits } from '../group-digits.ts';
 import { type DeployLimits, EMBEDDED_MODULE_BYTES, PLAN_LIMITS } from './cloudflare-limits.ts';
 
 /** The plan's limits; tests inject smaller ones instead of building giant fixtures. */
@@ -60,7 +61,7 @@ export function deploymentProblems(figures: DeploymentFigures, configFile: strin
       problems.push({
         code: 'deploy_limit',
         file: `${figures.outDir}/${file.path}`,
-        message: `${over}: the API serves the whole index in one GET, so this is the site's ceiling, about ${ceiling.toLocaleString('en-US')} items at this site's ${Math.round(perItem).toLocaleString('en-US')} bytes per item (it has ${figures.items.toLocaleString('en-US')})`,
+        message: `${over}: the API serves the whole index in one GET, so this is the site's ceiling, about ${groupDigits(ceiling)} items at this site's ${groupDigits(Math.round(perItem))} bytes per item (it has ${groupDigits(figures.items)})`,
         hint: 'shorten what every item carries (descriptions are the usual bulk), or publish fewer items (drafts, older ones)',
       });
     } else {
@@ -77,10 +78,10 @@ export function deploymentProblems(figures: DeploymentFigures, configFile: strin
     problems.push({
       code: 'deploy_limit',
       file: figures.outDir,
-      message: `would hold ${count.toLocaleString('en-US')} files (${figures.files.length.toLocaleString('en-US')} written by the build, ${figures.otherFiles.toLocaleString('en-US')} of your own), over the ${PLAN_NAME[plan]}'s ${limits.files.toLocaleString('en-US')} files per deployment`,
+      message: `would hold ${groupDigits(count)} files (${groupDigits(figures.files.length)} written by the build, ${groupDigits(figures.otherFiles)} of your own), over the ${PLAN_NAME[plan]}'s ${groupDigits(limits.files)} files per deployment`,
       hint:
         plan === 'free'
-          ? `remove files from the output folder, or set plan: 'paid' in ${configFile} if the account is on Workers Paid (${PLAN_LIMITS.paid.files.toLocaleString('en-US')} files)`
+          ? `remove files from the output folder, or set plan: 'paid' in ${configFile} if the account is on Workers Paid (${groupDigits(PLAN_LIMITS.paid.files)} files)`
           : 'remove files from the output folder',
     });
   }
@@ -100,7 +101,7 @@ export function workerProblem(
     code: 'deploy_limit',
     file: configFile,
     field: 'mcp.backend',
-    message: `embedded: with the data of ${items.toLocaleString('en-US')} items the Functions' Worker would be about ${formatSize(workerGzipBytes)} compressed, over the ${PLAN_NAME[plan]}'s ${formatSize(limits.workerGzipBytes)} Worker limit`,
+    message: `embedded: with the data of ${groupDigits(items)} items the Functions' Worker would be about ${formatSize(workerGzipBytes)} compressed, over the ${PLAN_NAME[plan]}'s ${formatSize(limits.workerGzipBytes)} Worker limit`,
     hint: `set mcp: { backend: 'd1' } (or 'auto') in ${configFile} to serve /mcp from Cloudflare D1 (see docs/mcp.md)`,
   };
 }

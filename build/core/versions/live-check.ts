@@ -13,6 +13,7 @@ import {
   type VersionManifest,
 } from '../edge/version-manifest.ts';
 import type { Problem } from '../errors.ts';
+import { compareText } from '../text-order.ts';
 import { configuredForm, PUBLISHED_DATE_RULE } from './published-record.ts';
 
 /**
@@ -175,7 +176,7 @@ function liveDates(version: ManifestVersion): { deprecated?: Date; sunset?: Date
 function droppedFields(live: LiveSite, next: LiveComparison, ctx: LiveCheckContext): Problem[] {
   const allowed = ctx.allowDroppedFields ?? [];
   const problems: Problem[] = [];
-  for (const [version, liveBody] of Object.entries(live.bodies).sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [version, liveBody] of Object.entries(live.bodies).sort(([a], [b]) => compareText(a, b))) {
     const body = next.bodies[version];
     if (!body) continue; // withdrawn by this build; the lifecycle rules judge that
     const before = fieldPaths(liveBody);

@@ -3,6 +3,7 @@
  * never removed and never change type; only new fields are added. The guard flattens a version's frozen schema and its live
  * schema into field paths (`content[].url`, `versions.deprecation.sunset_at`) and compares them.
  */
+import { compareText } from '../text-order.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -50,7 +51,7 @@ export function compareSchemas(snapshot: Schema, live: Schema): ShapeChange[] {
         message: 'was added as required; a field added within a version must be optional',
       });
   }
-  return changes.sort((a, b) => a.field.localeCompare(b.field));
+  return changes.sort((a, b) => compareText(a.field, b.field));
 }
 
 export function fieldShapes(schema: Schema): Map<string, FieldShape> {
