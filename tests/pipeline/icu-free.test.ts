@@ -45,7 +45,12 @@ function watchIcu(): { used: string[]; restore(): void } {
     'ListFormat',
   ] as const)
     patch(Intl, name, `Intl.${name}`);
-  return { used, restore: () => undo.forEach((f) => f()) };
+  return {
+    used,
+    restore: () => {
+      for (const f of undo) f();
+    },
+  };
 }
 
 it('builds after an edit, reports it and prints its warnings without loading ICU, every name being plain', async () => {
