@@ -258,6 +258,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     try {
       return await runBuild(options, own);
     } catch (error) {
+      // A save begun by the build that failed ends before its store is dropped or built from again.
+      await own.store?.settled();
       if (!(error instanceof StoreDamage)) throw error;
       // What the item store kept is not what it wrote: it is dropped, and the build run again from the
       // sources, as a first build is (a dry run removes nothing: it runs without the store).
@@ -267,6 +269,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       return await runBuild(options, own);
     }
   } finally {
+    await own.store?.settled();
     own.running = false;
   }
 }
@@ -361,6 +364,9 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
     );
   // Dev: the output is served before the MCP data is worked out (it is never deployed from here).
   let planned = deployment && !options.publishFirst ? await plan() : undefined;
+  // The store knows everything it keeps from here on (the D1 rows included): it is saved while the
+  // output is written. Not dev's store, which dev saves when idle.
+  if (planned && !options.dryRun && !options.store) store.saveBehind();
   const warnings = [
     ...setup.headers.warnings,
     ...items.warnings,

@@ -562,6 +562,20 @@ export class FragmentStore {
 
   private saving: Promise<void> = Promise.resolve();
 
+  /**
+   * Begins a save no one waits for here: a build from nothing saves its store while its output is
+   * written, where it waited for it after (some 0.5 s of 8 at 10,000 items). A failed save is as a
+   * failed `save()` after a build: the next build does the work again.
+   */
+  saveBehind(): void {
+    void this.save().catch(() => undefined);
+  }
+
+  /** Resolves once every save begun has ended, however it ended. */
+  settled(): Promise<void> {
+    return this.saving;
+  }
+
   private async saveNow(): Promise<void> {
     if (!this.dir) return;
     await mkdir(this.dir, { recursive: true });
