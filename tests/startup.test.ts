@@ -112,8 +112,8 @@ describe('what a command loads before it works', () => {
         (line) => line.includes('/node_modules/gray-matter/') && !line.endsWith('/package.json'),
       ),
     ).toEqual([]);
-    // Nor any of ICU's services: every name it orders is plain (core/text-order.ts), and it groups its
-    // numbers itself.
+    // Nor ICU's collation or number formatting (what the record sees): every name it orders is plain
+    // (core/text-order.ts), and it groups its numbers itself.
     expect(first.icu).toEqual([]);
   });
 

@@ -95,6 +95,21 @@ const VERIFY_MS = 1000;
  * would otherwise wait for (BuildOptions.deferMcpData).
  */
 const MCP_DATA_IDLE_MS = 1000;
+/** How long a stop waits for the rebuild under way (one waiting for Hugo's pages waits up to 8 s). */
+const STOP_WAIT_MS = 10_000;
+
+/** Whether `work` ended within `ms`. */
+function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const ended = work.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([ended, late]).finally(() => clearTimeout(timer));
+}
 
 export function registerDevCommand(program: Command, context: CliContext): void {
   withBuildFlags(
@@ -578,6 +593,35 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     onError: (error) => context.printErr(`warning: while watching: ${error.message}`),
   });
   await watcher.ready;
+  // Defined before Hugo starts: Hugo may stop during the first build, and dev with it.
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    // Its rebuild's data is the newest, and what the module gets below; one that does not end (a
+    // configuration that never finishes loading) is left behind, and the build before it stays.
+    if (underWay && !(await within(underWay, STOP_WAIT_MS)))
+      context.printErr(
+        `! the rebuild under way did not end within ${STOP_WAIT_MS / 1000} s; stopping without it (the /mcp data module holds the build before)`,
+      );
+    clearTimeout(timer);
+    clearTimeout(saveTimer);
+    clearTimeout(verifyTimer);
+    importStop.abort();
+    await importing;
+    // What the next start (or a wrangler pages dev of its own) bundles: the last build's data itself.
+    await writeMcpData(true);
+    await mcpServer.close();
+    await saveCache();
+    await watcher.close().catch(() => undefined);
+    void quiet?.then((q) => q?.close());
+    await Promise.all([wrangler?.stop(), pages?.stop()]);
+    if (code) context.exit(code);
+    finish();
+  };
   if (flags.hugo !== undefined && flags.hugo !== false) {
     try {
       pages = startHugoWatch({
@@ -617,33 +661,11 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   running = true;
   await rebuild('built');
   running = false;
+  // Stopped meanwhile (Hugo went): nothing more is started.
+  if (stopping) return finished;
   // wrangler bundles the data at its start: the first build's goes in at once.
   await writeMcpData();
 
-  let finish: () => void = () => undefined;
-  const finished = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    // Its rebuild's data is the newest, and what the module gets below.
-    await underWay;
-    clearTimeout(timer);
-    clearTimeout(saveTimer);
-    clearTimeout(verifyTimer);
-    importStop.abort();
-    await importing;
-    // What the next start (or a wrangler pages dev of its own) bundles: the last build's data itself.
-    await writeMcpData(true);
-    await mcpServer.close();
-    await saveCache();
-    await watcher.close().catch(() => undefined);
-    void quiet?.then((q) => q?.close());
-    await Promise.all([wrangler?.stop(), pages?.stop()]);
-    if (code) context.exit(code);
-    finish();
-  };
   // wrangler watches _headers, _redirects and _routes.json by path and re-reads them on a change; after a
   // switch those paths lead into the new generation, and deleting the old one is the change it sees.
   const serve = (restarted = false): SupervisedWrangler => {

@@ -14,7 +14,7 @@ import { writePrivateFiles } from '../stages/write-private.ts';
 export interface McpDataServer {
   /** Whether the module is the pointer to this server (a build's embedded data is being served). */
   readonly serving: boolean;
-  /** Serves this build's data from now on, and makes the module the pointer to it if it is not. */
+  /** Serves this build's data from now on, and makes the module the pointer to it if it is not (not once closed). */
   serve(data: EmbeddedData): Promise<void>;
   close(): Promise<void>;
 }
@@ -29,6 +29,7 @@ export async function startMcpDataServer(root: string): Promise<McpDataServer> {
   let body = '';
   let version = 0;
   let serving = false;
+  let closed = false;
   const server = createServer((request, response) => {
     const etag = `"${version}"`;
     if (request.headers['if-none-match'] === etag) {
@@ -53,6 +54,8 @@ export async function startMcpDataServer(root: string): Promise<McpDataServer> {
       return serving;
     },
     async serve(data) {
+      // A rebuild that ends after dev stopped (and wrote the data into the module) leaves it there.
+      if (closed) return;
       body = JSON.stringify(data);
       version++;
       // Unchanged bytes are not rewritten (write-private.ts): the pointer is written once, and again
@@ -65,6 +68,7 @@ export async function startMcpDataServer(root: string): Promise<McpDataServer> {
     },
     close: () =>
       new Promise<void>((resolve) => {
+        closed = true;
         server.closeAllConnections();
         server.close(() => resolve());
       }),

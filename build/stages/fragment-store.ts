@@ -129,7 +129,8 @@ const RETIRED_FILES = 64;
  * its fragments (core/output/item-fragments.ts), each kept by a digest of what it was made from. The
  * build (stages/items.ts) asks it which items are unchanged, reuses their fragments, and hands back what
  * it made; nothing else in the build reads or writes item records. Dev keeps one in memory; a build
- * reads the project's from `.content-index/cache/items/` and writes it back when it succeeds.
+ * reads the project's from `.content-index/cache/items/` and writes it back once its D1 rows are made,
+ * while its output is written (a build that fails after that leaves what it learned, as dev does).
  *
  * On disk: `index.bin` (the listing, every file's stamp, the last build's digest), the item records
  * in shards (each naming the key base its records were keyed under and the save that wrote it, as the

@@ -45,6 +45,22 @@ function watchIcu(): { used: string[]; restore(): void } {
     'ListFormat',
   ] as const)
     patch(Intl, name, `Intl.${name}`);
+  // A collator or formatter made earlier in this process (the tests share one) is used through these.
+  const accessor = (proto: object, key: string, what: string) => {
+    const original = Object.getOwnPropertyDescriptor(proto, key);
+    if (!original?.get) throw new Error(`${what} is no getter here`);
+    const get = original.get;
+    Object.defineProperty(proto, key, {
+      ...original,
+      get(this: unknown) {
+        used.push(what);
+        return get.call(this);
+      },
+    });
+    undo.push(() => Object.defineProperty(proto, key, original));
+  };
+  accessor(Intl.Collator.prototype, 'compare', 'Intl.Collator#compare');
+  accessor(Intl.NumberFormat.prototype, 'format', 'Intl.NumberFormat#format');
   return {
     used,
     restore: () => {
