@@ -223,6 +223,48 @@ describe.skipIf(!HUGO)(`dev --hugo (hugo ${HUGO ?? ''})`, () => {
     }
   });
 
+  it('stops, saying so and with no stack trace, when hugo ends during its first build', async () => {
+    const short = await hugoSite('es-en-long-title-static-files', 'corta');
+    let dev: ChildProcess | undefined;
+    try {
+      expect((await short.sh(process.execPath, ['node_modules/.bin/content-index', 'init'])).code).toBe(0);
+      // The first build loads headers.config.ts (dev itself does not): it says so, then takes its time.
+      const marker = join(short.root, 'reading');
+      const headers = await short.read('headers.config.ts');
+      await writeFile(
+        join(short.root, 'headers.config.ts'),
+        `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, '');\nawait new Promise((r) => setTimeout(r, 3000));\n${headers}`,
+      );
+      let printed = '';
+      dev = spawn(
+        process.execPath,
+        ['node_modules/.bin/content-index', 'dev', '--hugo', '--port', String(await freePort())],
+        { cwd: short.root, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+      );
+      dev.stdout?.on('data', (c) => (printed += c));
+      dev.stderr?.on('data', (c) => (printed += c));
+      const exited = new Promise<number | null>((r) => dev?.once('exit', (code) => r(code)));
+      await until('the first build', async () => (existsSync(marker) ? true : undefined), 60_000);
+      const hugo = (dev.pid ? await descendants(dev.pid) : []).filter((p) => /(^|\/)hugo /.test(p.command));
+      expect(hugo.length, printed).toBe(1);
+      process.kill((hugo[0] as { pid: number }).pid, 'SIGKILL');
+      const still = new Promise<string>((r) =>
+        setTimeout(() => r('still running after 30 s'), 30_000).unref(),
+      );
+      expect(typeof (await Promise.race([exited, still]))).toBe('number');
+      expect(printed).toContain('✗ hugo stopped (exit');
+      expect(printed).not.toMatch(/ReferenceError|\n\s+at /);
+      expect(printed).not.toContain('✓ serving');
+    } finally {
+      try {
+        if (dev?.pid && dev.exitCode === null && dev.signalCode === null) process.kill(-dev.pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+      await short.dispose();
+    }
+  });
+
   it('takes hugo down with it when it is killed (SIGKILL)', async () => {
     started = child.pid ? await descendants(child.pid) : [];
     const hugo = started.filter((p) => /(^|\/)hugo /.test(p.command));
