@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitWithin, killGroup } from '../helpers/child.ts';
 import { HUGO, type HugoSite, hugoSite, userEnv } from '../helpers/hugo-site.ts';
 import { connectV2Http } from '../helpers/mcp.ts';
 import { freePort } from '../helpers/pages-dev.ts';
@@ -243,24 +244,16 @@ describe.skipIf(!HUGO)(`dev --hugo (hugo ${HUGO ?? ''})`, () => {
       );
       dev.stdout?.on('data', (c) => (printed += c));
       dev.stderr?.on('data', (c) => (printed += c));
-      const exited = new Promise<number | null>((r) => dev?.once('exit', (code) => r(code)));
       await until('the first build', async () => (existsSync(marker) ? true : undefined), 60_000);
       const hugo = (dev.pid ? await descendants(dev.pid) : []).filter((p) => /(^|\/)hugo /.test(p.command));
       expect(hugo.length, printed).toBe(1);
       process.kill((hugo[0] as { pid: number }).pid, 'SIGKILL');
-      const still = new Promise<string>((r) =>
-        setTimeout(() => r('still running after 30 s'), 30_000).unref(),
-      );
-      expect(typeof (await Promise.race([exited, still]))).toBe('number');
+      expect(typeof (await exitWithin(dev, 30_000))).toBe('number');
       expect(printed).toContain('✗ hugo stopped (exit');
       expect(printed).not.toMatch(/ReferenceError|\n\s+at /);
       expect(printed).not.toContain('✓ serving');
     } finally {
-      try {
-        if (dev?.pid && dev.exitCode === null && dev.signalCode === null) process.kill(-dev.pid, 'SIGKILL');
-      } catch {
-        // Gone already.
-      }
+      killGroup(dev);
       await short.dispose();
     }
   });

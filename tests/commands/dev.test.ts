@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { quietNetworkRecording } from '../../build/runtime/devtools-quiet.ts';
 import { RACY_MS } from '../../build/stages/parse-cache.ts';
+import { exitWithin, killGroup } from '../helpers/child.ts';
 import { freePort } from '../helpers/pages-dev.ts';
 import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -273,29 +274,16 @@ it.each([
 ] as const)("leaves the last build's /mcp data in the module when it stops: %s", async (_, signal, group) => {
   const other = await tempSite({ 'content/posts/uno.es.md': md({ title: 'Uno' }) });
   try {
-    const port = await freePort();
-    let printed = '';
-    const dev = spawn(
-      process.execPath,
-      [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port)],
-      {
-        cwd: other.root,
-        env: { ...process.env, NO_COLOR: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: group,
-      },
-    );
-    dev.stdout?.on('data', (c) => (printed += c));
-    dev.stderr?.on('data', (c) => (printed += c));
+    const { dev, printed } = await startDev(other.root, group);
     await until(
       'the second dev server',
-      async () => (printed.includes('✓ serving') ? true : undefined),
+      async () => (printed().includes('✓ serving') ? true : undefined),
       60_000,
     );
     const module = join(other.root, '.content-index/worker/mcp-data.mjs');
     expect(await readFile(module, 'utf8')).toContain('"backend": "dev"');
     await other.write('content/posts/dos.es.md', md({ title: 'Dos, al parar' }));
-    await until('the rebuild', async () => (printed.includes('✓ rebuilt after') ? true : undefined));
+    await until('the rebuild', async () => (printed().includes('✓ rebuilt after') ? true : undefined));
     const exited = new Promise<number | null>((r) => dev.once('exit', (code) => r(code)));
     if (group && dev.pid) process.kill(-dev.pid, signal);
     else dev.kill(signal);
@@ -308,6 +296,22 @@ it.each([
   }
 });
 
+/** `content-index dev` in `root` on a free port; `printed()` is what it has printed so far. */
+async function startDev(
+  root: string,
+  detached: boolean,
+): Promise<{ dev: ChildProcess; printed: () => string }> {
+  let printed = '';
+  const dev = spawn(
+    process.execPath,
+    [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(await freePort())],
+    { cwd: root, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached },
+  );
+  dev.stdout?.on('data', (c) => (printed += c));
+  dev.stderr?.on('data', (c) => (printed += c));
+  return { dev, printed: () => printed };
+}
+
 /**
  * dev started on a site of its own, stopped by SIGTERM while a rebuild is under way: the rebuild's new
  * configuration writes a marker when it is loaded, then runs `then` (its top-level await).
@@ -318,22 +322,14 @@ async function stopDuringRebuild(
   const other = await tempSite({ 'content/posts/uno.es.md': md({ title: 'Uno' }) });
   let dev: ChildProcess | undefined;
   try {
-    const port = await freePort();
-    let printed = '';
-    dev = spawn(
-      process.execPath,
-      [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port)],
-      {
-        cwd: other.root,
-        env: { ...process.env, NO_COLOR: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        // Its own process group: a dev that never stops (it did) is killed with everything it started.
-        detached: true,
-      },
+    // Its own process group: a dev that never stops (it did) is killed with everything it started.
+    const started = await startDev(other.root, true);
+    dev = started.dev;
+    await until(
+      'the dev server',
+      async () => (started.printed().includes('✓ serving') ? true : undefined),
+      60_000,
     );
-    dev.stdout?.on('data', (c) => (printed += c));
-    dev.stderr?.on('data', (c) => (printed += c));
-    await until('the dev server', async () => (printed.includes('✓ serving') ? true : undefined), 60_000);
     const config = await readFile(join(other.root, 'site.config.ts'), 'utf8');
     await other.write('content/posts/dos.es.md', md({ title: 'Dos, a medio hacer' }));
     await other.write(
@@ -342,18 +338,12 @@ async function stopDuringRebuild(
       `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(other.root, 'reading'))}, '');\n${then}\n${config}`,
     );
     await until('the slow rebuild', async () => (existsSync(join(other.root, 'reading')) ? true : undefined));
-    const exited = new Promise<number | null>((r) => dev?.once('exit', (code) => r(code)));
     dev.kill('SIGTERM');
-    const still = new Promise<string>((r) => setTimeout(() => r('still running after 30 s'), 30_000).unref());
-    const code = await Promise.race([exited, still]);
+    const code = await exitWithin(dev, 30_000);
     const module = await readFile(join(other.root, '.content-index/worker/mcp-data.mjs'), 'utf8');
-    return { code, printed, module };
+    return { code, printed: started.printed(), module };
   } finally {
-    try {
-      if (dev?.pid && dev.exitCode === null && dev.signalCode === null) process.kill(-dev.pid, 'SIGKILL');
-    } catch {
-      // Gone already.
-    }
+    killGroup(dev);
     await other.dispose();
   }
 }
