@@ -3,7 +3,7 @@ import { gzip as gzipCallback } from 'node:zlib';
 import type { FollowedLink, LeftOut, LeftOutReason } from './core/content/model.ts';
 import { CONTENT_TYPES, type ContentType, type Language, PLURAL } from './core/edge/languages.ts';
 import type { Problem } from './core/errors.ts';
-import { groupDigits as grouped } from './core/group-digits.ts';
+import { groupDigits } from './core/group-digits.ts';
 import { formatSize, type Headroom, PLAN_NAME } from './core/output/deploy-limits.ts';
 import type { OutputFile } from './core/output/outputs.ts';
 import { printable } from './core/printable.ts';
@@ -189,7 +189,7 @@ export function formatReport(report: BuildReport, options: { verbose?: boolean }
     const { largest, files, worker, plan } = report.limits;
     const share = (value: number, limit: number) => `${Math.round((value / limit) * 100)}%`;
     lines.push(
-      `  limits        ${PLAN_NAME[plan]}: ${largest ? `largest file ${largest.path} ${formatSize(largest.bytes)} of ${formatSize(largest.limit)} (${share(largest.bytes, largest.limit)}) · ` : ''}${grouped(files.count)} of ${grouped(files.limit)} files · Worker about ${formatSize(worker.gzipBytes)} of ${formatSize(worker.limit)} compressed (${share(worker.gzipBytes, worker.limit)})`,
+      `  limits        ${PLAN_NAME[plan]}: ${largest ? `largest file ${largest.path} ${formatSize(largest.bytes)} of ${formatSize(largest.limit)} (${share(largest.bytes, largest.limit)}) · ` : ''}${groupDigits(files.count)} of ${groupDigits(files.limit)} files · Worker about ${formatSize(worker.gzipBytes)} of ${formatSize(worker.limit)} compressed (${share(worker.gzipBytes, worker.limit)})`,
     );
   }
   lines.push(...sitePagesLines(report.sitePages, options.verbose ?? false));
@@ -201,7 +201,7 @@ export function incrementalLine(incremental: Incremental): string {
   if (incremental.unchanged) return 'nothing changed since the last build: nothing was built again';
   const { redone, reused, read, files, redoneItems } = incremental;
   const named = redone > 0 && redone <= 3 ? ` (${redoneItems.map((id) => printable(id)).join(', ')})` : '';
-  return `${count(redone, 'item')} redone${named}, ${grouped(reused)} kept; ${grouped(read)} of ${count(files, 'file')} read`;
+  return `${count(redone, 'item')} redone${named}, ${groupDigits(reused)} kept; ${groupDigits(read)} of ${count(files, 'file')} read`;
 }
 
 /**
