@@ -22,9 +22,6 @@ export async function loadParsers(): Promise<void> {
   await import('./parse/parse-chunk.js');
 }
 
-/** Share of the files given to the worker: it starts later than the main thread does. */
-const WORKER_SHARE = 0.45;
-
 /** Reads and parses every file, in order, reusing the cache's outcomes of unchanged files when given one. */
 export async function parseFiles(
   tasks: readonly ParseTask[],
@@ -116,7 +113,17 @@ export async function readBodies(
   return onTwoThreads(tasks, options, { onlyBodies: true }, (mine) => bodiesOf(mine, options.maxFileBytes));
 }
 
-/** `run` over the tasks, the last WORKER_SHARE of them in the parse worker when they are many. */
+/** Files sent to the worker at a time; two batches are in its hands at once, so it never waits. */
+const BATCH = 256;
+/** Files the main thread reads between two looks at the worker's answers. */
+const STRETCH = 128;
+
+/**
+ * `run` over the tasks, on two threads when they are many: the main thread takes them from the front a
+ * stretch at a time, the worker from the back a batch at a time, until none is left. A fixed share left
+ * the main thread idle for some 0.4 s of a build from nothing at 10,000 items: the worker, started later,
+ * ended later, and then copied half the site's outcomes in one message while the main thread waited.
+ */
 async function onTwoThreads<T>(
   tasks: readonly ParseTask[],
   options: Pick<ParseFilesOptions, 'maxFileBytes' | 'parallelThreshold'>,
@@ -125,22 +132,53 @@ async function onTwoThreads<T>(
 ): Promise<T[]> {
   const threshold = options.parallelThreshold ?? 10_000;
   if (tasks.length < threshold) return run(tasks);
-  const split = Math.floor(tasks.length * (1 - WORKER_SHARE));
   // Only a large site's build starts a thread: the others never load node:worker_threads.
   const { Worker } = await import('node:worker_threads');
   const worker = new Worker(new URL(BUNDLED ? './parse-worker.js' : './parse/worker.js', import.meta.url), {
-    workerData: { ...workerData, tasks: tasks.slice(split), maxFileBytes: options.maxFileBytes },
+    workerData: { ...workerData, maxFileBytes: options.maxFileBytes },
   });
-  const fromWorker = new Promise<T[]>((resolve, reject) => {
-    worker.once('message', resolve);
+  const done: T[] = new Array(tasks.length);
+  let front = 0;
+  let back = tasks.length;
+  /** Where each batch in the worker's hands begins, in the order sent (and answered). */
+  const sent: number[] = [];
+  /** Sends the worker the next batch from the back; false when every task is taken. */
+  const send = (): boolean => {
+    // A quarter of what is left at most: neither thread is left with the last large share alone.
+    const count = Math.min(BATCH, Math.ceil((back - front) / 4));
+    if (count <= 0) return false;
+    back -= count;
+    sent.push(back);
+    worker.postMessage(tasks.slice(back, back + count));
+    return true;
+  };
+  const answered = new Promise<void>((resolve, reject) => {
+    worker.on('message', (results: T[]) => {
+      const at = sent.shift() ?? 0;
+      results.forEach((result, i) => {
+        done[at + i] = result;
+      });
+      if (!send() && sent.length === 0) resolve();
+    });
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`parse worker exited with code ${code}`)));
   });
   // Swallow a rejection until it is awaited below, so a worker failure is not reported as unhandled.
-  fromWorker.catch(() => undefined);
-  const mine = run(tasks.slice(0, split));
+  answered.catch(() => undefined);
   try {
-    return [...mine, ...(await fromWorker)];
+    send();
+    send();
+    while (front < back) {
+      const end = Math.min(front + STRETCH, back);
+      run(tasks.slice(front, end)).forEach((result, i) => {
+        done[front + i] = result;
+      });
+      front = end;
+      // The worker's answers are taken between stretches, and its next batch sent.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await answered;
+    return done;
   } finally {
     await worker.terminate();
   }

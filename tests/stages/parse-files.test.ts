@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_LAYOUT } from '../../build/core/config/site-config.ts';
 import { isContentIndexError } from '../../build/core/errors.ts';
 import { readSources, readUnreadBodies } from '../../build/stages/load.ts';
@@ -100,6 +101,41 @@ describe('parseFiles with bodies (MCP search)', () => {
     expect(bodyOf(renamed)).toBeUndefined();
     await writeFile(moved.absolute, '---\ntitle: Uno\n---\nOtro texto.\n');
     expect((renamed as { bodyOf?: () => string }).bodyOf?.()).toBe('Otro texto.');
+  });
+});
+
+describe('parseFiles on two threads', () => {
+  it('shares the files between the threads as it goes, and puts every outcome in its place', async () => {
+    const tasks = [];
+    for (let i = 0; i < 1500; i++) {
+      const text =
+        i % 97 === 0 ? '---\ntitle: [roto\n---\n' : `---\ntitle: Post ${i}\n---\nCuerpo **${i}**.\n`;
+      tasks.push(await file(`p${String(i).padStart(4, '0')}.es.md`, text));
+    }
+    const alone = await parseFiles(tasks, { maxFileBytes: MAX, bodies: true });
+    // What the worker is handed: a fixed share gave it the last 45 % in one go, answered in one message
+    // while the main thread waited, whichever thread was faster.
+    const batches: number[] = [];
+    const post = Worker.prototype.postMessage;
+    const spy = vi.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (
+      this: Worker,
+      value,
+      list,
+    ) {
+      if (Array.isArray(value)) batches.push(value.length);
+      return post.call(this, value, list);
+    });
+    try {
+      const shared = await parseFiles(tasks, { maxFileBytes: MAX, bodies: true, parallelThreshold: 2 });
+      expect(shared).toEqual(alone);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(alone.map(titleOf).slice(1, 4)).toEqual(['Post 1', 'Post 2', 'Post 3']);
+    expect(alone.filter((outcome) => 'code' in outcome)).toHaveLength(16);
+    expect(batches.length).toBeGreaterThanOrEqual(2);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(256);
+    expect(batches.reduce((a, b) => a + b, 0)).toBeLessThan(tasks.length);
   });
 });
 
