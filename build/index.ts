@@ -328,9 +328,9 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
       store,
       ...(checked?.stamps && { stamps: checked.stamps }),
       ...keys,
-      parseCache: (stat) => {
+      parseCache: (stat, stampByRead) => {
         if (options.cache === false) return undefined;
-        parseCache ??= ParseCache.open(root, { maxFileBytes, bodies: config.mcp.bodies, stat });
+        parseCache ??= ParseCache.open(root, { maxFileBytes, bodies: config.mcp.bodies, stat, stampByRead });
         return parseCache;
       },
       onAssemble: () => run.next('assemble'),

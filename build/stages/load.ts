@@ -348,6 +348,8 @@ export interface Read {
   hashes: Map<string, string>;
   /** Listed files that were gone by the time they were read (moved or deleted meanwhile). */
   gone: number;
+  /** Each read file's stamp, by path: as its read opened it, or as the parse cache found it. */
+  stamps: Map<string, Stamp>;
 }
 
 /** Reads the front matter (and with `bodies`, the body) of the listed files and tells their language. */
@@ -366,7 +368,7 @@ export async function readSources(tasks: Listing['tasks'], options: ReadOptions)
 
 function sourceFilesOf(
   tasks: Listing['tasks'],
-  outcomes: readonly { outcome: ParseOutcome; hash: string | undefined }[],
+  outcomes: readonly { outcome: ParseOutcome; hash: string | undefined; stamp?: Stamp | undefined }[],
   layout: ContentLayout,
   maxFileBytes: number,
 ): Read {
@@ -374,12 +376,14 @@ function sourceFilesOf(
   const files: SourceFile[] = [];
   const unreadable: UnreadableSource[] = [];
   const hashes = new Map<string, string>();
+  const stamps = new Map<string, Stamp>();
   let gone = 0;
   const fold = createKeyFolder(layout.language === 'field' ? [layout.languageField] : []);
   const foldKey = layout.language === 'field' ? `field:${layout.languageField}` : layout.language;
-  for (const [i, { outcome, hash }] of outcomes.entries()) {
+  for (const [i, { outcome, hash, stamp }] of outcomes.entries()) {
     const task = tasks[i];
     if (!task) continue;
+    if (stamp) stamps.set(task.path, stamp);
     const { type, name } = task.location;
     if ('code' in outcome) {
       // Deleted after it was listed (dev, while a folder is removed): left out, as if deleted before.
@@ -470,7 +474,7 @@ function sourceFilesOf(
       SOURCE_FILES.set(outcome, { path: task.path, type, name, lang, fold: foldKey, file });
     }
   }
-  return { files, problems, unreadable, hashes, gone };
+  return { files, problems, unreadable, hashes, gone, stamps };
 }
 
 /**

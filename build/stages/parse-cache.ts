@@ -85,6 +85,11 @@ export interface ParseCacheOptions {
   bodies?: boolean;
   /** Tests give a file system whose times lie. */
   stat?: (path: string) => Stamp | undefined;
+  /**
+   * A file the cache has no entry for is not stat'ed by lookup: it is read whatever its stamp, and the
+   * read stamps it as it opens it (parse-files.ts). Only with the real file system's stamps.
+   */
+  stampByRead?: boolean;
   now?: () => number;
   /** Default RACY_MS; tests set 0 to exercise the stamps alone. */
   racyMs?: number;
@@ -113,6 +118,7 @@ export class ParseCache {
   private readonly identityBase: string;
   private bodies: boolean;
   private readonly statOf: (path: string) => Stamp | undefined;
+  private readonly stampByRead: boolean;
   private readonly now: () => number;
   private readonly racyMs: number;
 
@@ -123,6 +129,7 @@ export class ParseCache {
     this.identityBase = options.identity ?? '';
     this.identity = withBodies(this.identityBase, this.bodies);
     this.statOf = options.stat ?? statStamp;
+    this.stampByRead = options.stampByRead ?? false;
     this.now = options.now ?? Date.now;
     this.racyMs = options.racyMs ?? RACY_MS;
     for (const entry of entries.values()) this.byHash.set(entry.hash, entry);
@@ -212,7 +219,7 @@ export class ParseCache {
         stamps.push(entry);
         return withBody(entry, task.absolute, maxFileBytes);
       }
-      const stamp = this.statOf(task.absolute);
+      const stamp = entry || !this.stampByRead ? this.statOf(task.absolute) : undefined;
       stamps.push(stamp);
       return entry && stamp && !entry.racy && sameStamp(entry, stamp)
         ? withBody(entry, task.absolute, maxFileBytes)

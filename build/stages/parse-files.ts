@@ -34,12 +34,13 @@ export async function parseFiles(
 export async function parseFilesHashed(
   tasks: readonly ParseTask[],
   options: ParseFilesOptions,
-): Promise<{ outcome: ParseOutcome; hash: string | undefined }[]> {
+): Promise<{ outcome: ParseOutcome; hash: string | undefined; stamp: Stamp | undefined }[]> {
   const { cache } = options;
   if (!cache)
     return (await parseUncached(tasks, options, new Set())).map((p) => ({
       outcome: p.outcome as ParseOutcome,
       hash: p.hash,
+      stamp: p.stamp,
     }));
   // A cache of the other kind (with or without bodies) holds nothing this build can use.
   cache.useBodies(options.bodies ?? false);
@@ -71,7 +72,8 @@ export async function parseFilesHashed(
         (tasks[i] as ParseTask).absolute,
         options.maxFileBytes,
       ) as ParseOutcome);
-    files.push({ stamp: stamps[i], hash: parsed.hash, outcome });
+    // A file the cache did not stat (ParseCacheOptions.stampByRead) has the stamp its read took.
+    files.push({ stamp: stamps[i] ?? parsed.stamp, hash: parsed.hash, outcome });
   });
   cache.record(
     tasks,

@@ -1178,6 +1178,39 @@ describe('a build in a process of its own (its store read from its files)', () =
     expect((await ownProcess(s, options))?.incremental.redoneItems).toEqual(['project/motor']);
   });
 
+  it('stamps each file of a build from nothing as its read opens it, none stat-ed first, and knows them by those stamps', async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
+    // The module object the build's `import { statSync }` is synced to.
+    const nodeFs = createRequire(import.meta.url)('node:fs') as typeof fs;
+    const { statSync } = nodeFs;
+    const content = join(s.root, 'content');
+    const stated: string[] = [];
+    nodeFs.statSync = ((path: fs.PathLike, ...rest: never[]) => {
+      if (String(path).startsWith(content) && String(path).endsWith('.md')) stated.push(String(path));
+      return (statSync as (...args: unknown[]) => unknown)(path, ...rest);
+    }) as typeof statSync;
+    syncBuiltinESMExports();
+    let result: Awaited<ReturnType<typeof ownProcess>>;
+    try {
+      result = await ownProcess(s, options);
+    } finally {
+      nodeFs.statSync = statSync;
+      syncBuiltinESMExports();
+    }
+    expect(result?.incremental.read).toBe(result?.incremental.files);
+    expect(result?.incremental.files).toBeGreaterThan(5);
+    expect(stated).toEqual([]);
+    // The stamps the reads took are the files' own: the next build reads none, and finds an edit by them.
+    expect((await ownProcess(s, options))?.incremental).toMatchObject({ unchanged: true, read: 0 });
+    await s.write('content/posts/dos.es.md', md({ title: 'Dos editado', date: '2025-02-01' }, 'Otro.\n'));
+    expect((await ownProcess(s, options))?.incremental).toMatchObject({
+      keyed: 1,
+      redoneItems: ['post/dos'],
+    });
+  });
+
   it('keys only the items of the files whose stamps changed, and moves them in the order it kept, as a build from nothing', async () => {
     site = await tempSite(FILES);
     const s = site;

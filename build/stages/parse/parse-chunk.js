@@ -25,6 +25,7 @@ import { headHash, MAX_FRONT_MATTER_BYTES, readHead, readWhole, sourceHash } fro
  * @typedef {object} Parsed
  * @property {ParseOutcome} [outcome]
  * @property {string} [hash]
+ * @property {import('./read-head.js').Stamp} [stamp] The file's stamp as it was opened, when it was.
  */
 
 /**
@@ -81,23 +82,24 @@ function readFailure(path, code) {
  */
 function parseOne(task, maxFileBytes, known, bodies) {
   const read = readChecked(task, maxFileBytes, bodies);
-  if ('code' in read) return { outcome: read };
+  const { stamp } = read;
+  if ('failure' in read) return stamp ? { outcome: read.failure, stamp } : { outcome: read.failure };
   const { text, body } = read;
   const hash = known && (body === undefined ? headHash(text) : sourceHash(read));
-  if (hash !== undefined && known?.has(hash)) return { hash };
+  if (hash !== undefined && known?.has(hash)) return { hash, stamp };
   const outcome = parseSource(task.path, text);
   // Only a file whose front matter reads is indexed: the body of a broken one is never needed.
   if (body !== undefined && !('code' in outcome)) outcome.body = bodyText(body);
-  return hash === undefined ? { outcome } : { outcome, hash };
+  return hash === undefined ? { outcome, stamp } : { outcome, hash, stamp };
 }
 
 /**
  * The file's head (up to its closing front-matter fence) and, with `bodies`, the rest of it; or why it
- * cannot be parsed at all.
+ * cannot be parsed at all. With its stamp as it was opened, when it was.
  * @param {ParseTask} task
  * @param {number} maxFileBytes
  * @param {boolean} bodies
- * @returns {{ text: string, body?: string | undefined, hash?: string | undefined } | ParseFailure}
+ * @returns {({ text: string, body?: string | undefined, hash?: string | undefined } | { failure: ParseFailure }) & { stamp?: import('./read-head.js').Stamp | undefined }}
  */
 function readChecked({ path, absolute }, maxFileBytes, bodies) {
   /** @type {import('./read-head.js').Head} */
@@ -106,24 +108,31 @@ function readChecked({ path, absolute }, maxFileBytes, bodies) {
     head = bodies ? readWhole(absolute, maxFileBytes) : readHead(absolute, maxFileBytes);
   } catch (error) {
     // A file gone is left out by the caller, as if deleted before it was listed.
-    return readFailure(path, /** @type {NodeJS.ErrnoException} */ (error).code ?? String(error));
+    return { failure: readFailure(path, /** @type {NodeJS.ErrnoException} */ (error).code ?? String(error)) };
   }
+  const { stamp } = head;
   if (head.size > maxFileBytes) {
     return {
-      code: 'source_too_large',
-      file: path,
-      message: `is ${formatBytes(head.size)}, over the ${formatBytes(maxFileBytes)} limit for one source file`,
-      hint: 'move large data out of the Markdown file; the limit protects the build from runaway inputs',
+      failure: {
+        code: 'source_too_large',
+        file: path,
+        message: `is ${formatBytes(head.size)}, over the ${formatBytes(maxFileBytes)} limit for one source file`,
+        hint: 'move large data out of the Markdown file; the limit protects the build from runaway inputs',
+      },
+      stamp,
     };
   }
   if (head.unterminated) {
     return {
-      code: 'source_too_large',
-      file: path,
-      line: 1,
-      message: `front matter does not end within ${formatBytes(MAX_FRONT_MATTER_BYTES)}`,
-      hint: closingHint(head.format ?? 'yaml'),
+      failure: {
+        code: 'source_too_large',
+        file: path,
+        line: 1,
+        message: `front matter does not end within ${formatBytes(MAX_FRONT_MATTER_BYTES)}`,
+        hint: closingHint(head.format ?? 'yaml'),
+      },
+      stamp,
     };
   }
-  return { text: head.text, body: head.body, hash: head.hash };
+  return { text: head.text, body: head.body, hash: head.hash, stamp };
 }

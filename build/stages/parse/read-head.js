@@ -16,6 +16,13 @@ const FIRST_READ = 4096;
  * @property {import('./fences.js').FrontMatterFormat} [format] The front matter's format, when the file opens one.
  * @property {string} [body] With readWhole: the rest of the file, after the front matter.
  * @property {string} [hash] With readWhole, when the file was read: the hash of its bytes (see wholeHash).
+ * @property {Stamp} [stamp] The file's stamp as it was opened, before any of it was read.
+ */
+
+/**
+ * A file's stamp, as parse-cache.ts keeps it (its Stamp): the same fields, spelled here so that this
+ * file, which the worker runs, imports nothing of the cache.
+ * @typedef {{ size: number, mtimeMs: number, ctimeMs: number, ino: number }} Stamp
  */
 
 /**
@@ -29,30 +36,42 @@ const FIRST_READ = 4096;
 export function readHead(path, maxFileBytes) {
   const fd = openSync(path, 'r');
   try {
-    const size = fstatSync(fd).size;
-    if (size > maxFileBytes) return { size, text: '', unterminated: false };
-    let buffer = Buffer.allocUnsafe(Math.min(FIRST_READ, size));
-    let length = readSync(fd, buffer, 0, buffer.length, 0);
-    for (;;) {
-      const text = buffer.toString('utf8', 0, length);
-      const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-      // Hugo skips a byte-order mark and blank lines before the front matter.
-      const start = bom + frontMatterStart(bom ? text.slice(1) : text);
-      const opening = openingOf(text.slice(start));
-      // A file of blank lines so far may open its front matter further on: read on.
-      if (!opening && (start < text.length || length >= size)) return { size, text, unterminated: false };
-      const end = opening ? closingEnd(text.slice(start), opening.format) : -1;
-      if (end >= 0) return { size, text: text.slice(0, end + start), unterminated: false };
-      if (length >= size) return { size, text, unterminated: false };
-      if (length >= MAX_FRONT_MATTER_BYTES)
-        return { size, text: '', unterminated: true, ...(opening && { format: opening.format }) };
-      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 4, size, MAX_FRONT_MATTER_BYTES));
-      buffer.copy(bigger, 0, 0, length);
-      length += readSync(fd, bigger, length, bigger.length - length, length);
-      buffer = bigger;
-    }
+    const stats = fstatSync(fd);
+    const head = headOf(fd, stats.size, maxFileBytes);
+    head.stamp = stampOf(stats);
+    return head;
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * @param {number} fd
+ * @param {number} size
+ * @param {number} maxFileBytes
+ * @returns {Head}
+ */
+function headOf(fd, size, maxFileBytes) {
+  if (size > maxFileBytes) return { size, text: '', unterminated: false };
+  let buffer = Buffer.allocUnsafe(Math.min(FIRST_READ, size));
+  let length = readSync(fd, buffer, 0, buffer.length, 0);
+  for (;;) {
+    const text = buffer.toString('utf8', 0, length);
+    const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    // Hugo skips a byte-order mark and blank lines before the front matter.
+    const start = bom + frontMatterStart(bom ? text.slice(1) : text);
+    const opening = openingOf(text.slice(start));
+    // A file of blank lines so far may open its front matter further on: read on.
+    if (!opening && (start < text.length || length >= size)) return { size, text, unterminated: false };
+    const end = opening ? closingEnd(text.slice(start), opening.format) : -1;
+    if (end >= 0) return { size, text: text.slice(0, end + start), unterminated: false };
+    if (length >= size) return { size, text, unterminated: false };
+    if (length >= MAX_FRONT_MATTER_BYTES)
+      return { size, text: '', unterminated: true, ...(opening && { format: opening.format }) };
+    const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 4, size, MAX_FRONT_MATTER_BYTES));
+    buffer.copy(bigger, 0, 0, length);
+    length += readSync(fd, bigger, length, bigger.length - length, length);
+    buffer = bigger;
   }
 }
 
@@ -67,34 +86,57 @@ export function readHead(path, maxFileBytes) {
 export function readWhole(path, maxFileBytes, hashed = true) {
   const fd = openSync(path, 'r');
   try {
-    const size = fstatSync(fd).size;
-    if (size > maxFileBytes) return { size, text: '', unterminated: false };
-    const buffer = readOpened(fd, size);
-    // What readHead would have read at most: the head is found within the same bytes. A file within
-    // that (nearly every one) is decoded once, its body cut from the same text.
-    const whole = buffer.length <= MAX_FRONT_MATTER_BYTES;
-    const text = buffer.toString('utf8', 0, whole ? buffer.length : MAX_FRONT_MATTER_BYTES);
-    const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-    // Hugo skips a byte-order mark and blank lines before the front matter.
-    const start = bom + frontMatterStart(bom ? text.slice(1) : text);
-    const opening = openingOf(text.slice(start));
-    const end = opening ? closingEnd(text.slice(start), opening.format) : -1;
-    if (opening && end < 0 && buffer.length > MAX_FRONT_MATTER_BYTES)
-      return { size, text: '', unterminated: true, format: opening.format };
-    const hash = hashed ? wholeHash(buffer) : undefined;
-    if (end < 0)
-      return { size, text: whole ? text : buffer.toString('utf8'), unterminated: false, body: '', hash };
-    const head = text.slice(0, end + start);
-    return {
-      size,
-      text: head,
-      unterminated: false,
-      body: whole ? text.slice(end + start) : buffer.toString('utf8', Buffer.byteLength(head)),
-      hash,
-    };
+    const stats = fstatSync(fd);
+    const whole = wholeOf(fd, stats.size, maxFileBytes, hashed);
+    whole.stamp = stampOf(stats);
+    return whole;
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * @param {number} fd
+ * @param {number} size
+ * @param {number} maxFileBytes
+ * @param {boolean} hashed
+ * @returns {Head}
+ */
+function wholeOf(fd, size, maxFileBytes, hashed) {
+  if (size > maxFileBytes) return { size, text: '', unterminated: false };
+  const buffer = readOpened(fd, size);
+  // What readHead would have read at most: the head is found within the same bytes. A file within
+  // that (nearly every one) is decoded once, its body cut from the same text.
+  const whole = buffer.length <= MAX_FRONT_MATTER_BYTES;
+  const text = buffer.toString('utf8', 0, whole ? buffer.length : MAX_FRONT_MATTER_BYTES);
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  // Hugo skips a byte-order mark and blank lines before the front matter.
+  const start = bom + frontMatterStart(bom ? text.slice(1) : text);
+  const opening = openingOf(text.slice(start));
+  const end = opening ? closingEnd(text.slice(start), opening.format) : -1;
+  if (opening && end < 0 && buffer.length > MAX_FRONT_MATTER_BYTES)
+    return { size, text: '', unterminated: true, format: opening.format };
+  const hash = hashed ? wholeHash(buffer) : undefined;
+  if (end < 0)
+    return { size, text: whole ? text : buffer.toString('utf8'), unterminated: false, body: '', hash };
+  const head = text.slice(0, end + start);
+  return {
+    size,
+    text: head,
+    unterminated: false,
+    body: whole ? text.slice(end + start) : buffer.toString('utf8', Buffer.byteLength(head)),
+    hash,
+  };
+}
+
+/**
+ * A stamp (parse-cache.ts) of an opened file's stats: taken before the file is read, as a stat before
+ * opening it would be, and one system call fewer for each file the build stamps by its read.
+ * @param {import('node:fs').Stats} stats
+ * @returns {Stamp}
+ */
+function stampOf(stats) {
+  return { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino };
 }
 
 /**
