@@ -78,9 +78,9 @@ export interface ItemsOptions extends LoadOptions {
   renderer: string;
   /**
    * Parsed front matter of unchanged files: opened only when many files must be read, with the stamps
-   * this build took (each file is looked at once).
+   * this build took (each file is looked at once); with `byRead`, the files it has no entry for are
+   * stamped by their reads instead (ParseCacheOptions.stampByRead).
    */
-  /** `byRead`: the files it has no entry for are stamped by their reads (ParseCacheOptions.stampByRead). */
   parseCache?: (stat: (path: string) => Stamp | undefined, byRead: boolean) => ParseCache | undefined;
   /** Called when the items have been read and are being assembled (the stage changes). */
   onAssemble?: () => void;

@@ -1182,8 +1182,8 @@ describe('a build in a process of its own (its store read from its files)', () =
     site = await tempSite(FILES);
     const s = site;
     const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
-    // The module object the build's `import { statSync }` is synced to.
-    const nodeFs = createRequire(import.meta.url)('node:fs') as typeof fs;
+    // The module object the build's `import { statSync }` is synced to (its type says read-only).
+    const nodeFs = createRequire(import.meta.url)('node:fs') as { statSync: typeof fs.statSync };
     const { statSync } = nodeFs;
     const content = join(s.root, 'content');
     const stated: string[] = [];
