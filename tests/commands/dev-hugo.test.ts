@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exitWithin, killGroup } from '../helpers/child.ts';
+import { descendants, exitWithin, killGroup, running } from '../helpers/child.ts';
 import { HUGO, type HugoSite, hugoSite, userEnv } from '../helpers/hugo-site.ts';
 import { connectV2Http } from '../helpers/mcp.ts';
 import { freePort } from '../helpers/pages-dev.ts';
@@ -45,37 +45,6 @@ async function listed(title: string): Promise<string | undefined> {
 async function served(path: string, title: string): Promise<boolean> {
   const response = await fetch(`${url}${path}`);
   return response.status === 200 && (await response.text()).includes(`<h1>${title}</h1>`);
-}
-
-/** Every process below `pid`, with its command line (Linux; elsewhere none). */
-async function descendants(pid: number): Promise<{ pid: number; command: string }[]> {
-  if (!existsSync('/proc')) return [];
-  const children = new Map<number, number[]>();
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-  }
-  const found: { pid: number; command: string }[] = [];
-  const visit = async (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      const command = (await readFile(`/proc/${c}/cmdline`, 'utf8').catch(() => '')).split('\0').join(' ');
-      found.push({ pid: c, command });
-      await visit(c);
-    }
-  };
-  await visit(pid);
-  return found;
-}
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 let started: { pid: number; command: string }[] = [];

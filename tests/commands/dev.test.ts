@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { quietNetworkRecording } from '../../build/runtime/devtools-quiet.ts';
 import { RACY_MS } from '../../build/stages/parse-cache.ts';
-import { exitWithin, killGroup } from '../helpers/child.ts';
+import { descendants, exitWithin, killGroup, running } from '../helpers/child.ts';
 import { freePort } from '../helpers/pages-dev.ts';
 import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -36,36 +36,6 @@ async function titles(): Promise<string[]> {
   return body.content.map((c) => c.title).sort();
 }
 
-/** Every process below `pid` (Linux; elsewhere none, and the port check alone decides). */
-async function descendants(pid: number): Promise<number[]> {
-  if (!existsSync('/proc')) return [];
-  const children = new Map<number, number[]>();
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-  }
-  const found: number[] = [];
-  const visit = (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      found.push(c);
-      visit(c);
-    }
-  };
-  visit(pid);
-  return found;
-}
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 let wranglerPids: number[] = [];
 
 beforeAll(async () => {
@@ -93,7 +63,7 @@ beforeAll(async () => {
   child.stderr?.on('data', (c) => (stderr += c));
   await until('the dev server', async () => (stdout.includes('✓ serving') ? true : undefined), 60_000);
   await until('the first answer', async () => ((await titles()).length === 1 ? true : undefined));
-  wranglerPids = child.pid ? await descendants(child.pid) : [];
+  wranglerPids = child.pid ? (await descendants(child.pid)).map((p) => p.pid) : [];
 });
 afterAll(async () => {
   if (child && child.exitCode === null && child.signalCode === null) {
@@ -202,7 +172,7 @@ it("runs dev in a Node started with the V8 flags of a long-lived process, the bi
   const cmdline = async (pid: number) =>
     (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
   const dev: string[][] = [];
-  for (const pid of await descendants(child.pid)) {
+  for (const { pid } of await descendants(child.pid)) {
     const args = await cmdline(pid);
     if (args.some((a) => a.endsWith('content-index.js')) && args.includes('dev')) dev.push(args);
   }
@@ -549,7 +519,7 @@ it.each([
 });
 
 it('takes wrangler down with it when it is killed (SIGKILL): nothing keeps serving', async () => {
-  wranglerPids = child.pid ? await descendants(child.pid) : [];
+  wranglerPids = child.pid ? (await descendants(child.pid)).map((p) => p.pid) : [];
   if (existsSync('/proc')) expect(wranglerPids.length).toBeGreaterThan(0);
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));

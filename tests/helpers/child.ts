@@ -1,4 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 
 /**
  * The child's exit code once it exits, or a sentence saying it did not within `ms` (a stop that hangs
@@ -22,5 +24,37 @@ export function killGroup(child: ChildProcess | undefined): void {
     process.kill(-child.pid, 'SIGKILL');
   } catch {
     // Gone meanwhile.
+  }
+}
+
+/** Every process below `pid`, with its command line (Linux; elsewhere none). */
+export async function descendants(pid: number): Promise<{ pid: number; command: string }[]> {
+  if (!existsSync('/proc')) return [];
+  const children = new Map<number, number[]>();
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+  }
+  const found: { pid: number; command: string }[] = [];
+  const visit = async (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      const command = (await readFile(`/proc/${c}/cmdline`, 'utf8').catch(() => '')).split('\0').join(' ');
+      found.push({ pid: c, command });
+      await visit(c);
+    }
+  };
+  await visit(pid);
+  return found;
+}
+
+/** Whether a process with this id is still there. */
+export function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
