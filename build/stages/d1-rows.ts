@@ -4,6 +4,7 @@ import type { ByteSpan, D1ItemRows } from '../core/edge/mcp/d1-sql.ts';
 import { d1RowsOf, forgetMcp, type ItemFragments } from '../core/output/item-fragments.ts';
 import { releaseBodies } from './held-bodies.ts';
 import type { RowSpool } from './row-spool.ts';
+import { shareWithWorker } from './share-with-worker.ts';
 import { asPiece, bytesOf, pieceLength } from './stored-bytes.ts';
 
 /**
@@ -52,79 +53,41 @@ function spoolBodies(rows: D1ItemRows<string | ByteSpan | Uint8Array>, spool: Ro
   });
 }
 
-/** Items sent to the worker at a time; two batches are in its hands at once, so it never waits. */
-const BATCH = 200;
-/** Items the main thread makes between two looks at the worker's answers. */
-const STRETCH = 100;
-
 async function onTwoThreads(missing: readonly ItemFragments[], spool: RowSpool | undefined): Promise<void> {
-  // Both threads take items until none is left: the main thread from the front, a stretch at a time;
-  // the worker from the back, a batch at a time. A fixed split left one of them idle for up to half a
-  // second at 10,000 items (the main thread also sends the worker its material and takes its rows).
-  let front = 0;
-  let back = missing.length;
   const { Worker } = await import('node:worker_threads');
-  const worker = new Worker(new URL('./d1-rows-worker.js', import.meta.url));
-  // In batches, each answered before the next is sent: the worker holds a few hundred items' material
-  // and rows at a time, not copies of half the site's bodies (110 MiB more at 10,000 items).
-  const sent: (readonly ItemFragments[])[] = [];
-  /** Sends the worker the next batch from the back; false when every item is taken. */
-  const send = (): boolean => {
-    // A quarter of what is left at most: neither thread is left with the last large share alone.
-    const count = Math.min(BATCH, Math.ceil((back - front) / 4));
-    if (count <= 0) return false;
-    back -= count;
-    const batch = missing.slice(back, back + count);
-    sent.push(batch);
-    worker.postMessage(
-      batch.map((fragments) => {
-        const { mcp } = fragments;
-        forgetMcp(fragments);
-        // The worker has its own copy of the bodies once posted.
-        releaseBodies(fragments);
-        return mcp;
-      }),
-    );
-    return true;
-  };
-  const done = new Promise<void>((resolve, reject) => {
-    worker.on('message', (rows: D1ItemRows<string | Uint8Array>[]) => {
-      try {
-        (sent.shift() ?? []).forEach((fragments, i) => {
-          const made = rows[i] as D1ItemRows<string | Uint8Array>;
+  // Shared as they go (share-with-worker.ts); in batches, each answered before the next is sent: the
+  // worker holds a few hundred items' material and rows at a time, not copies of half the site's bodies
+  // (110 MiB more at 10,000 items). The main thread also sends the worker its material and takes its rows.
+  await shareWithWorker<D1ItemRows<string | Uint8Array>[]>(
+    new Worker(new URL('./d1-rows-worker.js', import.meta.url)),
+    missing.length,
+    {
+      name: 'D1 rows worker',
+      batch: 200,
+      stretch: 100,
+      message: (from, to) =>
+        missing.slice(from, to).map((fragments) => {
+          const { mcp } = fragments;
+          forgetMcp(fragments);
+          // The worker has its own copy of the bodies once posted.
+          releaseBodies(fragments);
+          return mcp;
+        }),
+      take: (from, rows) =>
+        rows.forEach((made, i) => {
           if (spool) spoolBodies(made, spool);
-          fragments.d1 = made;
-        });
-        if (!send() && sent.length === 0) resolve();
-      } catch (error) {
-        // The next batch's material could not be made or sent (a store closed under the build).
-        reject(error);
-      }
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`D1 rows worker exited with code ${code}`)));
-  });
-  // Swallow a rejection until it is awaited below, so a worker failure is not reported as unhandled.
-  done.catch(() => undefined);
-  try {
-    send();
-    send();
-    while (front < back) {
-      const end = Math.min(front + STRETCH, back);
-      for (const fragments of missing.slice(front, end)) {
-        const rows = d1RowsOf(fragments);
-        rows.digest ??= rowsDigest(rows);
-        releaseBodies(fragments);
-        if (spool) spoolBodies(rows, spool);
-      }
-      front = end;
-      // The worker's answers are taken between stretches, and its next batch sent.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    await done;
-  } finally {
-    await worker.terminate();
-  }
+          (missing[from + i] as ItemFragments).d1 = made;
+        }),
+      mine: (from, to) => {
+        for (const fragments of missing.slice(from, to)) {
+          const rows = d1RowsOf(fragments);
+          rows.digest ??= rowsDigest(rows);
+          releaseBodies(fragments);
+          if (spool) spoolBodies(rows, spool);
+        }
+      },
+    },
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { BUNDLED } from '../core/bundled.ts';
 import type { Parsed, ParseFailure, ParseOutcome, ParseTask } from './parse/parse-chunk.js';
 import type { ParseCache, Stamp } from './parse-cache.ts';
+import { shareWithWorker } from './share-with-worker.ts';
 
 export interface ParseFilesOptions {
   maxFileBytes: number;
@@ -115,16 +116,10 @@ export async function readBodies(
   return onTwoThreads(tasks, options, { onlyBodies: true }, (mine) => bodiesOf(mine, options.maxFileBytes));
 }
 
-/** Files sent to the worker at a time; two batches are in its hands at once, so it never waits. */
-const BATCH = 256;
-/** Files the main thread reads between two looks at the worker's answers. */
-const STRETCH = 128;
-
 /**
- * `run` over the tasks, on two threads when they are many: the main thread takes them from the front a
- * stretch at a time, the worker from the back a batch at a time, until none is left. A fixed share left
- * the main thread idle for some 0.4 s of a build from nothing at 10,000 items: the worker, started later,
- * ended later, and then copied half the site's outcomes in one message while the main thread waited.
+ * `run` over the tasks, on two threads when they are many, shared as they go (share-with-worker.ts):
+ * with a fixed share, the worker (started later) ended later, then copied half the site's outcomes in
+ * one message while the main thread waited, some 0.4 s of a build from nothing at 10,000 items.
  */
 async function onTwoThreads<T>(
   tasks: readonly ParseTask[],
@@ -140,48 +135,18 @@ async function onTwoThreads<T>(
     workerData: { ...workerData, maxFileBytes: options.maxFileBytes },
   });
   const done: T[] = new Array(tasks.length);
-  let front = 0;
-  let back = tasks.length;
-  /** Where each batch in the worker's hands begins, in the order sent (and answered). */
-  const sent: number[] = [];
-  /** Sends the worker the next batch from the back; false when every task is taken. */
-  const send = (): boolean => {
-    // A quarter of what is left at most: neither thread is left with the last large share alone.
-    const count = Math.min(BATCH, Math.ceil((back - front) / 4));
-    if (count <= 0) return false;
-    back -= count;
-    sent.push(back);
-    worker.postMessage(tasks.slice(back, back + count));
-    return true;
-  };
-  const answered = new Promise<void>((resolve, reject) => {
-    worker.on('message', (results: T[]) => {
-      const at = sent.shift() ?? 0;
-      results.forEach((result, i) => {
-        done[at + i] = result;
-      });
-      if (!send() && sent.length === 0) resolve();
+  const put = (from: number, results: readonly T[]) => {
+    results.forEach((result, i) => {
+      done[from + i] = result;
     });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`parse worker exited with code ${code}`)));
+  };
+  await shareWithWorker<T[]>(worker, tasks.length, {
+    name: 'parse worker',
+    batch: 256,
+    stretch: 128,
+    message: (from, to) => tasks.slice(from, to),
+    take: put,
+    mine: (from, to) => put(from, run(tasks.slice(from, to))),
   });
-  // Swallow a rejection until it is awaited below, so a worker failure is not reported as unhandled.
-  answered.catch(() => undefined);
-  try {
-    send();
-    send();
-    while (front < back) {
-      const end = Math.min(front + STRETCH, back);
-      run(tasks.slice(front, end)).forEach((result, i) => {
-        done[front + i] = result;
-      });
-      front = end;
-      // The worker's answers are taken between stretches, and its next batch sent.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    await answered;
-    return done;
-  } finally {
-    await worker.terminate();
-  }
+  return done;
 }

@@ -254,10 +254,9 @@ it.each([
     expect(await readFile(module, 'utf8')).toContain('"backend": "dev"');
     await other.write('content/posts/dos.es.md', md({ title: 'Dos, al parar' }));
     await until('the rebuild', async () => (printed().includes('✓ rebuilt after') ? true : undefined));
-    const exited = new Promise<number | null>((r) => dev.once('exit', (code) => r(code)));
     if (group && dev.pid) process.kill(-dev.pid, signal);
     else dev.kill(signal);
-    expect(await exited).toBe(0);
+    expect(await exitWithin(dev, 30_000)).toBe(0);
     const left = await readFile(module, 'utf8');
     expect(left).toContain('"backend": "embedded"');
     expect(left).toContain('Dos, al parar');
