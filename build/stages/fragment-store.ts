@@ -484,7 +484,11 @@ export class FragmentStore {
    */
   learn(
     listing: Listing,
-    files: Map<string, FileRecord>,
+    /**
+     * Every listed file's record, or (`patch`, with `patched.files`) the records of the files at those
+     * places, written over the store's own (`undefined`: the file has none now).
+     */
+    learned: Map<string, FileRecord> | { patch: ReadonlyMap<string, FileRecord | undefined> },
     records: Map<string, ItemRecord>,
     keyBase?: string,
     walk?: Walk,
@@ -505,7 +509,6 @@ export class FragmentStore {
     this.learnedBase = keyBase;
     this.learnedSinceLast = true;
     this.unlearned = undefined;
-    this.walked = walk && { walk, listing, files, records };
     const previous = this.items;
     if (patched?.items && records.size === previous.size) {
       for (const id of patched.items) if (previous.get(id) !== records.get(id)) this.dirty.add(shardOf(id));
@@ -516,18 +519,35 @@ export class FragmentStore {
     this.records = records;
     const tasks = listing.tasks;
     const places = listing === this.listing ? patched?.files : undefined;
-    const same = places
-      ? files.size === this.files.size &&
-        places.every((i) => files.get(tasks[i]?.path ?? '') === this.files.get(tasks[i]?.path ?? ''))
-      : listing === this.listing && sameFiles(files, this.files);
-    if (!same) {
-      this.indexDirty = true;
-      // The listing made from the index as read, and the same again: its columns are kept, and only
-      // the files whose records changed are written into them (an edit at 10,000 items made all 25,900
-      // rows of every column again).
-      if (listing !== this.listing || !this.patchColumns(files, places)) this.listing = listing;
+    let files: Map<string, FileRecord>;
+    if ('patch' in learned && places) {
+      // The store's own records, the patch written over them in place once the index knows of it.
+      const { patch } = learned;
+      files = this.files;
+      if (![...patch].every(([path, record]) => files.get(path) === record)) {
+        this.indexDirty = true;
+        if (!this.patchColumns(patch, places)) this.listing = listing;
+      }
+      for (const [path, record] of patch) {
+        if (record) files.set(path, record);
+        else files.delete(path);
+      }
+    } else {
+      files = 'patch' in learned ? patchedCopy(this.files, learned.patch) : learned;
+      const same = places
+        ? files.size === this.files.size &&
+          places.every((i) => files.get(tasks[i]?.path ?? '') === this.files.get(tasks[i]?.path ?? ''))
+        : listing === this.listing && sameFiles(files, this.files);
+      if (!same) {
+        this.indexDirty = true;
+        // The listing made from the index as read, and the same again: its columns are kept, and only
+        // the files whose records changed are written into them (an edit at 10,000 items made all
+        // 25,900 rows of every column again).
+        if (listing !== this.listing || !this.patchColumns(files, places)) this.listing = listing;
+      }
     }
     this.files = files;
+    this.walked = walk && { walk, listing, files, records };
   }
 
   private walked:
@@ -681,7 +701,10 @@ export class FragmentStore {
    * Writes into the index as read the records of `files` that are not the ones it holds, when its
    * listing is the store's; false when there is no index as read to write into.
    */
-  private patchColumns(files: ReadonlyMap<string, FileRecord>, places?: readonly number[]): boolean {
+  private patchColumns(
+    files: ReadonlyMap<string, FileRecord | undefined>,
+    places?: readonly number[],
+  ): boolean {
     const index = this.stored;
     const tasks = this.madeListing?.tasks;
     if (!index?.listing || !tasks || tasks.length !== index.listing.paths.length) return false;
@@ -918,6 +941,19 @@ function setColumns(
   f.hash[i] = record?.hash ?? '';
   // Only an item other than its file's type and name (a translationKey) is written.
   f.item[i] = !record || record.item === `${location.type}/${location.name}` ? 0 : record.item;
+}
+
+/** `files` with `patch` written over a copy of them. */
+function patchedCopy(
+  files: ReadonlyMap<string, FileRecord>,
+  patch: ReadonlyMap<string, FileRecord | undefined>,
+): Map<string, FileRecord> {
+  const copy = new Map(files);
+  for (const [path, record] of patch) {
+    if (record) copy.set(path, record);
+    else copy.delete(path);
+  }
+  return copy;
 }
 
 function sameFiles(a: ReadonlyMap<string, FileRecord>, b: ReadonlyMap<string, FileRecord>): boolean {

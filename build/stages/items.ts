@@ -549,7 +549,10 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   // learned (dev keeps its store), and the last build that wrote no longer taken for unchanged.
   // A file neither looked at nor read keeps its record: it was trusted, and is still (racy is a matter
   // of its age, which only grows).
-  const seen = partial ? new Map(store.files) : new Map<string, FileRecord>();
+  // Looked at partly (a save patched into the last build's walks): the records of the files looked at
+  // or read, which the store writes over its own (a copy of every record was 10–20 ms of a save at
+  // 10,000 items, 25,900 files); otherwise every file's (`undefined`: the file has none).
+  const seen = new Map<string, FileRecord | undefined>();
   const unsure: number[] = [];
   const patchedFiles = partial ? [...lookedOrRead()] : undefined;
   for (const i of patchedFiles ?? tasks.keys()) {
@@ -558,7 +561,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
     const hash = hashOf(i);
     const stamp = stampAt(i);
     if (id === undefined || hash === undefined || stamp === undefined) {
-      seen.delete(task.path);
+      if (partial) seen.set(task.path, undefined);
       unsure.push(i);
       continue;
     }
@@ -572,7 +575,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   }
   store.learn(
     listing,
-    seen,
+    patchedFiles ? { patch: seen } : (seen as Map<string, FileRecord>),
     records,
     keyBase,
     { groups, unsure, warnings, leftOut, ...(changesAt !== undefined && { changesAt }) },

@@ -374,6 +374,12 @@ function entriesName(
 }
 
 /**
+ * The digits of each id keyed in this process: dev keys every entry again at each save, and at 10,000
+ * items their digests were some 10 ms of it. A digest of the id alone, so never stale.
+ */
+const DIGITS = new Map<string, string>();
+
+/**
  * Each entry's key in the import, from its id (`post/rag-en-produccion`): twelve hex digits of its
  * digest, which stay the entry's wherever it moves, and choose where a file of entries ends
  * (entryParts). Two ids with the same digits (one pair in some 10^10 at 10,000 items) keep them apart
@@ -381,8 +387,14 @@ function entriesName(
  */
 export function entryKeys(ids: readonly string[]): string[] {
   const taken = new Set<string>();
+  // Let go when it holds many more ids than the site has (renames over a long dev session).
+  if (DIGITS.size > 2 * ids.length + 1024) DIGITS.clear();
   return ids.map((id) => {
-    const digits = createHash('sha256').update(id).digest('hex').slice(0, 12);
+    let digits = DIGITS.get(id);
+    if (digits === undefined) {
+      digits = createHash('sha256').update(id).digest('hex').slice(0, 12);
+      DIGITS.set(id, digits);
+    }
     let key = digits;
     for (let n = 1; taken.has(key); n++) key = `${digits}-${n}`;
     taken.add(key);

@@ -701,8 +701,15 @@ describe('a kept store (as dev keeps it between builds)', () => {
     let result = await save('content/tips/atajo.es.md', { title: 'Atajo', description: 'Primero' });
     expect(result?.incremental.keyed).toBe(1);
     // An edit; a typo warned of, then fixed; a draft left out, then published again.
+    // The store's records of the files are patched where the save is, not copied whole.
+    const files = store.files;
+    const dos = [...files.keys()].find((path) => path.endsWith('posts/dos.es.md')) as string;
+    const was = files.get(dos);
     result = await save('content/posts/dos.es.md', { title: 'Dos editado', date: '2025-02-01' });
     expect(result?.incremental).toMatchObject({ keyed: 1, redoneItems: ['post/dos'] });
+    expect(store.files).toBe(files);
+    expect(was?.hash).toEqual(expect.any(String));
+    expect(store.files.get(dos)?.hash).not.toBe(was?.hash);
     result = await save('content/posts/dos.es.md', { title: 'Dos', date: '2025-02-01', tgas: ['b'] });
     expect(result?.warnings.map((w) => w.field)).toEqual(['tgas']);
     result = await save('content/posts/dos.es.md', { title: 'Dos', date: '2025-02-01' });
