@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { exitWithin } from '../helpers/child.ts';
 import { D1_SITE, WRANGLER_ENV } from '../helpers/d1.ts';
 import { installFunctions } from '../helpers/functions.ts';
 import { connectV2Http } from '../helpers/mcp.ts';
@@ -110,10 +111,8 @@ it('stops at once during an import, ending its wrangler and leaving no copy of t
   const pid = Number(await hanging());
   // Only dev is told (a process manager's stop, the bench's): not its process group, as a terminal's
   // Ctrl+C would, which would end the import's wrangler by itself.
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   child.kill('SIGINT');
-  const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
-  expect(code, output).toBe(0);
+  expect(await exitWithin(child, 20_000), output).toBe(0);
   expect(await copies()).toEqual([]);
   expect(() => process.kill(pid, 0)).toThrow();
   expect(output).not.toContain('✗ D1 (local)');
