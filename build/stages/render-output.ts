@@ -76,6 +76,12 @@ export async function renderOutput(
       assets: await docsAssets(config.apiReference.path),
     },
   );
+  // The new items' places in the index, found in one pass over it: a map of every item's, made for each
+  // version, was some 5 ms of a dev save at 10,000 items.
+  const place = placesOf(
+    items.items,
+    items.fresh.map((f) => f.fragments),
+  );
   const invalid = Object.entries(rendered.bodies).flatMap(([version, body]) => {
     const schema = serializers[version]?.schema;
     if (body.value) {
@@ -84,7 +90,6 @@ export async function renderOutput(
     }
     if (!body.envelope) return [];
     // Kept items were checked when they were made; the body is checked with the new ones in its list.
-    const place = new Map(items.items.map((item, i) => [item, i]));
     const fresh = items.fresh
       .filter((f) => version in f.values)
       .sort((a, b) => (place.get(a.fragments) ?? 0) - (place.get(b.fragments) ?? 0));
@@ -205,4 +210,18 @@ async function witnessed(
   }
   const { stamp, ...sitePages } = result;
   return { sitePages, pagesStamp: stamp, warnings };
+}
+
+/** Where each of `wanted` stands in `all`. */
+function placesOf<T>(all: readonly T[], wanted: readonly T[]): Map<T, number> {
+  // Most of them (a build from nothing): every item's place.
+  if (wanted.length * 4 > all.length) return new Map(all.map((item, i) => [item, i]));
+  const place = new Map<T, number>();
+  if (wanted.length === 0) return place;
+  const look = new Set(wanted);
+  for (let i = 0; i < all.length && place.size < look.size; i++) {
+    const item = all[i] as T;
+    if (look.has(item)) place.set(item, i);
+  }
+  return place;
 }

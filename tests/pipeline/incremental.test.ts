@@ -4,9 +4,15 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Location } from '../../build/core/content/layout.ts';
+import type { ContentEntry, ContentModel } from '../../build/core/content/model.ts';
+import { LANGUAGES } from '../../build/core/edge/languages.ts';
 import { GENERATION_PLACEHOLDER } from '../../build/core/edge/mcp/d1-sql.ts';
 import { isContentIndexError } from '../../build/core/errors.ts';
-import type { SerializerRegistry } from '../../build/core/serializers/registry.ts';
+import {
+  joinable,
+  type SerializerRegistry,
+  type VersionContext,
+} from '../../build/core/serializers/registry.ts';
 import { type BuildOptions, build, SERIALIZERS } from '../../build/index.ts';
 import {
   type FileRecord,
@@ -576,6 +582,65 @@ async function keptSite(files: Record<string, string>) {
   const options: BuildOptions = { clock: () => JUNE, store };
   return { s, store, options, path: (p: string) => join(s.root, p) };
 }
+
+describe("a new item refused by its version's schema", () => {
+  it('is named by its place in the whole body, as a build from nothing names it', async () => {
+    // A version joined from its items whose item breaks its schema for one title: a kept store checks
+    // only the items it makes again, and names a problem by the item's place among them all.
+    const item = (entry: ContentEntry) => ({
+      type: entry.type,
+      title: entry.canonical.title.includes('roto') ? 7 : entry.canonical.title,
+      urls: Object.fromEntries(
+        LANGUAGES.flatMap((lang) => {
+          const url = entry.translations[lang]?.url;
+          return url === undefined ? [] : [[lang, url]];
+        }),
+      ),
+    });
+    const broken = {
+      ...V2,
+      serialize: joinable(
+        (model: ContentModel, ctx: VersionContext) => ({
+          ...(V2.serialize(model, ctx) as object),
+          items: model.entries.map(item),
+        }),
+        {
+          item,
+          envelope: (_counts, ctx) => {
+            const { items: _items, ...body } = V2.serialize(
+              { entries: [] } as unknown as ContentModel,
+              ctx,
+            ) as {
+              items: unknown;
+            };
+            return { body: { ...body, items: [] }, items: 'items' };
+          },
+        },
+      ),
+    };
+    const kept = await keptSite(FILES);
+    const { s } = kept;
+    await s.write(
+      'headers.config.ts',
+      headers({ v1: { published: '2025-01-15', sunset: '2027-07-02' }, v2: { published: '2026-06-01' } }),
+    );
+    const options = { ...kept.options, serializers: { ...SERIALIZERS, v2: broken } };
+    await sameAsCold(s, options);
+    await s.write('content/tips/atajo.es.md', md({ title: 'Atajo roto', description: 'Un atajo' }));
+    const refused = (more: BuildOptions) =>
+      build({ root: s.root, ...options, ...more }).then(
+        () => [],
+        (error: unknown) => {
+          if (!isContentIndexError(error)) throw error;
+          return error.problems;
+        },
+      );
+    const problems = await refused({});
+    expect(problems.map((p) => p.field)).toEqual(['items.4.title']);
+    // A build from nothing names the same item by the same place.
+    expect(await refused({ store: FragmentStore.memory(), cache: false })).toEqual(problems);
+  });
+});
 
 describe('a kept store (as dev keeps it between builds)', () => {
   it('gives the bytes of a build from nothing after it saved, its bodies read from the files it wrote', async () => {
