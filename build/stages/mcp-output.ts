@@ -385,15 +385,15 @@ const DIGITS = new Map<string, string>();
  * (entryParts). Two ids with the same digits (one pair in some 10^10 at 10,000 items) keep them apart
  * by a suffix, in index order.
  */
-export function entryKeys(ids: readonly string[]): string[] {
+export function entryKeys(ids: readonly string[], known: Map<string, string> = DIGITS): string[] {
   const taken = new Set<string>();
   // Let go when it holds many more ids than the site has (renames over a long dev session).
-  if (DIGITS.size > 2 * ids.length + 1024) DIGITS.clear();
+  if (known.size > 2 * ids.length + 1024) known.clear();
   return ids.map((id) => {
-    let digits = DIGITS.get(id);
+    let digits = known.get(id);
     if (digits === undefined) {
       digits = createHash('sha256').update(id).digest('hex').slice(0, 12);
-      DIGITS.set(id, digits);
+      known.set(id, digits);
     }
     let key = digits;
     for (let n = 1; taken.has(key); n++) key = `${digits}-${n}`;

@@ -62,6 +62,8 @@ export function llmsTxt(
   ];
   const sections = CONTENT_TYPES.flatMap((type) => {
     const items = lines[type] ?? [];
+    // A section without lines is left out: it has nothing to list, and the one join below takes a
+    // heading's blank lines from the lines around it.
     return items.length > 0 ? [{ heading: `## ${text.sections[type]}`, items }] : [];
   });
   const { optional } = text;
