@@ -529,12 +529,9 @@ export class FragmentStore {
         this.indexDirty = true;
         if (!this.patchColumns(patch, places)) this.listing = listing;
       }
-      for (const [path, record] of patch) {
-        if (record) files.set(path, record);
-        else files.delete(path);
-      }
+      writePatch(files, patch);
     } else {
-      files = 'patch' in learned ? patchedCopy(this.files, learned.patch) : learned;
+      files = 'patch' in learned ? writePatch(new Map(this.files), learned.patch) : learned;
       const same = places
         ? files.size === this.files.size &&
           places.every((i) => files.get(tasks[i]?.path ?? '') === this.files.get(tasks[i]?.path ?? ''))
@@ -944,17 +941,16 @@ function setColumns(
   f.item[i] = !record || record.item === `${location.type}/${location.name}` ? 0 : record.item;
 }
 
-/** `files` with `patch` written over a copy of them. */
-function patchedCopy(
-  files: ReadonlyMap<string, FileRecord>,
+/** `files` with `patch` written over them (a file whose record is `undefined` has none). */
+function writePatch(
+  files: Map<string, FileRecord>,
   patch: ReadonlyMap<string, FileRecord | undefined>,
 ): Map<string, FileRecord> {
-  const copy = new Map(files);
   for (const [path, record] of patch) {
-    if (record) copy.set(path, record);
-    else copy.delete(path);
+    if (record) files.set(path, record);
+    else files.delete(path);
   }
-  return copy;
+  return files;
 }
 
 function sameFiles(a: ReadonlyMap<string, FileRecord>, b: ReadonlyMap<string, FileRecord>): boolean {
