@@ -6,8 +6,8 @@
 // input changed since the last build (scripts/dist-inputs.mjs).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -77,29 +77,41 @@ class BuildDistError extends Error {
 }
 
 /**
- * gray-matter bundled into dist/, without the js-yaml 3 it requires for an engine the build replaces
- * (parse-source.js hands it js-yaml 4's): js-yaml 3 loads esprima, and requiring the two took 25–30 ms
- * of every process that parses a file (an edited build, dev's first save, the parse worker). Its other
- * dependencies are bundled with it (a nested copy would be out of dist/'s reach); its `fs`, used only by
- * `matter.read`, which the build never calls, is left out.
+ * CommonJS packages bundled into dist/ rather than imported from node_modules at run time. Node loads an
+ * imported CommonJS package through its CommonJS loader and a lexer that finds its exports, 15–25 ms of
+ * every command before it starts (commander and ajv's runtime helpers, which every command loads); as
+ * part of the bundle the same code costs a few milliseconds. gray-matter is bundled without the js-yaml 3
+ * it requires for an engine the build replaces (parse-source.js hands it js-yaml 4's): js-yaml 3 loads
+ * esprima, and requiring the two took 25–30 ms of every process that parses a file (an edited build,
+ * dev's first save, the parse worker); its `fs`, used only by `matter.read`, which the build never calls,
+ * is left out. What such a package requires is bundled with it (a nested copy would be out of dist/'s
+ * reach), except Node's own modules, taken from the running Node as `require` would.
  * @type {import('esbuild').Plugin}
  */
-const grayMatterAlone = {
-  name: 'gray-matter-alone',
+const bundledPackages = {
+  name: 'bundled-packages',
   setup(build) {
-    const root = dirname(require.resolve('gray-matter/package.json'));
     /** @type {Set<string>} */
-    const bundledDeps = new Set();
-    const inside = (/** @type {string} */ importer) =>
-      importer.startsWith(root + sep) || bundledDeps.has(importer);
-    build.onResolve({ filter: /^gray-matter$/ }, () => ({ path: require.resolve('gray-matter') }));
-    build.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (!inside(args.importer)) return undefined;
-      if (args.path === 'js-yaml' || args.path === 'fs') return { path: args.path, namespace: 'left-out' };
-      const path = createRequire(args.importer).resolve(args.path);
-      bundledDeps.add(path);
+    const inside = new Set();
+    const bundled = (/** @type {string} */ from, /** @type {string} */ specifier) => {
+      const path = createRequire(from).resolve(specifier);
+      inside.add(path);
       return { path };
+    };
+    build.onResolve({ filter: /^(gray-matter|commander|ajv\/dist\/runtime\/[\w.-]+)$/ }, (args) =>
+      inside.has(args.importer) ? undefined : bundled(join(ROOT, 'package.json'), args.path),
+    );
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (!inside.has(args.importer)) return undefined;
+      const grayMatter = args.importer.includes(`${sep}gray-matter${sep}`);
+      if (grayMatter && (args.path === 'js-yaml' || args.path === 'fs'))
+        return { path: args.path, namespace: 'left-out' };
+      if (isBuiltin(args.path)) return { path: args.path, namespace: 'node-builtin' };
+      return bundled(args.importer, args.path);
     });
+    build.onResolve({ filter: /^\.{1,2}\// }, (args) =>
+      inside.has(args.importer) ? bundled(args.importer, args.path) : undefined,
+    );
     build.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
       contents:
         args.path === 'js-yaml'
@@ -107,8 +119,40 @@ const grayMatterAlone = {
           : 'module.exports = {};',
       loader: 'js',
     }));
+    // An ES module's import of a Node module would make the bundled CommonJS code see a namespace
+    // object where `require` gives the module itself (commander's `require('node:events').EventEmitter`).
+    build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
   },
 };
+
+/**
+ * The licences of the packages bundled into dist/ (bundledPackages), which their terms ask to travel
+ * with their code: dist/THIRD-PARTY-LICENSES.txt, one section per package, by name.
+ * @param {import('esbuild').Metafile} metafile
+ */
+async function bundledLicences(metafile) {
+  /** @type {Map<string, string>} */
+  const roots = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const at = input.lastIndexOf('node_modules/');
+    if (at < 0) continue;
+    const rest = input.slice(at + 'node_modules/'.length).split('/');
+    const name = rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? '');
+    roots.set(name, join(ROOT, input.slice(0, at + 'node_modules/'.length), name));
+  }
+  const sections = [];
+  for (const [name, root] of [...roots].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+    const file = (await readdir(root)).find((f) => /^licen[cs]e(\.|$)/i.test(f));
+    if (!file) throw new Error(`${name} is bundled into dist/ but carries no licence file to go with it`);
+    const text = (await readFile(join(root, file), 'utf8')).trim();
+    sections.push(`${name}@${manifest.version} (${manifest.license})\n\n${text}\n`);
+  }
+  return `Packages bundled into this folder's JavaScript, and their licences.\n\n${sections.join('\n---\n\n')}`;
+}
 
 /** @param {string} out */
 async function bundle(out) {
@@ -136,9 +180,11 @@ async function bundle(out) {
   });
   // Node side. Every output file lands in dist/ itself, chunks included, so code that finds files
   // beside itself (build/core/bundled.ts) has one folder to count from.
-  await esbuild.build({
+  const node = await esbuild.build({
     ...common,
-    plugins: [precompiled, grayMatterAlone],
+    plugins: [precompiled, bundledPackages],
+    metafile: true,
+    absWorkingDir: ROOT,
     entryPoints: {
       cli: join(ROOT, 'build/cli.ts'),
       index: join(ROOT, 'build/index.ts'),
@@ -167,6 +213,7 @@ async function bundle(out) {
     platform: 'neutral',
     target: 'es2022',
   });
+  await writeFile(join(out, 'THIRD-PARTY-LICENSES.txt'), await bundledLicences(node.metafile));
 }
 
 /**

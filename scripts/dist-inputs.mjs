@@ -28,11 +28,23 @@ export async function inputFiles() {
     join(ROOT, 'scripts', 'dist-inputs.mjs'),
     join(ROOT, 'scripts', 'tsconfig.dist.json'),
     require.resolve('redoc/package.json'),
-    // Bundled into dist/ (build-dist.mjs grayMatterAlone): another version installed is another dist/.
+    // Bundled into dist/ (build-dist.mjs bundledPackages): another version installed is another dist/.
     require.resolve('gray-matter/package.json'),
+    manifestOf('commander'),
+    manifestOf('ajv'),
     require.resolve('esbuild/package.json'),
   ];
   return files.sort();
+}
+
+/**
+ * An installed package's package.json, for a package whose `exports` do not name it (commander's).
+ * @param {string} name
+ */
+function manifestOf(name) {
+  const entry = require.resolve(name);
+  const folder = `${sep}node_modules${sep}${name}${sep}`;
+  return `${entry.slice(0, entry.lastIndexOf(folder) + folder.length)}package.json`;
 }
 
 /** @param {string[]} [files] */

@@ -207,6 +207,32 @@ it('every relative link of the shipped README and docs leads to a file the packa
   expect(broken).toEqual([]);
 });
 
+it('carries the licence of every package its JavaScript bundles', async () => {
+  // esbuild marks each file it bundles with a `// …node_modules/<package>/…` line: the packages read from
+  // the installed JavaScript itself, not from the list build-dist.mjs keeps.
+  const installed = join(site, 'node_modules/content-index');
+  const bundled = new Set<string>();
+  for (const file of packed.files.map((f) => f.path).filter((p) => /^dist\/[^/]+\.js$/.test(p))) {
+    const text = await readFile(join(installed, file), 'utf8');
+    for (const [, name = ''] of text.matchAll(
+      /^\/\/ (?:[^\n]*\/)?node_modules\/((?:@[^/\n]+\/)?[^/\n]+)\//gm,
+    ))
+      bundled.add(name);
+  }
+  // gray-matter (without its YAML engine), commander and ajv's runtime helpers, at least.
+  expect([...bundled]).toEqual(expect.arrayContaining(['gray-matter', 'commander', 'ajv']));
+  const notices = await readFile(join(installed, 'dist/THIRD-PARTY-LICENSES.txt'), 'utf8');
+  const missing: string[] = [];
+  for (const name of bundled) {
+    const root = join(PROJECT_ROOT, 'node_modules', name);
+    const licence = (await readdir(root)).find((f) => /^licen[cs]e(\.|$)/i.test(f));
+    const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
+    const text = licence ? (await readFile(join(root, licence), 'utf8')).trim() : '(no licence file)';
+    if (!notices.includes(`${name}@${version} `) || !notices.includes(text)) missing.push(name);
+  }
+  expect(missing).toEqual([]);
+});
+
 it('installs from the tarball without the tools only this repository needs', async () => {
   expect(install.code, install.stderr).toBe(0);
   const manifest = JSON.parse(await readFile(join(site, 'node_modules/content-index/package.json'), 'utf8'));
