@@ -5,7 +5,7 @@
 // the CLI and bin/content-index.js in a source checkout call it too, and it returns at once when no
 // input changed since the last build (scripts/dist-inputs.mjs).
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, sep } from 'node:path';
@@ -79,8 +79,9 @@ class BuildDistError extends Error {
 /**
  * CommonJS packages bundled into dist/ rather than imported from node_modules at run time. Node loads an
  * imported CommonJS package through its CommonJS loader and a lexer that finds its exports, 15–25 ms of
- * every command before it starts (commander and ajv's runtime helpers, which every command loads); as
- * part of the bundle the same code costs a few milliseconds. gray-matter is bundled without the js-yaml 3
+ * every command before it starts (commander and ajv's runtime helpers, which every command loads) and
+ * 20–30 ms more of every process that parses a file (jsonc-parser's UMD build, which requires its parts
+ * one by one); as part of the bundle the same code costs a few milliseconds. gray-matter is bundled without the js-yaml 3
  * it requires for an engine the build replaces (parse-source.js hands it js-yaml 4's): js-yaml 3 loads
  * esprima, and requiring the two took 25–30 ms of every process that parses a file (an edited build,
  * dev's first save, the parse worker); its `fs`, used only by `matter.read`, which the build never calls,
@@ -101,6 +102,14 @@ const bundledPackages = {
     build.onResolve({ filter: /^(gray-matter|commander|ajv\/dist\/runtime\/[\w.-]+)$/ }, (args) =>
       inside.has(args.importer) ? undefined : bundled(join(ROOT, 'package.json'), args.path),
     );
+    // Its ES module build: the one Node loads (`main`) is UMD, whose requires a bundler cannot follow.
+    build.onResolve({ filter: /^jsonc-parser$/ }, (args) => {
+      if (inside.has(args.importer)) return undefined;
+      const manifest = join(dirname(require.resolve('jsonc-parser')), '..', '..', 'package.json');
+      const path = join(dirname(manifest), JSON.parse(readFileSync(manifest, 'utf8')).module);
+      inside.add(path);
+      return { path };
+    });
     build.onResolve({ filter: /^[^./]/ }, (args) => {
       if (!inside.has(args.importer)) return undefined;
       const grayMatter = args.importer.includes(`${sep}gray-matter${sep}`);

@@ -32,6 +32,7 @@ export async function inputFiles() {
     require.resolve('gray-matter/package.json'),
     manifestOf('commander'),
     manifestOf('ajv'),
+    manifestOf('jsonc-parser'),
     require.resolve('esbuild/package.json'),
   ];
   return files.sort();

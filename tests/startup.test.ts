@@ -113,6 +113,11 @@ describe('what a command loads before it works', () => {
     // gray-matter is bundled into dist/ with its YAML engine left out (scripts/build-dist.mjs): the
     // js-yaml 3 it requires would load esprima, 25–30 ms, for an engine parse-source.js replaces.
     expect(first.packages.has('esprima')).toBe(false);
+    // jsonc-parser's ES module build is part of dist/: the UMD build Node would import requires its
+    // parts one by one through the CommonJS translator, 20–30 ms of every process that parses a file.
+    // (A first build still imports esbuild, for the configuration, and fast-glob, for the listing.)
+    expect(first.commonJsImported.filter((line) => line.includes('/jsonc-parser/'))).toEqual([]);
+    expect(first.commonJsImported.length).toBeGreaterThan(0);
     expect(
       first.lines.filter(
         (line) => line.includes('/node_modules/gray-matter/') && !line.endsWith('/package.json'),
@@ -156,6 +161,9 @@ describe('what a command loads before it works', () => {
     };
     expect(report.incremental.unchanged).toBe(false);
     expect(edited.icu).toEqual([]);
+    // It parses the file with the parsers dist/ bundles, and lists nothing: no CommonJS imported at all.
+    expect(edited.packages.has('js-yaml')).toBe(true);
+    expect(edited.commonJsImported).toEqual([]);
     const paths = report.files.map((file) => file.path);
     expect(paths).toEqual([...paths].sort((a, b) => a.localeCompare(b)));
     expect(paths).toContain('api/v1/content.json');
