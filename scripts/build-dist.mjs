@@ -5,13 +5,14 @@
 // the CLI and bin/content-index.js in a source checkout call it too, and it returns at once when no
 // input changed since the last build (scripts/dist-inputs.mjs).
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { createRequire, isBuiltin } from 'node:module';
-import { dirname, join, sep } from 'node:path';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { readRedoc } from '../build/stages/redoc-bundle.js';
+import { bundledLicences, bundledPackages, requiresLeftOut } from './bundled-packages.mjs';
 import { DIST, distState, filesUnder, ROOT, STAMP, stampText, writeStamp } from './dist-inputs.mjs';
 
 const require = createRequire(import.meta.url);
@@ -76,93 +77,6 @@ class BuildDistError extends Error {
   }
 }
 
-/**
- * CommonJS packages bundled into dist/ rather than imported from node_modules at run time. Node loads an
- * imported CommonJS package through its CommonJS loader and a lexer that finds its exports, 15–25 ms of
- * every command before it starts (commander and ajv's runtime helpers, which every command loads) and
- * 20–30 ms more of every process that parses a file (jsonc-parser's UMD build, which requires its parts
- * one by one); as part of the bundle the same code costs a few milliseconds. gray-matter is bundled without the js-yaml 3
- * it requires for an engine the build replaces (parse-source.js hands it js-yaml 4's): js-yaml 3 loads
- * esprima, and requiring the two took 25–30 ms of every process that parses a file (an edited build,
- * dev's first save, the parse worker); its `fs`, used only by `matter.read`, which the build never calls,
- * is left out. What such a package requires is bundled with it (a nested copy would be out of dist/'s
- * reach), except Node's own modules, taken from the running Node as `require` would.
- * @type {import('esbuild').Plugin}
- */
-const bundledPackages = {
-  name: 'bundled-packages',
-  setup(build) {
-    /** @type {Set<string>} */
-    const inside = new Set();
-    const bundled = (/** @type {string} */ from, /** @type {string} */ specifier) => {
-      const path = createRequire(from).resolve(specifier);
-      inside.add(path);
-      return { path };
-    };
-    build.onResolve({ filter: /^(gray-matter|commander|ajv\/dist\/runtime\/[\w.-]+)$/ }, (args) =>
-      inside.has(args.importer) ? undefined : bundled(join(ROOT, 'package.json'), args.path),
-    );
-    // Its ES module build: the one Node loads (`main`) is UMD, whose requires a bundler cannot follow.
-    build.onResolve({ filter: /^jsonc-parser$/ }, (args) => {
-      if (inside.has(args.importer)) return undefined;
-      const manifest = join(dirname(require.resolve('jsonc-parser')), '..', '..', 'package.json');
-      const path = join(dirname(manifest), JSON.parse(readFileSync(manifest, 'utf8')).module);
-      inside.add(path);
-      return { path };
-    });
-    build.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (!inside.has(args.importer)) return undefined;
-      const grayMatter = args.importer.includes(`${sep}gray-matter${sep}`);
-      if (grayMatter && (args.path === 'js-yaml' || args.path === 'fs'))
-        return { path: args.path, namespace: 'left-out' };
-      if (isBuiltin(args.path)) return { path: args.path, namespace: 'node-builtin' };
-      return bundled(args.importer, args.path);
-    });
-    build.onResolve({ filter: /^\.{1,2}\// }, (args) =>
-      inside.has(args.importer) ? bundled(args.importer, args.path) : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
-      contents:
-        args.path === 'js-yaml'
-          ? "const refused = () => { throw new Error('gray-matter is given its YAML engine'); };\nmodule.exports = { safeLoad: refused, safeDump: refused };"
-          : 'module.exports = {};',
-      loader: 'js',
-    }));
-    // An ES module's import of a Node module would make the bundled CommonJS code see a namespace
-    // object where `require` gives the module itself (commander's `require('node:events').EventEmitter`).
-    build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
-      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * The licences of the packages bundled into dist/ (bundledPackages), which their terms ask to travel
- * with their code: dist/THIRD-PARTY-LICENSES.txt, one section per package, by name.
- * @param {import('esbuild').Metafile} metafile
- */
-async function bundledLicences(metafile) {
-  /** @type {Map<string, string>} */
-  const roots = new Map();
-  for (const input of Object.keys(metafile.inputs)) {
-    const at = input.lastIndexOf('node_modules/');
-    if (at < 0) continue;
-    const rest = input.slice(at + 'node_modules/'.length).split('/');
-    const name = rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? '');
-    roots.set(name, join(ROOT, input.slice(0, at + 'node_modules/'.length), name));
-  }
-  const sections = [];
-  for (const [name, root] of [...roots].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
-    const file = (await readdir(root)).find((f) => /^licen[cs]e(\.|$)/i.test(f));
-    if (!file) throw new Error(`${name} is bundled into dist/ but carries no licence file to go with it`);
-    const text = (await readFile(join(root, file), 'utf8')).trim();
-    sections.push(`${name}@${manifest.version} (${manifest.license})\n\n${text}\n`);
-  }
-  return `Packages bundled into this folder's JavaScript, and their licences.\n\n${sections.join('\n---\n\n')}`;
-}
-
 /** @param {string} out */
 async function bundle(out) {
   const esbuild = await import('esbuild');
@@ -211,8 +125,10 @@ async function bundle(out) {
   });
   // Edge side: what a site's functions/ re-export; wrangler bundles it with them for workerd. The
   // neutral platform makes a `node:` import here a build error instead of a failure at the first request.
-  await esbuild.build({
+  const edge = await esbuild.build({
     ...common,
+    metafile: true,
+    absWorkingDir: ROOT,
     entryPoints: {
       api: join(ROOT, 'build/functions/api.ts'),
       mcp: join(ROOT, 'build/functions/mcp.ts'),
@@ -222,7 +138,21 @@ async function bundle(out) {
     platform: 'neutral',
     target: 'es2022',
   });
-  await writeFile(join(out, 'THIRD-PARTY-LICENSES.txt'), await bundledLicences(node.metafile));
+  const leftOut = requiresLeftOut(node.metafile);
+  if (leftOut.length > 0) {
+    throw new BuildDistError(
+      `a package bundled into dist/ requires what the bundle does not hold, which would throw when run: ${leftOut.join(', ')}`,
+      'bundle what it requires too, or leave the package out of scripts/bundled-packages.mjs',
+    );
+  }
+  const licences = await bundledLicences([node.metafile, edge.metafile]);
+  if (licences.unlicensed.length > 0) {
+    throw new BuildDistError(
+      `${licences.unlicensed.join(', ')}: bundled into dist/, but no licence file comes with the package to ship beside its code`,
+      'leave the package out of the bundle (scripts/bundled-packages.mjs), or find its licence text and ship it with dist/',
+    );
+  }
+  await writeFile(join(out, 'THIRD-PARTY-LICENSES.txt'), licences.text);
 }
 
 /**

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -25,27 +25,35 @@ export async function inputFiles() {
     join(ROOT, 'package.json'),
     join(ROOT, 'tsconfig.json'),
     join(ROOT, 'scripts', 'build-dist.mjs'),
+    join(ROOT, 'scripts', 'bundled-packages.mjs'),
     join(ROOT, 'scripts', 'dist-inputs.mjs'),
     join(ROOT, 'scripts', 'tsconfig.dist.json'),
     require.resolve('redoc/package.json'),
-    // Bundled into dist/ (build-dist.mjs bundledPackages): another version installed is another dist/.
+    // Bundled into dist/ (bundled-packages.mjs): another version installed is another dist/. What they
+    // bring with them (fast-deep-equal, kind-of, …) is in npm's record of what it installed.
     require.resolve('gray-matter/package.json'),
     manifestOf('commander'),
     manifestOf('ajv'),
     manifestOf('jsonc-parser'),
     require.resolve('esbuild/package.json'),
   ];
+  const installed = join(ROOT, 'node_modules', '.package-lock.json');
+  if (existsSync(installed)) files.push(installed);
   return files.sort();
 }
 
 /**
- * An installed package's package.json, for a package whose `exports` do not name it (commander's).
+ * An installed package's package.json, found from its entry up (commander's `exports` do not name the
+ * file, and a package's folders may hold package.json files of their own, without its name).
  * @param {string} name
  */
-function manifestOf(name) {
+export function manifestOf(name) {
   const entry = require.resolve(name);
-  const folder = `${sep}node_modules${sep}${name}${sep}`;
-  return `${entry.slice(0, entry.lastIndexOf(folder) + folder.length)}package.json`;
+  for (let dir = dirname(entry); dirname(dir) !== dir; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).name === name) return file;
+  }
+  throw new Error(`no package.json named ${name} in the folders above ${entry}`);
 }
 
 /** @param {string[]} [files] */

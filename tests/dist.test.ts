@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { requiresLeftOut } from '../scripts/bundled-packages.mjs';
 import { type Checkout, copyCheckout } from './helpers/checkout.ts';
+import { PROJECT_ROOT } from './helpers/site.ts';
 
 // dist/ in a source checkout: scripts/build-dist.mjs, and the bin that runs what the sources say.
 
@@ -35,6 +37,48 @@ it('names the schema file and the keyword when ajv’s strict mode refuses an ed
   } finally {
     await writeFile(file, original);
   }
+});
+
+it('refuses to bundle a package that brings no licence to ship beside its code, without a stack trace', async () => {
+  // commander as installed, its licence file gone: a package of the checkout's own (they are links).
+  const linked = join(checkout.root, 'node_modules', 'commander');
+  await rm(linked);
+  await cp(join(PROJECT_ROOT, 'node_modules', 'commander'), linked, { recursive: true, dereference: true });
+  await rm(join(linked, 'LICENSE'));
+  try {
+    const result = await checkout.run(process.execPath, ['scripts/build-dist.mjs']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /✗ dist\/ was not built: commander@\d+\.\d+\.\d+: bundled into dist\/, but no licence file comes with the package/,
+    );
+    expect(result.stderr).toContain(
+      'hint: leave the package out of the bundle (scripts/bundled-packages.mjs)',
+    );
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  } finally {
+    await rm(linked, { recursive: true, force: true });
+    await symlink(join(PROJECT_ROOT, 'node_modules', 'commander'), linked);
+  }
+});
+
+it("names the requires of a bundled package that the bundle left to run time, and none of the project's own", () => {
+  const metafile = {
+    inputs: {
+      'node_modules/pkg/index.js': {
+        bytes: 1,
+        imports: [
+          { path: 'node_modules/pkg/lib.js', kind: 'require-call' as const },
+          { path: 'node:events', kind: 'require-call' as const, external: true },
+        ],
+      },
+      'build/cli.ts': {
+        bytes: 1,
+        imports: [{ path: 'commander', kind: 'import-statement' as const, external: true }],
+      },
+    },
+    outputs: {},
+  };
+  expect(requiresLeftOut(metafile)).toEqual(['node_modules/pkg/index.js: node:events']);
 });
 
 it('runs what the sources say in a source checkout: dist/ built or rebuilt first, left alone when current, never run stale', async () => {

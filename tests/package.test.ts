@@ -12,7 +12,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { build as esbuild } from 'esbuild';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -208,27 +208,40 @@ it('every relative link of the shipped README and docs leads to a file the packa
 });
 
 it('carries the licence of every package its JavaScript bundles', async () => {
-  // esbuild marks each file it bundles with a `// …node_modules/<package>/…` line: the packages read from
-  // the installed JavaScript itself, not from the list build-dist.mjs keeps.
+  // esbuild marks each file it bundles with a `// <path>/node_modules/<package>/…` line, the path from the
+  // folder dist/ was built in (the packed clone): the packages read from the installed JavaScript
+  // itself, not from the list scripts/bundled-packages.mjs keeps.
   const installed = join(site, 'node_modules/content-index');
-  const bundled = new Set<string>();
-  for (const file of packed.files.map((f) => f.path).filter((p) => /^dist\/[^/]+\.js$/.test(p))) {
+  const folders = new Map<string, string>();
+  for (const file of packed.files
+    .map((f) => f.path)
+    .filter((p) => /^dist\/(functions\/)?[^/]+\.js$/.test(p))) {
     const text = await readFile(join(installed, file), 'utf8');
-    for (const [, name = ''] of text.matchAll(
-      /^\/\/ (?:[^\n]*\/)?node_modules\/((?:@[^/\n]+\/)?[^/\n]+)\//gm,
+    for (const [, prefix = '', name = ''] of text.matchAll(
+      /^\/\/ ((?:[^\n]*\/)?node_modules\/)((?:@[^/\n]+\/)?[^/\n]+)\//gm,
     ))
-      bundled.add(name);
+      folders.set(resolve(work, 'clone', prefix, name), name);
   }
-  // gray-matter (without its YAML engine), commander and ajv's runtime helpers, at least.
-  expect([...bundled]).toEqual(expect.arrayContaining(['gray-matter', 'commander', 'ajv']));
-  const notices = await readFile(join(installed, 'dist/THIRD-PARTY-LICENSES.txt'), 'utf8');
+  expect([...new Set(folders.values())]).toEqual(
+    expect.arrayContaining(['gray-matter', 'commander', 'ajv', 'jsonc-parser']),
+  );
+  // One section a copy: its `name@version (licence)` line, then its licence files' texts.
+  const [, ...sections] = (await readFile(join(installed, 'dist/THIRD-PARTY-LICENSES.txt'), 'utf8')).split(
+    /\n(?:---\n\n)?(?=\S+@\d+\.\d+\.\d+\S* \()/,
+  );
+  const byHeader = new Map(sections.map((section) => [section.slice(0, section.indexOf(' (')), section]));
   const missing: string[] = [];
-  for (const name of bundled) {
-    const root = join(PROJECT_ROOT, 'node_modules', name);
-    const licence = (await readdir(root)).find((f) => /^licen[cs]e(\.|$)/i.test(f));
-    const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
-    const text = licence ? (await readFile(join(root, licence), 'utf8')).trim() : '(no licence file)';
-    if (!notices.includes(`${name}@${version} `) || !notices.includes(text)) missing.push(name);
+  for (const [folder, name] of folders) {
+    const { version } = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const section = byHeader.get(`${name}@${version}`);
+    const licences = (await readdir(folder)).filter((f) => /^licen[cs]e/i.test(f));
+    const texts = await Promise.all(
+      licences.map(async (f) => (await readFile(join(folder, f), 'utf8')).trim()),
+    );
+    if (!section || licences.length === 0 || !texts.every((text) => section.includes(text)))
+      missing.push(`${name}@${version}`);
   }
   expect(missing).toEqual([]);
 });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -9,7 +9,8 @@ import { md, PROJECT_ROOT, type TempSite, tempSite } from './helpers/site.ts';
 // What the installed bin loads before it does any work: every command pays for it. A build that finds
 // nothing changed parses no file, so it loads no parser; nor does --version; and neither loads the dev
 // server's code or sorts anything by locale (the first collation loads ICU's data, 10–20 ms; the first
-// number formatted by locale, 20–35 ms).
+// number formatted by locale, 20–35 ms). No command imports a package dist/ bundles as CommonJS through
+// Node's ES loader (its translator and export lexer: 15–30 ms a package).
 
 const run = promisify(execFile);
 const BIN = join(PROJECT_ROOT, 'bin', 'content-index.js');
@@ -17,9 +18,30 @@ const BIN = join(PROJECT_ROOT, 'bin', 'content-index.js');
 /** The parsers of front matter and of Hugo's configuration, and what they load. */
 const PARSERS = ['gray-matter', 'js-yaml', 'jsonc-parser', 'esprima'];
 
+/** Packages dist/ holds in its own JavaScript (scripts/bundled-packages.mjs), CommonJS ones among them. */
+const BUNDLED = ['gray-matter', 'commander', 'ajv', 'fast-deep-equal', 'jsonc-parser'];
+
+/**
+ * The packages each file of dist/ holds, by the file's URL: esbuild marks each module it bundles with a
+ * `// …node_modules/<package>/…` line. A record sees a bundled package load by its file's URL.
+ */
+async function bundledByFile(): Promise<Map<string, Set<string>>> {
+  const dist = join(PROJECT_ROOT, 'dist');
+  const byFile = new Map<string, Set<string>>();
+  for (const file of (await readdir(dist)).filter((name) => name.endsWith('.js'))) {
+    const text = await readFile(join(dist, file), 'utf8');
+    const names = [...text.matchAll(/^\/\/ (?:[^\n]*\/)?node_modules\/((?:@[^/\n]+\/)?[^/\n]+)\//gm)].map(
+      ([, name]) => name as string,
+    );
+    if (names.length > 0) byFile.set(pathToFileURL(join(dist, file)).href, new Set(names));
+  }
+  return byFile;
+}
+
 // A preload that records, in the file $CONTENT_INDEX_LOADED names, every module the process loads from
 // node_modules (ES modules through a loader hook, CommonJS from require's cache; package.json files read
-// for a version are not loads), the Node built-ins it loads, and whether anything collated by locale.
+// for a version are not loads), each CommonJS file the loader hook imported (`esm-commonjs:` and its
+// URL), the Node built-ins it loads, and whether anything collated by locale.
 const HOOKS = `
 import { appendFileSync } from 'node:fs';
 export async function load(url, context, next) {
@@ -64,6 +86,7 @@ process.on('exit', () => {
 
 let site: TempSite;
 let preload: string;
+let bundled: Map<string, Set<string>>;
 
 beforeAll(async () => {
   site = await tempSite({
@@ -75,6 +98,7 @@ beforeAll(async () => {
   await site.write('.startup/hooks.mjs', HOOKS);
   await site.write('.startup/preload.mjs', PRELOAD);
   preload = pathToFileURL(join(site.root, '.startup', 'preload.mjs')).href;
+  bundled = await bundledByFile();
 });
 afterAll(() => site.dispose());
 
@@ -101,8 +125,14 @@ async function recorded(argv: string[]) {
   );
   const builtins = new Set(lines.filter((line) => line.startsWith('node:')));
   const icu = lines.filter((line) => line.startsWith('icu:'));
-  const commonJsImported = lines.filter((line) => line.startsWith('esm-commonjs:'));
-  return { stdout, lines, packages, builtins, icu, commonJsImported };
+  /** The packages dist/ bundles whose file of dist/ loaded. */
+  const fromDist = new Set(lines.flatMap((line) => [...(bundled.get(line) ?? [])]));
+  /** The packages of BUNDLED imported as CommonJS through the loader hook. */
+  const commonJs = BUNDLED.filter((name) =>
+    lines.some((line) => line.startsWith('esm-commonjs:') && line.includes(`/node_modules/${name}/`)),
+  );
+  const anyCommonJs = lines.some((line) => line.startsWith('esm-commonjs:'));
+  return { stdout, lines, packages, fromDist, builtins, icu, commonJs, anyCommonJs };
 }
 
 describe('what a command loads before it works', () => {
@@ -113,11 +143,15 @@ describe('what a command loads before it works', () => {
     // gray-matter is bundled into dist/ with its YAML engine left out (scripts/build-dist.mjs): the
     // js-yaml 3 it requires would load esprima, 25–30 ms, for an engine parse-source.js replaces.
     expect(first.packages.has('esprima')).toBe(false);
-    // jsonc-parser's ES module build is part of dist/: the UMD build Node would import requires its
-    // parts one by one through the CommonJS translator, 20–30 ms of every process that parses a file.
-    // (A first build still imports esbuild, for the configuration, and fast-glob, for the listing.)
-    expect(first.commonJsImported.filter((line) => line.includes('/jsonc-parser/'))).toEqual([]);
-    expect(first.commonJsImported.length).toBeGreaterThan(0);
+    // jsonc-parser's ES module build is part of dist/ (scripts/bundled-packages.mjs): the UMD build Node
+    // would import requires its parts one by one through the CommonJS translator, 20–30 ms of every
+    // process that parses a file. The parsers come from dist/'s files, and none from node_modules.
+    expect([...first.fromDist]).toEqual(expect.arrayContaining(['gray-matter', 'jsonc-parser']));
+    expect(first.commonJs).toEqual([]);
+    expect(first.packages.has('jsonc-parser')).toBe(false);
+    // What the hook records as CommonJS it does see: a first build imports esbuild (the configuration)
+    // and fast-glob (the listing) that way.
+    expect(first.anyCommonJs).toBe(true);
     expect(
       first.lines.filter(
         (line) => line.includes('/node_modules/gray-matter/') && !line.endsWith('/package.json'),
@@ -139,13 +173,15 @@ describe('what a command loads before it works', () => {
   it('a build that finds nothing changed loads no front-matter parser, no dev server, no ICU collation', async () => {
     const unchanged = await loads('build', '--json');
     expect(JSON.parse(unchanged.stdout).incremental.unchanged).toBe(true);
-    expect(PARSERS.filter((name) => unchanged.packages.has(name))).toEqual([]);
-    // Its own parts load (the record is not empty): wrangler.toml's TOML parser, the search's stemmers.
-    expect([...unchanged.packages]).toEqual(expect.arrayContaining(['smol-toml', '@orama/stemmers']));
-    // commander and ajv's runtime helpers are part of dist/ (scripts/build-dist.mjs bundledPackages):
-    // imported from node_modules, each CommonJS package went through Node's translator, 15–25 ms.
-    expect(['commander', 'ajv'].filter((name) => unchanged.packages.has(name))).toEqual([]);
-    expect(unchanged.commonJsImported).toEqual([]);
+    expect(PARSERS.filter((name) => unchanged.packages.has(name) || unchanged.fromDist.has(name))).toEqual(
+      [],
+    );
+    // Its own parts load (the record is not empty): wrangler.toml's TOML parser, and commander and ajv's
+    // runtime helpers from dist/ (imported from node_modules, each went through Node's CommonJS
+    // translator: 15–25 ms of every command).
+    expect(unchanged.packages.has('smol-toml')).toBe(true);
+    expect([...unchanged.fromDist]).toEqual(expect.arrayContaining(['commander', 'ajv']));
+    expect(unchanged.commonJs).toEqual([]);
     // (fast-glob may load: folders this young are listed again, their stamps too recent to trust.)
     expect(unchanged.packages.has('chokidar')).toBe(false);
     expect(unchanged.builtins.has('node:http')).toBe(false);
@@ -161,9 +197,10 @@ describe('what a command loads before it works', () => {
     };
     expect(report.incremental.unchanged).toBe(false);
     expect(edited.icu).toEqual([]);
-    // It parses the file with the parsers dist/ bundles, and lists nothing: no CommonJS imported at all.
+    // It parses the file: the parsers from dist/ (js-yaml, not bundled, from node_modules).
+    expect([...edited.fromDist]).toEqual(expect.arrayContaining(['gray-matter', 'jsonc-parser']));
     expect(edited.packages.has('js-yaml')).toBe(true);
-    expect(edited.commonJsImported).toEqual([]);
+    expect(edited.commonJs).toEqual([]);
     const paths = report.files.map((file) => file.path);
     expect(paths).toEqual([...paths].sort((a, b) => a.localeCompare(b)));
     expect(paths).toContain('api/v1/content.json');
@@ -172,10 +209,14 @@ describe('what a command loads before it works', () => {
   it('--version loads no parser at all, nor picomatch (a Hugo cascade target loads it)', async () => {
     const version = await loads('--version');
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-    expect([...PARSERS, 'smol-toml', 'picomatch'].filter((name) => version.packages.has(name))).toEqual([]);
-    expect(version.packages.has('@orama/stemmers')).toBe(true);
-    expect(version.packages.has('commander')).toBe(false);
-    expect(version.commonJsImported).toEqual([]);
+    expect(
+      [...PARSERS, 'smol-toml', 'picomatch'].filter(
+        (name) => version.packages.has(name) || version.fromDist.has(name),
+      ),
+    ).toEqual([]);
+    expect(version.fromDist.has('commander')).toBe(true);
+    expect(version.commonJs).toEqual([]);
+    expect(version.anyCommonJs).toBe(false);
     expect(version.builtins.has('node:http')).toBe(false);
     expect(version.icu).toEqual([]);
   });
