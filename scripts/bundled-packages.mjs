@@ -39,9 +39,7 @@ export const bundledPackages = {
       const manifest = manifestOf('jsonc-parser');
       const { module } = JSON.parse(await readFile(manifest, 'utf8'));
       if (typeof module !== 'string') return { errors: [{ text: `${manifest} names no ES module build` }] };
-      const path = join(dirname(manifest), module);
-      inside.add(path);
-      return { path };
+      return bundled(manifest, `./${module}`);
     });
     build.onResolve({ filter: /^[^./]/ }, (args) => {
       if (!inside.has(args.importer)) return undefined;

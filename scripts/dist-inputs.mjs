@@ -31,7 +31,7 @@ export async function inputFiles() {
     require.resolve('redoc/package.json'),
     // Bundled into dist/ (bundled-packages.mjs): another version installed is another dist/. What they
     // bring with them (fast-deep-equal, kind-of, …) is in npm's record of what it installed.
-    require.resolve('gray-matter/package.json'),
+    manifestOf('gray-matter'),
     manifestOf('commander'),
     manifestOf('ajv'),
     manifestOf('jsonc-parser'),

@@ -16,6 +16,7 @@ import { dirname, join, posix, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { build as esbuild } from 'esbuild';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { bundledMarks } from './helpers/bundled.ts';
 import { connectV2Http } from './helpers/mcp.ts';
 import { type PagesDev, startPagesDev } from './helpers/pages-dev.ts';
 import { md, PROJECT_ROOT, snapshotDir } from './helpers/site.ts';
@@ -208,18 +209,15 @@ it('every relative link of the shipped README and docs leads to a file the packa
 });
 
 it('carries the licence of every package its JavaScript bundles', async () => {
-  // esbuild marks each file it bundles with a `// <path>/node_modules/<package>/…` line, the path from the
-  // folder dist/ was built in (the packed clone): the packages read from the installed JavaScript
-  // itself, not from the list scripts/bundled-packages.mjs keeps.
+  // The packages read from the installed JavaScript itself (esbuild's marks, their paths from the packed
+  // clone, where dist/ was built), not from the list scripts/bundled-packages.mjs keeps.
   const installed = join(site, 'node_modules/content-index');
   const folders = new Map<string, string>();
   for (const file of packed.files
     .map((f) => f.path)
     .filter((p) => /^dist\/(functions\/)?[^/]+\.js$/.test(p))) {
     const text = await readFile(join(installed, file), 'utf8');
-    for (const [, prefix = '', name = ''] of text.matchAll(
-      /^\/\/ ((?:[^\n]*\/)?node_modules\/)((?:@[^/\n]+\/)?[^/\n]+)\//gm,
-    ))
+    for (const { prefix, name } of bundledMarks(text))
       folders.set(resolve(work, 'clone', prefix, name), name);
   }
   expect([...new Set(folders.values())]).toEqual(

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledMarks } from './helpers/bundled.ts';
 import { md, PROJECT_ROOT, type TempSite, tempSite } from './helpers/site.ts';
 
 // What the installed bin loads before it does any work: every command pays for it. A build that finds
@@ -21,18 +22,13 @@ const PARSERS = ['gray-matter', 'js-yaml', 'jsonc-parser', 'esprima'];
 /** Packages dist/ holds in its own JavaScript (scripts/bundled-packages.mjs), CommonJS ones among them. */
 const BUNDLED = ['gray-matter', 'commander', 'ajv', 'fast-deep-equal', 'jsonc-parser'];
 
-/**
- * The packages each file of dist/ holds, by the file's URL: esbuild marks each module it bundles with a
- * `// …node_modules/<package>/…` line. A record sees a bundled package load by its file's URL.
- */
+/** The packages each file of dist/ holds, by the file's URL: a record sees one load by its file's URL. */
 async function bundledByFile(): Promise<Map<string, Set<string>>> {
   const dist = join(PROJECT_ROOT, 'dist');
   const byFile = new Map<string, Set<string>>();
   for (const file of (await readdir(dist)).filter((name) => name.endsWith('.js'))) {
     const text = await readFile(join(dist, file), 'utf8');
-    const names = [...text.matchAll(/^\/\/ (?:[^\n]*\/)?node_modules\/((?:@[^/\n]+\/)?[^/\n]+)\//gm)].map(
-      ([, name]) => name as string,
-    );
+    const names = bundledMarks(text).map((mark) => mark.name);
     if (names.length > 0) byFile.set(pathToFileURL(join(dist, file)).href, new Set(names));
   }
   return byFile;
