@@ -117,7 +117,8 @@ export interface BuildOptions {
   /**
    * From this many files on, parsing is shared with a worker thread (default 10,000: below it the worker
    * costs more to start than it saves); from this many items whose D1 rows are made, so is making them
-   * (default 2,000).
+   * (default 2,000); from this many files whose stamps a build looks at, so is taking them (default
+   * 5,000).
    */
   parallelThreshold?: number;
   /**

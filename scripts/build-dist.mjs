@@ -113,6 +113,7 @@ async function bundle(out) {
       index: join(ROOT, 'build/index.ts'),
       'parse-worker': join(ROOT, 'build/stages/parse/worker.js'),
       'd1-rows-worker': join(ROOT, 'build/stages/d1-rows-worker.ts'),
+      'stamp-worker': join(ROOT, 'build/stages/stamp-worker.js'),
       // Started as a process of its own by `dev` (build/runtime/wrangler.ts), from beside the bundle.
       'wrangler-supervisor': join(ROOT, 'build/runtime/wrangler-supervisor.js'),
       // Imported by the bin for `dev` alone, before the CLI (bin/content-index.js).

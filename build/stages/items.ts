@@ -56,6 +56,7 @@ import {
   vanishedContent,
 } from './load.ts';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
+import { STAMPS_ASIDE_FROM, stampsAside } from './stamps-aside.ts';
 
 export interface ItemsOptions extends LoadOptions {
   /**
@@ -178,6 +179,8 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   const early = taken && store.stampsOf(listing, taken);
   const at = Math.min(Date.now(), (early && taken?.at) ?? Number.POSITIVE_INFINITY);
   const nowMs = options.now.getTime();
+  const aside =
+    !changed && !options.stat ? stampsOfKnown(store, listing, early, options.parallelThreshold) : undefined;
   const places = placesOf(tasks);
   const taskAt = (i: number) => tasks[i] as Listing['tasks'][number];
   const keyBase = hash('sha256', `${options.context}\u0000${cascades}`, 'base64url');
@@ -227,7 +230,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
         known[i] = record;
         continue;
       }
-      const taken = early?.(i);
+      const taken = early?.(i) ?? asideTaken?.(i);
       if (record === undefined && taken === undefined && byRead) {
         stampedByRead.add(i);
         known[i] = undefined;
@@ -243,6 +246,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
       }
     }
   };
+  const asideTaken = aside && (await aside);
   look(true);
   // So many to read that every file is read through the parse cache: the whole site is looked at.
   if (walk && unknown.length > DIRECT_READS) {
@@ -801,4 +805,36 @@ export function storedItems(store: FragmentStore): { items: ItemFragments[]; mod
       leftOut,
     }),
   };
+}
+
+/**
+ * A build in a process of its own looks at the stamp of every file the store has a record of (and the
+ * check for an unchanged build has not): on a large site, those are taken on a worker thread, started
+ * here, while the main thread reads the store's records, which it does now (the build needs them below
+ * in any case). By the file's place in the listing.
+ */
+function stampsOfKnown(
+  store: FragmentStore,
+  listing: Listing,
+  early: ((i: number) => Stamp | undefined) | undefined,
+  threshold = STAMPS_ASIDE_FROM,
+): Promise<((i: number) => Stamp | undefined) | undefined> | undefined {
+  const wanted: number[] = [];
+  listing.tasks.forEach((task, i) => {
+    if (store.files.has(task.path) && early?.(i) === undefined) wanted.push(i);
+  });
+  if (wanted.length === 0 || wanted.length < threshold) return undefined;
+  const taken = stampsAside(wanted.map((i) => (listing.tasks[i] as Listing['tasks'][number]).absolute));
+  void store.items;
+  return taken.then((stampAt) => {
+    if (!stampAt) return undefined;
+    const at = new Int32Array(listing.tasks.length).fill(-1);
+    wanted.forEach((task, j) => {
+      at[task] = j;
+    });
+    return (i) => {
+      const j = at[i] ?? -1;
+      return j < 0 ? undefined : stampAt(j);
+    };
+  });
 }

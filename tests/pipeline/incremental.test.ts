@@ -1283,6 +1283,40 @@ describe('a build in a process of its own (its store read from its files)', () =
     });
   });
 
+  it('takes the stamps of the files it knows on a worker thread on a large site, and finds an edit by them', async () => {
+    site = await tempSite(FILES);
+    const s = site;
+    // Every site counts as large here: the stamps go to the worker from one file on.
+    const options: BuildOptions = { clock: () => JUNE, hugo: HUGO, parallelThreshold: 1 };
+    await ownProcess(s, options);
+    // The file listed first: the check for an unchanged build stats it, finds it changed, and stops.
+    const opened = FragmentStore.open(s.root, { racyMs: 0 });
+    const first = (opened.listing as Listing).tasks[0];
+    opened.close();
+    if (!first) throw new Error('nothing listed');
+    await s.write(first.path, md({ title: 'Primero editado', date: '2025-01-05' }, 'Otro texto.\n'));
+    const nodeFs = createRequire(import.meta.url)('node:fs') as { statSync: typeof fs.statSync };
+    const { statSync } = nodeFs;
+    const content = join(s.root, 'content');
+    const stated: string[] = [];
+    nodeFs.statSync = ((path: fs.PathLike, ...rest: never[]) => {
+      if (String(path).startsWith(content) && String(path).endsWith('.md')) stated.push(String(path));
+      return (statSync as (...args: unknown[]) => unknown)(path, ...rest);
+    }) as typeof statSync;
+    syncBuiltinESMExports();
+    let result: Awaited<ReturnType<typeof ownProcess>>;
+    try {
+      result = await ownProcess(s, options);
+    } finally {
+      nodeFs.statSync = statSync;
+      syncBuiltinESMExports();
+    }
+    // The main thread stat'ed the edited file alone; the worker every other file (one thread: all of them).
+    expect(stated).toEqual([first.absolute]);
+    expect(result?.incremental).toMatchObject({ unchanged: false, read: 1, keyed: 1 });
+    expect(result?.incremental.files).toBeGreaterThan(5);
+  });
+
   it('keys only the items of the files whose stamps changed, and moves them in the order it kept, as a build from nothing', async () => {
     site = await tempSite(FILES);
     const s = site;

@@ -1,6 +1,6 @@
 // Plain JavaScript (typed by JSDoc, checked by tsc): this runs in the parse worker, which starts
 // without a TypeScript loader.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { closingEnd, frontMatterStart, openingOf } from './fences.js';
 
@@ -162,7 +162,7 @@ function readOpened(fd, size) {
  * @returns {string}
  */
 function wholeHash(bytes) {
-  return createHash('sha256').update(bytes).digest('base64');
+  return hash('sha256', bytes, 'base64');
 }
 
 /**
@@ -181,5 +181,5 @@ export function sourceHash(whole) {
  * @returns {string}
  */
 export function headHash(text) {
-  return createHash('sha256').update(text).digest('base64');
+  return hash('sha256', text, 'base64');
 }
