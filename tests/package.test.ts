@@ -145,6 +145,7 @@ it('packs prebuilt JavaScript, type declarations and what it serves, and no Type
       'dist/index.js',
       'dist/parse-worker.js',
       'dist/d1-rows-worker.js',
+      'dist/stamp-worker.js',
       'dist/types/index.d.ts',
       'dist/functions/api.js',
       'dist/functions/mcp.js',

@@ -828,12 +828,12 @@ function stampsOfKnown(
   void store.items;
   return taken.then((stampAt) => {
     if (!stampAt) return undefined;
-    const at = new Int32Array(listing.tasks.length).fill(-1);
+    const slot = new Int32Array(listing.tasks.length).fill(-1);
     wanted.forEach((task, j) => {
-      at[task] = j;
+      slot[task] = j;
     });
     return (i) => {
-      const j = at[i] ?? -1;
+      const j = slot[i] ?? -1;
       return j < 0 ? undefined : stampAt(j);
     };
   });
