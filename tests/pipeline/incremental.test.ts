@@ -1311,7 +1311,7 @@ describe('a build in a process of its own (its store read from its files)', () =
       nodeFs.statSync = statSync;
       syncBuiltinESMExports();
     }
-    // The main thread stat'ed the edited file alone; the worker every other file (one thread: all of them).
+    // The main thread stat'ed the edited file alone; the worker took every other file's stamp.
     expect(stated).toEqual([first.absolute]);
     expect(result?.incremental).toMatchObject({ unchanged: false, read: 1, keyed: 1 });
     expect(result?.incremental.files).toBeGreaterThan(5);
