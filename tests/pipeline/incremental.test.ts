@@ -1204,6 +1204,26 @@ describe('a build in a process of its own (its store read from its files)', () =
     }
   };
 
+  /** ownProcess, with the content files the main thread stat'ed meanwhile (`statSync`), in order. */
+  const ownProcessStats = async (s: TempSite, options: BuildOptions) => {
+    // The module object the build's `import { statSync }` is synced to (its type says read-only).
+    const nodeFs = createRequire(import.meta.url)('node:fs') as { statSync: typeof fs.statSync };
+    const { statSync } = nodeFs;
+    const content = join(s.root, 'content');
+    const stated: string[] = [];
+    nodeFs.statSync = ((path: fs.PathLike, ...rest: never[]) => {
+      if (String(path).startsWith(content) && String(path).endsWith('.md')) stated.push(String(path));
+      return (statSync as (...args: unknown[]) => unknown)(path, ...rest);
+    }) as typeof statSync;
+    syncBuiltinESMExports();
+    try {
+      return { result: await ownProcess(s, options), stated };
+    } finally {
+      nodeFs.statSync = statSync;
+      syncBuiltinESMExports();
+    }
+  };
+
   it('reads again only the folder a file came and went in, and finds nothing changed', async () => {
     site = await tempSite(FILES);
     const s = site;
@@ -1254,23 +1274,7 @@ describe('a build in a process of its own (its store read from its files)', () =
     site = await tempSite(FILES);
     const s = site;
     const options: BuildOptions = { clock: () => JUNE, hugo: HUGO };
-    // The module object the build's `import { statSync }` is synced to (its type says read-only).
-    const nodeFs = createRequire(import.meta.url)('node:fs') as { statSync: typeof fs.statSync };
-    const { statSync } = nodeFs;
-    const content = join(s.root, 'content');
-    const stated: string[] = [];
-    nodeFs.statSync = ((path: fs.PathLike, ...rest: never[]) => {
-      if (String(path).startsWith(content) && String(path).endsWith('.md')) stated.push(String(path));
-      return (statSync as (...args: unknown[]) => unknown)(path, ...rest);
-    }) as typeof statSync;
-    syncBuiltinESMExports();
-    let result: Awaited<ReturnType<typeof ownProcess>>;
-    try {
-      result = await ownProcess(s, options);
-    } finally {
-      nodeFs.statSync = statSync;
-      syncBuiltinESMExports();
-    }
+    const { result, stated } = await ownProcessStats(s, options);
     expect(result?.incremental.read).toBe(result?.incremental.files);
     expect(result?.incremental.files).toBeGreaterThan(5);
     expect(stated).toEqual([]);
@@ -1295,22 +1299,7 @@ describe('a build in a process of its own (its store read from its files)', () =
     opened.close();
     if (!first) throw new Error('nothing listed');
     await s.write(first.path, md({ title: 'Primero editado', date: '2025-01-05' }, 'Otro texto.\n'));
-    const nodeFs = createRequire(import.meta.url)('node:fs') as { statSync: typeof fs.statSync };
-    const { statSync } = nodeFs;
-    const content = join(s.root, 'content');
-    const stated: string[] = [];
-    nodeFs.statSync = ((path: fs.PathLike, ...rest: never[]) => {
-      if (String(path).startsWith(content) && String(path).endsWith('.md')) stated.push(String(path));
-      return (statSync as (...args: unknown[]) => unknown)(path, ...rest);
-    }) as typeof statSync;
-    syncBuiltinESMExports();
-    let result: Awaited<ReturnType<typeof ownProcess>>;
-    try {
-      result = await ownProcess(s, options);
-    } finally {
-      nodeFs.statSync = statSync;
-      syncBuiltinESMExports();
-    }
+    const { result, stated } = await ownProcessStats(s, options);
     // The main thread stat'ed the edited file alone; the worker took every other file's stamp.
     expect(stated).toEqual([first.absolute]);
     expect(result?.incremental).toMatchObject({ unchanged: false, read: 1, keyed: 1 });
