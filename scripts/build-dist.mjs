@@ -116,6 +116,8 @@ async function bundle(out) {
       'stamp-worker': join(ROOT, 'build/stages/stamp-worker.js'),
       // Started as a process of its own by `dev` (build/runtime/wrangler.ts), from beside the bundle.
       'wrangler-supervisor': join(ROOT, 'build/runtime/wrangler-supervisor.js'),
+      // Started as a process of its own for the local D1 (build/runtime/d1-import.ts), from beside the bundle.
+      'd1-local': join(ROOT, 'build/runtime/d1-local.js'),
       // Imported by the bin for `dev` alone, before the CLI (bin/content-index.js).
       'dev-process': join(ROOT, 'build/runtime/dev-process.ts'),
     },

@@ -665,6 +665,10 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   if (stopping) return finished;
   // wrangler bundles the data at its start: the first build's goes in at once.
   await writeMcpData();
+  // A first build that found nothing changed since `content-index build` wrote no data, and so started
+  // no import; the local D1 may still lack its generation (a new clone, .wrangler/ removed, an import
+  // stopped by the last dev), and /mcp would answer 503 until a save. Imported unless it is there.
+  if (!importing && last) importLocally(last);
 
   // wrangler watches _headers, _redirects and _routes.json by path and re-reads them on a change; after a
   // switch those paths lead into the new generation, and deleting the old one is the change it sees.

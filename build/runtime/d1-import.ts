@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFile, type FileHandle, open, readdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import {
   d1Tables,
   GENERATION_PATTERN,
@@ -11,7 +13,8 @@ import {
 import { ContentIndexError } from '../core/errors.ts';
 import { D1_DIR, D1_MANIFEST_PATH, type D1Manifest } from '../stages/mcp-output.ts';
 import { PRIVATE_DIR } from '../stages/output/place.ts';
-import { killGroup, spawnWrangler, stripAnsi } from './wrangler.ts';
+import { readWranglerConfig } from '../stages/wrangler-config.ts';
+import { killGroup, stripAnsi, wranglerCommand } from './wrangler.ts';
 
 /** Where the SQL goes: wrangler's local D1 (for `wrangler pages dev`) or the account's database. */
 export interface D1Location {
@@ -393,40 +396,40 @@ function stateFrom(output: string): D1State {
   };
 }
 
-/** Stops wrangler when `signal` aborts (dev stopping): the promise then rejects with the signal's reason. */
-function execute(
+/**
+ * Runs `args` (`--command`/`--file`, `--json`) against the database: the account's through `wrangler d1
+ * execute --remote`, the local one through d1-local.js (see there why not wrangler). Stops the process,
+ * and the workerd it started, when `signal` aborts (dev stopping): the promise then rejects with the
+ * signal's reason.
+ */
+async function execute(
   manifest: D1Manifest,
   where: D1Location,
   args: string[],
   signal?: AbortSignal,
 ): Promise<string> {
-  const full = [
-    'd1',
-    'execute',
-    manifest.database,
-    where.remote ? '--remote' : '--local',
-    ...(where.persistTo && !where.remote ? ['--persist-to', where.persistTo] : []),
-    '--yes',
-    ...args,
-  ];
+  const file = `D1 database ${manifest.database}${where.remote ? '' : ' (local)'}`;
+  const run = where.remote
+    ? wranglerCommand(['d1', 'execute', manifest.database, '--remote', '--yes', ...args], where.env)
+    : await localRunner(manifest, where, args, file);
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    // With a signal, in a group of its own: an abort ends wrangler's workerd too (miniflare ends it only
-    // from wrangler's own signal handlers, which a SIGKILL skips).
-    const child = spawnWrangler(full, {
+    // With a signal, in a group of its own: an abort ends its workerd too (miniflare ends it only from
+    // its own signal handlers, which a SIGKILL skips).
+    const child = spawn(run.command, run.args, {
       cwd: where.root,
-      env: where.env,
-      stdio: 'pipe',
-      ...(signal && { group: true }),
+      env: { ...where.env, WRANGLER_SEND_METRICS: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(signal && process.platform !== 'win32' && { detached: true }),
     });
     let stdout = '';
     let stderr = '';
     let hard: NodeJS.Timeout | undefined;
     const abort = () => {
       killGroup(child, 'SIGTERM');
-      // wrangler busy reading a large import does not answer SIGTERM (not within 20 s at 10,000
-      // items): it is killed after a grace. SQLite keeps the database whole; the generation it was
-      // writing is unfinished, never switched to, and dropped by the next import.
+      // A process busy reading a large import may not answer SIGTERM (wrangler did not, within 20 s at
+      // 10,000 items): it is killed after a grace. SQLite keeps the database whole; the generation it
+      // was writing is unfinished, never switched to, and dropped by the next import.
       hard = setTimeout(() => killGroup(child, 'SIGKILL'), ABORT_GRACE_MS);
       hard.unref();
     };
@@ -457,8 +460,8 @@ function execute(
         new ContentIndexError([
           {
             code: 'output_failed',
-            file: `D1 database ${manifest.database}${where.remote ? '' : ' (local)'}`,
-            message: `wrangler d1 execute failed (exit ${code}): ${said || 'no message'}`,
+            file,
+            message: `${where.remote ? 'wrangler d1 execute' : 'the local D1 import'} failed (exit ${code}): ${said || 'no message'}`,
             hint: where.remote
               ? 'check CLOUDFLARE_API_TOKEN has the "D1: Edit" permission and that wrangler.toml has the database_id wrangler d1 create printed'
               : 'check wrangler.toml binds this database ([[d1_databases]])',
@@ -467,6 +470,41 @@ function execute(
       );
     });
   });
+}
+
+/**
+ * d1-local.js for the project's local D1: the folder and database id `wrangler pages dev` uses for the
+ * binding (`--persist-to`, or .wrangler/state; `preview_database_id`, else `database_id`, else the
+ * binding's name). `CONTENT_INDEX_D1_LOCAL` (a JavaScript file) runs another one instead, as
+ * CONTENT_INDEX_WRANGLER does for wrangler: tests stand in for it to watch or hold its runs.
+ */
+async function localRunner(
+  manifest: D1Manifest,
+  where: D1Location,
+  args: string[],
+  file: string,
+): Promise<{ command: string; args: string[] }> {
+  const { config } = await readWranglerConfig(where.root);
+  const database = config.d1Databases.find(
+    (d) => d.database_name === manifest.database || d.binding === manifest.binding,
+  );
+  const id = database?.preview_database_id ?? database?.database_id ?? database?.binding;
+  if (!id) {
+    throw new ContentIndexError([
+      {
+        code: 'output_failed',
+        file,
+        message: `${config.file ?? 'wrangler.toml'} binds no D1 database named ${manifest.database} or bound as ${manifest.binding}`,
+        hint: 'check wrangler.toml binds this database ([[d1_databases]])',
+      },
+    ]);
+  }
+  // The runner takes miniflare from the site's wrangler: missing, it is said as for every other command.
+  if (!where.env.CONTENT_INDEX_D1_LOCAL) wranglerCommand([], where.env);
+  const persist = resolve(where.root, where.persistTo ?? join('.wrangler', 'state'), 'v3', 'd1');
+  // Beside this file in the sources, and beside the bundle in dist/: the same name in both layouts.
+  const runner = where.env.CONTENT_INDEX_D1_LOCAL ?? fileURLToPath(new URL('./d1-local.js', import.meta.url));
+  return { command: process.execPath, args: [runner, '--persist', persist, '--id', id, ...args] };
 }
 
 const ABORT_GRACE_MS = 3000;

@@ -10,7 +10,13 @@ export interface WranglerConfig {
   name?: string;
   /** `pages_build_output_dir`: the folder the Pages project serves and `wrangler pages deploy` uploads by default. */
   pagesBuildOutputDir?: string;
-  d1Databases: { binding?: string; database_name?: string; database_id?: string }[];
+  d1Databases: {
+    binding?: string;
+    database_name?: string;
+    database_id?: string;
+    /** The id `wrangler dev` and `d1 execute --local` use for the binding when it is set. */
+    preview_database_id?: string;
+  }[];
 }
 
 const FILES = ['wrangler.toml', 'wrangler.json', 'wrangler.jsonc'] as const;

@@ -1,9 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { generateSite } from '../../bench/generate-site.ts';
 import { writePrivateFiles } from '../../build/stages/write-private.ts';
 import { D1_SITE, generations, localD1, WRANGLER_ENV } from '../helpers/d1.ts';
 import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
@@ -23,8 +24,8 @@ afterAll(async () => {
   await rm(state, { recursive: true, force: true });
 });
 
-/** wrangler's runs during the last import, one line each (the stand-in forwards local calls to it). */
-async function wranglerRuns(): Promise<string[]> {
+/** The local D1 runner's runs during the last import, one line each (its stand-in logs them). */
+async function localRuns(): Promise<string[]> {
   return (await readFile(join(state, 'wrangler.log'), 'utf8')).trim().split('\n').filter(Boolean);
 }
 
@@ -38,7 +39,7 @@ async function importD1(): Promise<{ code: number; stdout: string; stderr: strin
         cwd: site.root,
         env: {
           ...WRANGLER_ENV,
-          CONTENT_INDEX_WRANGLER: join(PROJECT_ROOT, 'tests/fixtures/wrangler/fake-wrangler.mjs'),
+          CONTENT_INDEX_D1_LOCAL: join(PROJECT_ROOT, 'tests/fixtures/wrangler/fake-d1-local.mjs'),
           FAKE_WRANGLER_LOG: join(state, 'wrangler.log'),
         },
         timeout: 180_000,
@@ -64,14 +65,14 @@ it('imports each build as a new generation, switches to it, keeps the previous o
       `^✓ D1 content-index \\(local\\): imported ${a} \\(2 items\\) in [\\d.]+ s\\n✓ D1 content-index \\(local\\): ${a} is live\\n$`,
     ),
   );
-  // Each wrangler run costs seconds: the state, then the import with its switch in one file.
-  expect((await wranglerRuns()).map((line) => (line.includes('--file') ? 'file' : 'command'))).toEqual([
+  // Each run costs a second or more (a workerd started): the state, then the import with its switch in one file.
+  expect((await localRuns()).map((line) => (line.includes('--file') ? 'file' : 'command'))).toEqual([
     'command',
     'file',
   ]);
   // The same content is the same generation: nothing to write.
   expect((await importD1()).stdout).toContain(`✓ D1 content-index (local): ${a} is imported already`);
-  expect(await wranglerRuns()).toHaveLength(1);
+  expect(await localRuns()).toHaveLength(1);
 
   await site.write('content/posts/tercera.es.md', md({ title: 'Tercera entrada', date: '2026-01-03' }));
   const b = await buildGeneration();
@@ -86,7 +87,7 @@ it('imports each build as a new generation, switches to it, keeps the previous o
   const c = await buildGeneration();
   expect((await importD1()).stdout).toContain(`✓ D1 content-index (local): ${c} is live; dropped ${a}`);
   // The older generation's tables go in a third run, once the new one is live.
-  expect(await wranglerRuns()).toHaveLength(3);
+  expect(await localRuns()).toHaveLength(3);
   expect(await generations(site.root, state)).toEqual({
     states: { [b]: 'previous', [c]: 'live' },
     withTables: [b, c].sort(),
@@ -203,5 +204,61 @@ it('imports hostile text exactly: quotes, SQL comments and separators, newlines,
   } finally {
     await hostile.dispose();
     await rm(hostileState, { recursive: true, force: true });
+  }
+}, 360_000);
+
+/** The local D1's write-ahead log: its size, and how many times SQLite started it over (its header). */
+async function writeAheadLog(persistTo: string): Promise<{ bytes: number; restarts: number }> {
+  const folder = join(persistTo, 'v3/d1/miniflare-D1DatabaseObject');
+  const name = (await readdir(folder)).find((n) => n.endsWith('.sqlite-wal') && !n.startsWith('metadata'));
+  if (!name) throw new Error(`no write-ahead log in ${folder}`);
+  const file = await open(join(folder, name), 'r');
+  try {
+    const header = Buffer.alloc(16);
+    await file.read(header, 0, 16, 0);
+    // The WAL header: magic, format version, page size, then the checkpoint sequence number, which
+    // SQLite raises each time it writes the log from its start again.
+    return { bytes: (await stat(join(folder, name))).size, restarts: header.readUInt32BE(12) };
+  } finally {
+    await file.close();
+  }
+}
+
+// wrangler ran each import as one transaction, in a process of its own: SQLite never started the log
+// over, and it grew by a whole import at every save of dev (1.7 GB after some 90 at 1,000 items).
+it('keeps the local D1 write-ahead log to about one import, however many imports follow', async () => {
+  const files = Object.fromEntries(
+    [...generateSite({ items: 150, seed: 3, words: [1500, 2500] })].map((f) => [f.path, f.content]),
+  );
+  const big = await tempSite(
+    { ...files, 'wrangler.toml': D1_SITE.files['wrangler.toml'] },
+    { ...D1_SITE.config },
+  );
+  const bigState = await mkdtemp(join(tmpdir(), 'content-index-d1-log-'));
+  const edited = Object.keys(files).find((path) => path.endsWith('.es.md')) as string;
+  try {
+    const logs: { bytes: number; restarts: number }[] = [];
+    for (let i = 0; i < 3; i++) {
+      await big.write(edited, (files[edited] as string).replace(/^title: .*$/m, `title: "Edición ${i}"`));
+      expect((await big.cli('build')).code).toBe(0);
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [join(PROJECT_ROOT, 'bin/content-index.js'), 'd1', 'import', '--persist-to', bigState],
+        { cwd: big.root, env: WRANGLER_ENV, timeout: 180_000 },
+      );
+      expect(stdout).toContain('is live');
+      logs.push(await writeAheadLog(bigState));
+    }
+    const [first, , third] = logs as [(typeof logs)[0], (typeof logs)[0], (typeof logs)[0]];
+    // An import is more than the 1,000 pages (4 MB) after which SQLite copies the log back into the
+    // database: the log starts over within each import, and the third leaves it as the first did (one
+    // transaction an import, it held all three end to end: three times the first).
+    expect(first.bytes).toBeGreaterThan(4_000_000);
+    expect(first.restarts).toBeGreaterThan(0);
+    expect(third.restarts).toBeGreaterThan(first.restarts);
+    expect(third.bytes).toBeLessThan(1.5 * first.bytes);
+  } finally {
+    await big.dispose();
+    await rm(bigState, { recursive: true, force: true });
   }
 }, 360_000);
