@@ -15,7 +15,7 @@
  *
  * D1 backend (10,000 and 50,000 items), with wrangler's local D1:
  * - the build's wall time and the SQL's size; the import (`content-index d1 import`, and the time it
- *   reports for `wrangler d1 execute --file` alone);
+ *   reports for the import's own run, build/runtime/d1-local.js);
  * - warm `search_content` through `wrangler pages dev`: wall per call, over HTTP, p50 and p99;
  * - first call of a fresh process, main-thread CPU, with the binding wrangler's getPlatformProxy gives.
  *
@@ -84,7 +84,7 @@ export interface D1Figures {
   bodies: boolean;
   buildMs: number;
   sqlBytes: number;
-  /** `content-index d1 import` (wrangler start-ups and checks included) and `wrangler d1 execute --file` alone. */
+  /** `content-index d1 import` (the state read before and the drops after included) and the import's own run alone. */
   importMs: number;
   executeMs: number;
   workerGzipBytes: number;
@@ -565,7 +565,7 @@ export function mcpRows(figures: McpFigures): string[][] {
       ['  build, whole process (s)', ...cells((m) => m.buildMs / 1000, 1)],
       ['  import SQL (MiB)', ...cells((m) => m.sqlBytes / 2 ** 20, 1)],
       [
-        '  d1 import (s; of it wrangler d1 execute --file)',
+        '  d1 import (s; of it the import run itself)',
         ...d.map((m) => `${(m.importMs / 1000).toFixed(1)} (${(m.executeMs / 1000).toFixed(1)})`),
       ],
       ['  Worker gzip (KiB)', ...cells((m) => m.workerGzipBytes / 1024, 0)],
