@@ -50,7 +50,10 @@ async function runImport(flags: D1Flags, context: CliContext): Promise<number> {
   const label = `${manifest.database}${where.remote ? '' : ' (local)'}`;
   const result = where.remote
     ? await importGeneration(manifest, where)
-    : await importLocally(manifest, where);
+    : await importLocally(manifest, where, {
+        onWait: (holder) =>
+          context.print(`… D1 ${label}: waiting for the import under way into it (process ${holder})`),
+      });
   context.print(
     result.imported
       ? `✓ D1 ${label}: imported ${manifest.generation} (${manifest.items} items) in ${(result.ms / 1000).toFixed(1)} s`

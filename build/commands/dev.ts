@@ -216,7 +216,11 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     const manifest = await readD1Manifest(root);
     if (!manifest) return;
     const where = { remote: false, root, env: { ...process.env, ...context.env } };
-    const imported = await importIntoLocalD1(manifest, where, { signal: importStop.signal });
+    const imported = await importIntoLocalD1(manifest, where, {
+      signal: importStop.signal,
+      onWait: (holder) =>
+        context.print(`… D1 (local): waiting for the import under way into it (process ${holder})`),
+    });
     if (imported.imported) {
       context.print(
         `✓ D1 (local): ${manifest.generation} imported in ${(imported.ms / 1000).toFixed(1)} s and live`,

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFile, type FileHandle, open, readdir, readFile, rm } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import {
   d1Tables,
@@ -233,17 +234,29 @@ export async function switchGeneration(
 }
 
 /**
- * A local import (dev, `d1 import`) in as few wrangler runs as it can (each costs seconds of start-up):
- * the state, then the import with its switch in one file, then the drops. The switch is conditional on
- * the completion row, the import's last statement: an import cut short switches nothing, and the
- * state read in the same run says so.
+ * A local import (dev, `d1 import`) in as few runs as it can (each starts a workerd): the state, then
+ * the import with its switch, then the drops; one at a time into one local D1 (lockLocalD1). The
+ * switch is conditional on the completion row, the import's last statement: an import cut short
+ * switches nothing, and the state read in the same run says so.
  */
 export async function importLocally(
   manifest: D1Manifest,
   where: D1Location,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; onWait?: (holder: number) => void } = {},
 ): Promise<ImportResult & { dropped: string[] }> {
-  const { signal } = options;
+  const unlock = await lockLocalD1(where, options);
+  try {
+    return await importLocked(manifest, where, options.signal);
+  } finally {
+    await unlock();
+  }
+}
+
+async function importLocked(
+  manifest: D1Manifest,
+  where: D1Location,
+  signal: AbortSignal | undefined,
+): Promise<ImportResult & { dropped: string[] }> {
   const started = performance.now();
   const current = manifest.generation;
   await removeLeftImports(join(where.root, PRIVATE_DIR));
@@ -262,8 +275,12 @@ export async function importLocally(
         await opened.write(file);
         await opened.close();
         signal?.throwIfAborted();
-        await appendFile(file, `\n${liveStatements(current).join(';\n')};\n${STATE_QUERY};\n`);
-        state = stateFrom(await execute(manifest, where, ['--file', file, '--json'], signal));
+        // The switch and the state after the file, in one transaction of their own (the file is run in
+        // several): never a live generation marked previous without the new one made live.
+        const then = `${[...liveStatements(current), STATE_QUERY].join('; ')};`;
+        state = stateFrom(
+          await execute(manifest, where, ['--file', file, '--command', then, '--json'], signal),
+        );
       } finally {
         await rm(file, { force: true });
       }
@@ -287,6 +304,58 @@ export async function importLocally(
   }
   return { imported, ms, dropped: drop };
 }
+
+/**
+ * One local import at a time into a local D1 (dev's and a `d1 import` by hand, say): an import runs in
+ * several transactions, and two of the same build interleaved would leave its completion row over
+ * tables the other had dropped and begun again. The lock is a file beside wrangler's state, holding the
+ * process's number; one whose process is gone (killed during an import) is taken over. Waits, calling
+ * `onWait` once with the holder's number, until it is free or `signal` aborts.
+ */
+async function lockLocalD1(
+  where: D1Location,
+  options: { signal?: AbortSignal; onWait?: (holder: number) => void },
+): Promise<() => Promise<void>> {
+  const folder = resolve(where.root, where.persistTo ?? join('.wrangler', 'state'));
+  await mkdir(folder, { recursive: true });
+  const file = join(folder, LOCAL_LOCK);
+  let told = false;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    try {
+      await writeFile(file, `${process.pid}\n`, { flag: 'wx' });
+      return () => rm(file, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text === undefined) continue; // released meanwhile
+    const holder = Number(text.trim());
+    const written = await stat(file).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
+    // Imports of one process are one at a time: a lock in its own number is a process before it's.
+    const gone =
+      Number.isSafeInteger(holder) && holder > 0
+        ? holder === process.pid || !alive(holder)
+        : Date.now() - written > LOCK_UNWRITTEN_MS;
+    if (gone) {
+      await rm(file, { force: true });
+      continue;
+    }
+    if (!told && Number.isSafeInteger(holder) && holder > 0) {
+      told = true;
+      options.onWait?.(holder);
+    }
+    await sleep(LOCK_POLL_MS, undefined, options.signal ? { signal: options.signal } : {});
+  }
+}
+
+const LOCAL_LOCK = 'content-index-d1-import.lock';
+const LOCK_POLL_MS = 200;
+/** A lock file still empty after this long was left by a process that died as it made it. */
+const LOCK_UNWRITTEN_MS = 10_000;
 
 /** An import's own joined copy of the SQL (145 MiB at 10,000 items with bodies), by its process and time. */
 const LOCAL_IMPORT_PREFIX = 'd1-import-';
@@ -485,9 +554,10 @@ async function localRunner(
   file: string,
 ): Promise<{ command: string; args: string[] }> {
   const { config } = await readWranglerConfig(where.root);
-  const database = config.d1Databases.find(
-    (d) => d.database_name === manifest.database || d.binding === manifest.binding,
-  );
+  // The binding the Function reads is the one `wrangler pages dev` serves; the name only if none is.
+  const database =
+    config.d1Databases.find((d) => d.binding === manifest.binding) ??
+    config.d1Databases.find((d) => d.database_name === manifest.database);
   const id = database?.preview_database_id ?? database?.database_id ?? database?.binding;
   if (!id) {
     throw new ContentIndexError([

@@ -6,11 +6,12 @@
 // shrank. Started by build/runtime/d1-import.ts as a process of its own, in a group its caller can end
 // (with the workerd miniflare starts):
 //
-//   node d1-local.js --persist <dir> --id <database id> [--json] (--command <sql> | --file <path>)
+//   node d1-local.js --persist <dir> --id <database id> [--json] [--file <path>] [--command <sql>]
 //
-// `--persist`: the folder of wrangler's local D1 state (`<persist-to>/v3/d1`). With `--json`, prints
+// `--persist`: the folder of wrangler's local D1 state (`<persist-to>/v3/d1`). The file runs first, in
+// transactions of about a megabyte, then the command in one. With `--json`, prints
 // each statement's result as `wrangler d1 execute --json` does, or `{ "error": { "text" } }`.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { splitStatements } from './d1-statements.js';
 
@@ -39,18 +40,27 @@ function fail(message) {
   process.exit(1);
 }
 
-if (!persist || !id || (file === undefined) === (command === undefined)) {
-  fail('usage: d1-local.js --persist <dir> --id <database id> [--json] (--command <sql> | --file <path>)');
+if (!persist || !id || (file === undefined && command === undefined)) {
+  fail('usage: d1-local.js --persist <dir> --id <database id> [--json] [--file <path>] [--command <sql>]');
 }
 
 /** @type {string[]} */
-let statements = [];
+let fromFile = [];
+/** @type {string[]} */
+let fromCommand = [];
 try {
-  statements = splitStatements(
-    file !== undefined ? readFileSync(file, 'utf8') : /** @type {string} */ (command),
-  );
+  if (file !== undefined) fromFile = splitStatements(readFileSync(file, 'utf8'));
+  if (command !== undefined) fromCommand = splitStatements(command);
 } catch (error) {
   fail(`cannot read the SQL: ${error instanceof Error ? error.message : String(error)}`);
+}
+try {
+  // A folder that cannot be made would leave workerd, and this process, waiting for ever.
+  mkdirSync(persist, { recursive: true });
+} catch (error) {
+  fail(
+    `cannot make the local D1's folder ${persist}: ${/** @type {NodeJS.ErrnoException} */ (error).code ?? String(error)}`,
+  );
 }
 
 // wrangler's own miniflare (a dependency of the site's wrangler, content-index's peer): the same
@@ -75,9 +85,9 @@ const mf = new Miniflare({
 const results = [];
 try {
   const db = await mf.getD1Database('DATABASE');
-  // A command is one transaction, as wrangler runs it; a file is cut into transactions of about
-  // BATCH_CHARS between statements. An import needs no more: its last statement writes the row that
-  // tells it finished, and a generation without that row is never switched to.
+  // A file is cut into transactions of about BATCH_CHARS between statements: an import needs no more,
+  // its last statement writing the row that tells it finished, and a generation without that row is
+  // never switched to. A command, after it, is one transaction, as wrangler runs one.
   /** @type {string[]} */
   let batch = [];
   let chars = 0;
@@ -94,11 +104,13 @@ try {
     batch = [];
     chars = 0;
   };
-  for (const statement of statements) {
+  for (const statement of fromFile) {
     batch.push(statement);
     chars += statement.length;
-    if (file !== undefined && chars >= BATCH_CHARS) await flush();
+    if (chars >= BATCH_CHARS) await flush();
   }
+  await flush();
+  batch = fromCommand;
   await flush();
 } catch (error) {
   await mf.dispose().catch(() => undefined);

@@ -138,7 +138,7 @@ it('finishes while a build writes the next /mcp data beside it (dev: a save duri
   await buildGeneration();
 }, 360_000);
 
-it("removes the copies of SQL that killed imports left behind, and no running import's", async () => {
+it("removes the copies of SQL and the lock that killed imports left behind, and no running import's", async () => {
   await site.write('content/posts/septima.es.md', md({ title: 'Séptima entrada', date: '2026-01-07' }));
   const g = await buildGeneration();
   // A process that has ended: its number names no process now.
@@ -150,7 +150,12 @@ it("removes the copies of SQL that killed imports left behind, and no running im
   const running = `d1-import-${process.pid}-1.sql`;
   await writeFile(join(root, left), 'SELECT 1;\n');
   await writeFile(join(root, running), 'SELECT 1;\n');
-  expect((await importD1()).stdout).toContain(`✓ D1 content-index (local): ${g} is live`);
+  // The lock of an import killed on the way (one at a time into a local D1): taken over, then released.
+  await writeFile(join(state, 'content-index-d1-import.lock'), `${gone}\n`);
+  const result = await importD1();
+  expect(result.stdout).toContain(`✓ D1 content-index (local): ${g} is live`);
+  expect(result.stdout).not.toContain('waiting');
+  expect((await readdir(state)).filter((n) => n.endsWith('.lock'))).toEqual([]);
   const names = (await readdir(root)).filter((n) => n.startsWith('d1-import-'));
   expect(names).toEqual([running]);
   await rm(join(root, running));
@@ -226,7 +231,7 @@ async function writeAheadLog(persistTo: string): Promise<{ bytes: number; restar
 
 // wrangler ran each import as one transaction, in a process of its own: SQLite never started the log
 // over, and it grew by a whole import at every save of dev (1.7 GB after some 90 at 1,000 items).
-it('keeps the local D1 write-ahead log to about one import, however many imports follow', async () => {
+it('keeps the local D1 write-ahead log to about one import, however many follow, and runs them one at a time', async () => {
   const files = Object.fromEntries(
     [...generateSite({ items: 150, seed: 3, words: [1500, 2500] })].map((f) => [f.path, f.content]),
   );
@@ -257,6 +262,34 @@ it('keeps the local D1 write-ahead log to about one import, however many imports
     expect(first.restarts).toBeGreaterThan(0);
     expect(third.restarts).toBeGreaterThan(first.restarts);
     expect(third.bytes).toBeLessThan(1.5 * first.bytes);
+
+    // Two imports of the next build at once (dev's and one by hand): one at a time, so the second finds
+    // the build imported whole, never the first's completion row over tables the second began again.
+    await big.write(edited, (files[edited] as string).replace(/^title: .*$/m, 'title: "Edición final"'));
+    expect((await big.cli('build')).code).toBe(0);
+    const both = await Promise.all(
+      [0, 1].map(() =>
+        promisify(execFile)(
+          process.execPath,
+          [join(PROJECT_ROOT, 'bin/content-index.js'), 'd1', 'import', '--persist-to', bigState],
+          { cwd: big.root, env: WRANGLER_ENV, timeout: 180_000 },
+        ),
+      ),
+    );
+    const said = both.map((r) => r.stdout).join('');
+    expect(said).toMatch(
+      /… D1 content-index \(local\): waiting for the import under way into it \(process \d+\)/,
+    );
+    expect(said).toContain('is imported already');
+    const { generation, items } = JSON.parse(
+      await readFile(join(big.root, '.content-index/d1/import.json'), 'utf8'),
+    ) as { generation: string; items: number };
+    const [[counted] = []] = (await localD1(
+      big.root,
+      bigState,
+      `SELECT count(*) AS n FROM ci_${generation}_items`,
+    )) as [{ n: number }[]];
+    expect(counted?.n).toBe(items);
   } finally {
     await big.dispose();
     await rm(bigState, { recursive: true, force: true });

@@ -34,7 +34,7 @@ describe('splitStatements', () => {
 
   it('gives back every statement of texts as sqlString quotes them, whatever they hold', () => {
     const text = fc.string({
-      unit: fc.constantFrom("'", ';', '\n', '-', '/', '*', '"', '`', 'a', 'ñ', '🤖'),
+      unit: fc.constantFrom("'", ';', '\n', '-', '/', '*', '"', '`', '\\', '\u0000', 'a', 'ñ', '🤖'),
       maxLength: 30,
     });
     fc.assert(
