@@ -316,7 +316,7 @@ async function lockLocalD1(
   where: D1Location,
   options: { signal?: AbortSignal; onWait?: (holder: number) => void },
 ): Promise<() => Promise<void>> {
-  const folder = resolve(where.root, where.persistTo ?? join('.wrangler', 'state'));
+  const folder = localState(where);
   await mkdir(folder, { recursive: true });
   const file = join(folder, LOCAL_LOCK);
   let told = false;
@@ -350,6 +350,11 @@ async function lockLocalD1(
     }
     await sleep(LOCK_POLL_MS, undefined, options.signal ? { signal: options.signal } : {});
   }
+}
+
+/** wrangler's local state: `--persist-to`, or `.wrangler/state` in the project, as wrangler resolves it. */
+function localState(where: D1Location): string {
+  return resolve(where.root, where.persistTo ?? join('.wrangler', 'state'));
 }
 
 const LOCAL_LOCK = 'content-index-d1-import.lock';
@@ -571,7 +576,7 @@ async function localRunner(
   }
   // The runner takes miniflare from the site's wrangler: missing, it is said as for every other command.
   if (!where.env.CONTENT_INDEX_D1_LOCAL) wranglerCommand([], where.env);
-  const persist = resolve(where.root, where.persistTo ?? join('.wrangler', 'state'), 'v3', 'd1');
+  const persist = join(localState(where), 'v3', 'd1');
   // Beside this file in the sources, and beside the bundle in dist/: the same name in both layouts.
   const runner = where.env.CONTENT_INDEX_D1_LOCAL ?? fileURLToPath(new URL('./d1-local.js', import.meta.url));
   return { command: process.execPath, args: [runner, '--persist', persist, '--id', id, ...args] };

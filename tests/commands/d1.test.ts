@@ -29,22 +29,27 @@ async function localRuns(): Promise<string[]> {
   return (await readFile(join(state, 'wrangler.log'), 'utf8')).trim().split('\n').filter(Boolean);
 }
 
+/** `content-index d1 import --persist-to <persistTo>` in `root`, as a user runs it: its output. */
+function d1Import(
+  root: string,
+  persistTo: string,
+  env: NodeJS.ProcessEnv = WRANGLER_ENV,
+): Promise<{ stdout: string; stderr: string }> {
+  return promisify(execFile)(
+    process.execPath,
+    [join(PROJECT_ROOT, 'bin/content-index.js'), 'd1', 'import', '--persist-to', persistTo],
+    { cwd: root, env, timeout: 180_000 },
+  );
+}
+
 async function importD1(): Promise<{ code: number; stdout: string; stderr: string }> {
   await writeFile(join(state, 'wrangler.log'), '');
   try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [join(PROJECT_ROOT, 'bin/content-index.js'), 'd1', 'import', '--persist-to', state],
-      {
-        cwd: site.root,
-        env: {
-          ...WRANGLER_ENV,
-          CONTENT_INDEX_D1_LOCAL: join(PROJECT_ROOT, 'tests/fixtures/wrangler/fake-d1-local.mjs'),
-          FAKE_WRANGLER_LOG: join(state, 'wrangler.log'),
-        },
-        timeout: 180_000,
-      },
-    );
+    const { stdout, stderr } = await d1Import(site.root, state, {
+      ...WRANGLER_ENV,
+      CONTENT_INDEX_D1_LOCAL: join(PROJECT_ROOT, 'tests/fixtures/wrangler/fake-d1-local.mjs'),
+      FAKE_WRANGLER_LOG: join(state, 'wrangler.log'),
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     return error as { code: number; stdout: string; stderr: string };
@@ -187,11 +192,7 @@ it('imports hostile text exactly: quotes, SQL comments and separators, newlines,
   const hostileState = await mkdtemp(join(tmpdir(), 'content-index-d1-hostile-'));
   try {
     expect((await hostile.cli('build')).code).toBe(0);
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [join(PROJECT_ROOT, 'bin/content-index.js'), 'd1', 'import', '--persist-to', hostileState],
-      { cwd: hostile.root, env: WRANGLER_ENV, timeout: 180_000 },
-    );
+    const { stdout } = await d1Import(hostile.root, hostileState);
     expect(stdout).toContain('is live');
     const index = await hostile.readJson<{ content: { title: string; description?: string }[] }>(
       'api/v1/content.json',
@@ -246,11 +247,7 @@ it('keeps the local D1 write-ahead log to about one import, however many follow,
     for (let i = 0; i < 3; i++) {
       await big.write(edited, (files[edited] as string).replace(/^title: .*$/m, `title: "Edición ${i}"`));
       expect((await big.cli('build')).code).toBe(0);
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [join(PROJECT_ROOT, 'bin/content-index.js'), 'd1', 'import', '--persist-to', bigState],
-        { cwd: big.root, env: WRANGLER_ENV, timeout: 180_000 },
-      );
+      const { stdout } = await d1Import(big.root, bigState);
       expect(stdout).toContain('is live');
       logs.push(await writeAheadLog(bigState));
     }
@@ -267,15 +264,7 @@ it('keeps the local D1 write-ahead log to about one import, however many follow,
     // the build imported whole, never the first's completion row over tables the second began again.
     await big.write(edited, (files[edited] as string).replace(/^title: .*$/m, 'title: "Edición final"'));
     expect((await big.cli('build')).code).toBe(0);
-    const both = await Promise.all(
-      [0, 1].map(() =>
-        promisify(execFile)(
-          process.execPath,
-          [join(PROJECT_ROOT, 'bin/content-index.js'), 'd1', 'import', '--persist-to', bigState],
-          { cwd: big.root, env: WRANGLER_ENV, timeout: 180_000 },
-        ),
-      ),
-    );
+    const both = await Promise.all([0, 1].map(() => d1Import(big.root, bigState)));
     const said = both.map((r) => r.stdout).join('');
     expect(said).toMatch(
       /… D1 content-index \(local\): waiting for the import under way into it \(process \d+\)/,
