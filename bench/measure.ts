@@ -21,8 +21,13 @@ export interface Run {
  * Runs a command to its end: wall time from spawn to exit, and its peak RSS (GNU time's %M, or for
  * Node, process.resourceUsage().maxRSS reported by bench/_peak-rss.mjs when GNU time is missing).
  */
-export function measure(command: string, args: readonly string[], cwd: string): Promise<Run> {
-  const node = command === process.execPath;
+export function measure(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  /** The command is a Node (another than this one's, say): the preload can report its peak. */
+  node = command === process.execPath,
+): Promise<Run> {
   const [file, argv] = hasGnuTime
     ? [GNU_TIME, ['-f', '\npeak-rss-kib=%M', command, ...args]]
     : [command, node ? ['--import', join(ROOT, 'bench/_peak-rss.mjs'), ...args] : [...args]];

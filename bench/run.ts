@@ -5,7 +5,7 @@
  * server and a load test. Prints tables, then every target with its figure, its ratio to Hugo and a
  * verdict (a missed build target with its profile), and writes the figures to bench/results/latest.json.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,21 @@ const DEV_RUNS = Number(process.env.BENCH_DEV_RUNS ?? 20);
 /** `BENCH_ONLY=builds` (or `builds,dev`) skips the rest: the MCP server and the load test. */
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const BIN = join(ROOT, 'bin/content-index.js');
+/**
+ * `BENCH_NODES=/path/to/node,…`: other Node binaries the builds are measured on as well, each beside
+ * this one in every round (a current LTS line, whose compile cache the bin turns on). The targets'
+ * verdicts are this Node's; the others' are printed beside them.
+ */
+const OTHER_NODES = (process.env.BENCH_NODES ?? '').split(',').filter(Boolean).map(nodeAt);
+
+/** A Node binary and the version it says it is; the bench stops, saying why, when it cannot run. */
+function nodeAt(path: string): { path: string; version: string } {
+  const asked = spawnSync(path, ['--version'], { encoding: 'utf8' });
+  const version = asked.stdout?.trim() ?? '';
+  if (asked.error || asked.status !== 0 || !version.startsWith('v'))
+    throw new Error(`BENCH_NODES: ${path} does not run as a Node (\`${path} --version\` failed)`);
+  return { path, version };
+}
 
 type Stages = BuildReport['timings'];
 
@@ -64,6 +79,15 @@ export interface SizeFigures {
   contentJson: { bytes: number; gzipBytes: number };
   /** For each build whose target this size missed: its profile (bench/_profile.ts). */
   profiles: Partial<Record<BuildKind, string[]>>;
+  /** The same builds on each of BENCH_NODES, in the same rounds. */
+  others: OtherNodeFigures[];
+}
+
+export interface OtherNodeFigures {
+  node: string;
+  cold: BuildFigures;
+  edited: BuildFigures;
+  unchanged: BuildFigures;
 }
 
 type BuildKind = 'cold' | 'edited' | 'unchanged';
@@ -90,9 +114,16 @@ const PEAK_MIB = 300;
 /** Dev, save → the edit served, median of the saves. */
 const DEV_TARGETS: Record<number, number> = { 1000: 100, 10000: 250 };
 
-/** A build's figure against its target: the ratio to Hugo (when it has one) and whether it is met. */
-function judged(target: BuildTarget, size: SizeFigures): { ms: number; ratio: number; met: boolean } {
-  const ms = size[target.kind].ms;
+/**
+ * A build's figure against its target: the ratio to Hugo (when it has one) and whether it is met. `on`:
+ * the figures of another Node (BENCH_NODES), judged against the same Hugo runs.
+ */
+function judged(
+  target: BuildTarget,
+  size: SizeFigures,
+  on: Pick<SizeFigures, BuildKind> = size,
+): { ms: number; ratio: number; met: boolean } {
+  const ms = on[target.kind].ms;
   const ratio = size.hugo ? ms / size.hugo.ms : Number.NaN;
   const met =
     target.ratio !== undefined ? ratio <= target.ratio : ms <= (target.ms ?? Number.POSITIVE_INFINITY);
@@ -129,32 +160,46 @@ async function measureSize(items: number, workdir: string): Promise<SizeFigures>
   await pastRacyWindow();
   const version = hugoVersion();
   const hugo = version ? await hugoProject(workdir, site) : undefined;
-  const build = () => measure(process.execPath, [BIN, 'build', '--json'], site);
+  const build = (node = process.execPath) => measure(node, [BIN, 'build', '--json'], site, true);
   const report = (run: Run) => JSON.parse(run.stdout) as BuildReport;
   // The file each `edited` build follows: its title changes every time (and its size with it).
   const edited = join(site, 'content/posts/post-00000.es.md');
   const original = await readFile(edited, 'utf8');
-  const cold = async () => {
+  const cold = async (node?: string) => {
     await rm(join(site, '.content-index'), { recursive: true, force: true });
     await rm(join(site, 'public'), { force: true });
-    return build();
+    return build(node);
   };
-  // Warm the page cache (both tools read the same files) and the tools' own files.
+  // Warm the page cache (both tools read the same files) and the tools' own files (and each other
+  // Node's compile cache).
   await hugo?.build();
+  for (const node of OTHER_NODES) {
+    await cold(node.path);
+    await build(node.path);
+  }
   await cold();
   await build();
-  const runs = { hugo: [] as Run[], cold: [] as Run[], edited: [] as Run[], unchanged: [] as Run[] };
+  type Runs = Record<BuildKind, Run[]>;
+  const runsOf = (): Runs => ({ cold: [], edited: [], unchanged: [] });
+  const runs = { hugo: [] as Run[], ...runsOf() };
+  const others = OTHER_NODES.map(runsOf);
+  // Each Node's three builds in a row: the caches an edited build finds are its own Node's.
+  // `other`: which of BENCH_NODES, so that each Node's edit is a change of its own.
+  const round = async (into: Runs, i: number, node?: string, other?: number) => {
+    into.cold.push(await cold(node));
+    const marker = `Editado ${i} ${'x'.repeat(i)}${other === undefined ? '' : ` (otro ${other})`}`;
+    await writeFile(edited, original.replace(/^title: .*$/m, `title: "${marker}"`));
+    const run = await build(node);
+    const served = await readFile(join(site, 'public/api/v1/content.json'), 'utf8');
+    if (!served.includes(marker)) throw new Error('the edited build did not publish the edit');
+    into.edited.push(run);
+    into.unchanged.push(await build(node));
+  };
   for (let i = 0; i < RUNS; i++) {
     // Interleaved, so drift in the machine's load hits every one alike.
     if (hugo) runs.hugo.push(await hugo.build());
-    runs.cold.push(await cold());
-    const marker = `Editado ${i} ${'x'.repeat(i)}`;
-    await writeFile(edited, original.replace(/^title: .*$/m, `title: "${marker}"`));
-    const run = await build();
-    const served = await readFile(join(site, 'public/api/v1/content.json'), 'utf8');
-    if (!served.includes(marker)) throw new Error('the edited build did not publish the edit');
-    runs.edited.push(run);
-    runs.unchanged.push(await build());
+    await round(runs, i);
+    for (const [k, node] of OTHER_NODES.entries()) await round(others[k] as Runs, i, node.path, k);
   }
   // The same sources for both tools once more, to compare what they published.
   await writeFile(edited, original);
@@ -182,6 +227,15 @@ async function measureSize(items: number, workdir: string): Promise<SizeFigures>
     unchanged: figures(runs.unchanged, runs.unchanged.map(report)),
     contentJson: { bytes: content?.bytes ?? 0, gzipBytes: content?.gzipBytes ?? 0 },
     profiles: {},
+    others: OTHER_NODES.map((node, k) => {
+      const of = others[k] as Runs;
+      return {
+        node: node.version,
+        cold: figures(of.cold, of.cold.map(report)),
+        edited: figures(of.edited, of.edited.map(report)),
+        unchanged: figures(of.unchanged, of.unchanged.map(report)),
+      };
+    }),
   };
   // A missed target is shown with where the time of such a build goes.
   const missed = new Set(
@@ -404,6 +458,13 @@ async function main(): Promise<void> {
       `cached build, nothing changed: wall (ms${hugo ? ', × Hugo' : ''})`,
       ...results.map((r) => versusHugo(r.unchanged, r.hugo)),
     ],
+    ...OTHER_NODES.map((node, k) => [
+      `… on Node ${node.version}: cold / edited / unchanged (ms${hugo ? ', × Hugo' : ''})`,
+      ...results.map((r) => {
+        const on = r.others[k];
+        return on ? [on.cold, on.edited, on.unchanged].map((f) => versusHugo(f, r.hugo)).join(' / ') : '—';
+      }),
+    ]),
     [
       'peak memory (MiB): cold / edited / unchanged',
       ...results.map((r) => [r.cold, r.edited, r.unchanged].map((f) => fmt(f.peakRssMiB)).join(' / ')),
@@ -427,7 +488,7 @@ async function main(): Promise<void> {
       : []),
   ];
   console.log(
-    `median of ${RUNS} runs each (dev: ${DEV_RUNS} saves), whole processes, Node ${process.version}\n`,
+    `median of ${RUNS} runs each (dev: ${DEV_RUNS} saves), whole processes, Node ${process.version}${OTHER_NODES.length > 0 ? ` (builds also on Node ${OTHER_NODES.map((n) => n.version).join(', ')})` : ''}\n`,
   );
   printTable(rows);
   if (mcp) {
@@ -454,12 +515,18 @@ async function main(): Promise<void> {
       targets.push([`${t.label} ≤ ${t.ratio}× Hugo`, `${fmt(ms)} ms`, '—', 'no Hugo to compare']);
       continue;
     }
-    targets.push([
-      t.ratio !== undefined ? `${t.label} ≤ ${t.ratio}× Hugo` : `${t.label} ≤ ${fmt(t.ms ?? 0)} ms`,
-      `${fmt(ms)} ms`,
-      Number.isFinite(ratio) ? `${fmt(ratio, 2)}×` : '—',
-      verdict(met),
-    ]);
+    const label =
+      t.ratio !== undefined ? `${t.label} ≤ ${t.ratio}× Hugo` : `${t.label} ≤ ${fmt(t.ms ?? 0)} ms`;
+    targets.push([label, `${fmt(ms)} ms`, Number.isFinite(ratio) ? `${fmt(ratio, 2)}×` : '—', verdict(met)]);
+    for (const on of size.others) {
+      const other = judged(t, size, on);
+      targets.push([
+        `… on Node ${on.node}`,
+        `${fmt(other.ms)} ms`,
+        Number.isFinite(other.ratio) ? `${fmt(other.ratio, 2)}×` : '—',
+        t.ratio !== undefined && !size.hugo ? 'no Hugo to compare' : verdict(other.met),
+      ]);
+    }
   }
   for (const r of results) {
     const peaks = [r.cold, r.edited, r.unchanged].map((f) => f.peakRssMiB);
@@ -469,6 +536,15 @@ async function main(): Promise<void> {
       r.hugo ? `${fmt(Math.max(...peaks) / r.hugo.peakRssMiB, 2)}×` : '—',
       verdict(Math.max(...peaks) < PEAK_MIB),
     ]);
+    for (const on of r.others) {
+      const theirs = [on.cold, on.edited, on.unchanged].map((f) => f.peakRssMiB);
+      targets.push([
+        `… on Node ${on.node}`,
+        `${theirs.map((p) => fmt(p)).join(' / ')} MiB`,
+        r.hugo ? `${fmt(Math.max(...theirs) / r.hugo.peakRssMiB, 2)}×` : '—',
+        verdict(Math.max(...theirs) < PEAK_MIB),
+      ]);
+    }
   }
   for (const d of dev) {
     const target = DEV_TARGETS[d.items];
