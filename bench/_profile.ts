@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MEASURED_ENV } from './measure.ts';
 
 interface ProfileNode {
   id: number;
@@ -43,6 +44,7 @@ export async function profileBuild(bin: string, site: string, top = 12): Promise
     await new Promise<void>((resolve, reject) => {
       const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, bin, 'build', '--json'], {
         cwd: site,
+        env: MEASURED_ENV,
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let stderr = '';

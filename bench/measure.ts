@@ -10,6 +10,39 @@ const GNU_TIME = '/usr/bin/time';
 const hasGnuTime =
   existsSync(GNU_TIME) && spawnSync(GNU_TIME, ['-f', '%M', 'true'], { encoding: 'utf8' }).status === 0;
 
+/**
+ * What the measured commands run without: NODE_EXTRA_CA_CERTS, when the machine sets it, unless
+ * BENCH_KEEP_ENV=1. Node 20 reads and parses the certificates it names as each process starts (on a
+ * machine that names the system's whole bundle there, some 50 ms of every start); Node 22 waits until a
+ * TLS connection asks for them. A build opens no connection, so that time is the machine's, not the
+ * build's, and a machine without the variable never pays it.
+ */
+export const WITHOUT_ENV: readonly string[] =
+  process.env.BENCH_KEEP_ENV === '1' ? [] : ['NODE_EXTRA_CA_CERTS'].filter((name) => name in process.env);
+export const MEASURED_ENV: NodeJS.ProcessEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => !WITHOUT_ENV.includes(name)),
+);
+
+/**
+ * What the variables left out cost a Node start here: `node -e 0` with and without them, medians of
+ * `runs` alternated runs (ms). Undefined when none is left out.
+ */
+export function startCost(node: string, runs = 15): { withMs: number; withoutMs: number } | undefined {
+  if (WITHOUT_ENV.length === 0) return undefined;
+  const times = { with: [] as number[], without: [] as number[] };
+  for (let i = 0; i < runs; i++) {
+    for (const [key, env] of [
+      ['with', process.env],
+      ['without', MEASURED_ENV],
+    ] as const) {
+      const started = performance.now();
+      spawnSync(node, ['-e', '0'], { env, stdio: 'ignore' });
+      times[key].push(performance.now() - started);
+    }
+  }
+  return { withMs: median(times.with), withoutMs: median(times.without) };
+}
+
 export interface Run {
   ms: number;
   /** Peak resident memory of the process (worker threads included); NaN when it cannot be measured. */
@@ -18,8 +51,9 @@ export interface Run {
 }
 
 /**
- * Runs a command to its end: wall time from spawn to exit, and its peak RSS (GNU time's %M, or for
- * Node, process.resourceUsage().maxRSS reported by bench/_peak-rss.mjs when GNU time is missing).
+ * Runs a command to its end, in MEASURED_ENV: wall time from spawn to exit, and its peak RSS (GNU time's
+ * %M, or for Node, process.resourceUsage().maxRSS reported by bench/_peak-rss.mjs when GNU time is
+ * missing).
  */
 export function measure(
   command: string,
@@ -33,7 +67,7 @@ export function measure(
     : [command, node ? ['--import', join(ROOT, 'bench/_peak-rss.mjs'), ...args] : [...args]];
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(file, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, argv, { cwd, env: MEASURED_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));

@@ -21,7 +21,7 @@ import { writeSite } from './generate-site.ts';
 import { hugoProject, hugoVersion, sameIndex } from './hugo.ts';
 import { type LoadFigures, loadLines, loadTest } from './load.ts';
 import { type McpFigures, mcpBench, mcpRows, mcpVerdicts } from './mcp.ts';
-import { measure, median, percentile, type Run } from './measure.ts';
+import { measure, median, percentile, type Run, startCost, WITHOUT_ENV } from './measure.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
@@ -394,6 +394,8 @@ async function distBuild(): Promise<string> {
 
 async function main(): Promise<void> {
   const distAtStart = await distBuild();
+  // Measured before anything else runs: what the variables the builds run without cost a start here.
+  const startCosts = startCost(process.execPath);
   const workdir = await mkdtemp(join(tmpdir(), 'content-index-bench-'));
   const results: SizeFigures[] = [];
   const dev: DevFigures[] = [];
@@ -490,6 +492,11 @@ async function main(): Promise<void> {
   console.log(
     `median of ${RUNS} runs each (dev: ${DEV_RUNS} saves), whole processes, Node ${process.version}${OTHER_NODES.length > 0 ? ` (builds also on Node ${OTHER_NODES.map((n) => n.version).join(', ')})` : ''}\n`,
   );
+  if (startCosts) {
+    console.log(
+      `the builds run without ${WITHOUT_ENV.join(', ')}, which this machine sets (BENCH_KEEP_ENV=1 keeps it): \`node -e 0\` here takes ${fmt(startCosts.withMs)} ms with it and ${fmt(startCosts.withoutMs)} ms without (medians of 15), time no build of a machine without it pays\n`,
+    );
+  }
   printTable(rows);
   if (mcp) {
     // Its own sites (bench/mcp.ts DEFAULT_MCP_OPTIONS): embedded at 1k and 5k with and without bodies (with
@@ -595,7 +602,7 @@ async function main(): Promise<void> {
   await mkdir(out, { recursive: true });
   await writeFile(
     join(out, 'latest.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, results, dev, devHugo, mcp, load }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, without: WITHOUT_ENV, startCosts, results, dev, devHugo, mcp, load }, null, 2)}\n`,
   );
   console.log('\nfigures written to bench/results/latest.json');
   if ((await distBuild()) !== distAtStart) {
