@@ -14,8 +14,8 @@ const hasGnuTime =
  * What the measured commands run without: NODE_EXTRA_CA_CERTS, when the machine sets it, unless
  * BENCH_KEEP_ENV=1. Node 20 reads and parses the certificates it names as each process starts (on a
  * machine that names the system's whole bundle there, some 50 ms of every start); Node 22 waits until a
- * TLS connection asks for them. A build opens no connection, so that time is the machine's, not the
- * build's, and a machine without the variable never pays it.
+ * TLS connection asks for them. The bench's builds open none (no `--live`), so that time is the
+ * machine's, not the build's, and a machine without the variable never pays it.
  */
 export const WITHOUT_ENV: readonly string[] =
   process.env.BENCH_KEEP_ENV === '1' ? [] : ['NODE_EXTRA_CA_CERTS'].filter((name) => name in process.env);
