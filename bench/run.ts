@@ -83,12 +83,7 @@ export interface SizeFigures {
   others: OtherNodeFigures[];
 }
 
-export interface OtherNodeFigures {
-  node: string;
-  cold: BuildFigures;
-  edited: BuildFigures;
-  unchanged: BuildFigures;
-}
+export type OtherNodeFigures = Pick<SizeFigures, BuildKind> & { node: string };
 
 type BuildKind = 'cold' | 'edited' | 'unchanged';
 
@@ -181,6 +176,11 @@ async function measureSize(items: number, workdir: string): Promise<SizeFigures>
   await build();
   type Runs = Record<BuildKind, Run[]>;
   const runsOf = (): Runs => ({ cold: [], edited: [], unchanged: [] });
+  const figuresOf = (of: Runs): Pick<SizeFigures, BuildKind> => ({
+    cold: figures(of.cold, of.cold.map(report)),
+    edited: figures(of.edited, of.edited.map(report)),
+    unchanged: figures(of.unchanged, of.unchanged.map(report)),
+  });
   const runs = { hugo: [] as Run[], ...runsOf() };
   const others = OTHER_NODES.map(runsOf);
   // Each Node's three builds in a row: the caches an edited build finds are its own Node's.
@@ -222,20 +222,10 @@ async function measureSize(items: number, workdir: string): Promise<SizeFigures>
           sameIndex: same,
         },
       }),
-    cold: figures(runs.cold, runs.cold.map(report)),
-    edited: figures(runs.edited, runs.edited.map(report)),
-    unchanged: figures(runs.unchanged, runs.unchanged.map(report)),
+    ...figuresOf(runs),
     contentJson: { bytes: content?.bytes ?? 0, gzipBytes: content?.gzipBytes ?? 0 },
     profiles: {},
-    others: OTHER_NODES.map((node, k) => {
-      const of = others[k] as Runs;
-      return {
-        node: node.version,
-        cold: figures(of.cold, of.cold.map(report)),
-        edited: figures(of.edited, of.edited.map(report)),
-        unchanged: figures(of.unchanged, of.unchanged.map(report)),
-      };
-    }),
+    others: OTHER_NODES.map((node, k) => ({ node: node.version, ...figuresOf(others[k] as Runs) })),
   };
   // A missed target is shown with where the time of such a build goes.
   const missed = new Set(
@@ -379,6 +369,11 @@ function versusHugo(ours: BuildFigures, hugo: BuildFigures | undefined): string 
   return hugo ? `${fmt(ours.ms)} (${fmt(ours.ms / hugo.ms, 2)}×)` : fmt(ours.ms);
 }
 
+/** A target's rows: this Node's figures under the target's label, then each of BENCH_NODES' beneath. */
+function byNode(label: string, size: SizeFigures): [string, Pick<SizeFigures, BuildKind>][] {
+  return [[label, size], ...size.others.map((o): [string, OtherNodeFigures] => [`… on Node ${o.node}`, o])];
+}
+
 function verdict(met: boolean): string {
   return met ? 'met' : 'MISSED';
 }
@@ -517,39 +512,27 @@ async function main(): Promise<void> {
   for (const t of BUILD_TARGETS) {
     const size = results.find((r) => r.items === t.items);
     if (!size) continue;
-    const { ms, ratio, met } = judged(t, size);
-    if (t.ratio !== undefined && !size.hugo) {
-      targets.push([`${t.label} ≤ ${t.ratio}× Hugo`, `${fmt(ms)} ms`, '—', 'no Hugo to compare']);
-      continue;
-    }
     const label =
       t.ratio !== undefined ? `${t.label} ≤ ${t.ratio}× Hugo` : `${t.label} ≤ ${fmt(t.ms ?? 0)} ms`;
-    targets.push([label, `${fmt(ms)} ms`, Number.isFinite(ratio) ? `${fmt(ratio, 2)}×` : '—', verdict(met)]);
-    for (const on of size.others) {
-      const other = judged(t, size, on);
+    for (const [name, on] of byNode(label, size)) {
+      const { ms, ratio, met } = judged(t, size, on);
       targets.push([
-        `… on Node ${on.node}`,
-        `${fmt(other.ms)} ms`,
-        Number.isFinite(other.ratio) ? `${fmt(other.ratio, 2)}×` : '—',
-        t.ratio !== undefined && !size.hugo ? 'no Hugo to compare' : verdict(other.met),
+        name,
+        `${fmt(ms)} ms`,
+        Number.isFinite(ratio) ? `${fmt(ratio, 2)}×` : '—',
+        t.ratio !== undefined && !size.hugo ? 'no Hugo to compare' : verdict(met),
       ]);
     }
   }
   for (const r of results) {
-    const peaks = [r.cold, r.edited, r.unchanged].map((f) => f.peakRssMiB);
-    targets.push([
-      `${fmt(r.items)} items, peak memory of every build (no cache / edited / unchanged) < ${PEAK_MIB} MiB`,
-      `${peaks.map((p) => fmt(p)).join(' / ')} MiB`,
-      r.hugo ? `${fmt(Math.max(...peaks) / r.hugo.peakRssMiB, 2)}×` : '—',
-      verdict(Math.max(...peaks) < PEAK_MIB),
-    ]);
-    for (const on of r.others) {
-      const theirs = [on.cold, on.edited, on.unchanged].map((f) => f.peakRssMiB);
+    const label = `${fmt(r.items)} items, peak memory of every build (no cache / edited / unchanged) < ${PEAK_MIB} MiB`;
+    for (const [name, on] of byNode(label, r)) {
+      const peaks = [on.cold, on.edited, on.unchanged].map((f) => f.peakRssMiB);
       targets.push([
-        `… on Node ${on.node}`,
-        `${theirs.map((p) => fmt(p)).join(' / ')} MiB`,
-        r.hugo ? `${fmt(Math.max(...theirs) / r.hugo.peakRssMiB, 2)}×` : '—',
-        verdict(Math.max(...theirs) < PEAK_MIB),
+        name,
+        `${peaks.map((p) => fmt(p)).join(' / ')} MiB`,
+        r.hugo ? `${fmt(Math.max(...peaks) / r.hugo.peakRssMiB, 2)}×` : '—',
+        verdict(Math.max(...peaks) < PEAK_MIB),
       ]);
     }
   }
