@@ -27,7 +27,10 @@ export const MEASURED_ENV: NodeJS.ProcessEnv = Object.fromEntries(
  * What the variables left out cost a Node start here: `node -e 0` with and without them, medians of
  * `runs` alternated runs (ms). Undefined when none is left out.
  */
-export function startCost(node: string, runs = 15): { withMs: number; withoutMs: number } | undefined {
+export function startCost(
+  node: string,
+  runs = 15,
+): { withMs: number; withoutMs: number; runs: number } | undefined {
   if (WITHOUT_ENV.length === 0) return undefined;
   const times = { with: [] as number[], without: [] as number[] };
   for (let i = 0; i < runs; i++) {
@@ -40,7 +43,7 @@ export function startCost(node: string, runs = 15): { withMs: number; withoutMs:
       times[key].push(performance.now() - started);
     }
   }
-  return { withMs: median(times.with), withoutMs: median(times.without) };
+  return { withMs: median(times.with), withoutMs: median(times.without), runs };
 }
 
 export interface Run {

@@ -489,7 +489,7 @@ async function main(): Promise<void> {
   );
   if (startCosts) {
     console.log(
-      `the builds run without ${WITHOUT_ENV.join(', ')}, which this machine sets (BENCH_KEEP_ENV=1 keeps it): \`node -e 0\` here takes ${fmt(startCosts.withMs)} ms with it and ${fmt(startCosts.withoutMs)} ms without (medians of 15), time no build of a machine without it pays\n`,
+      `the builds run without ${WITHOUT_ENV.join(', ')}, which this machine sets (BENCH_KEEP_ENV=1 keeps it): \`node -e 0\` here takes ${fmt(startCosts.withMs)} ms with it and ${fmt(startCosts.withoutMs)} ms without (medians of ${startCosts.runs}), time no build of a machine without it pays\n`,
     );
   }
   printTable(rows);
