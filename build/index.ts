@@ -118,7 +118,8 @@ export interface BuildOptions {
    * From this many files on, parsing is shared with a worker thread (default 10,000: below it the worker
    * costs more to start than it saves); from this many items whose D1 rows are made, so is making them
    * (default 2,000); from this many files whose stamps a build looks at, so is taking them (default
-   * 5,000).
+   * 5,000); from this many files parsed with their bodies, the bodies wait in the item store's spool
+   * rather than the heap (default 4,000).
    */
   parallelThreshold?: number;
   /**
@@ -512,6 +513,7 @@ function recalled(
       redone: 0,
       reused: summary.items.total,
       bodies: 0,
+      spooled: 0,
       redoneItems: [],
     },
     summary,

@@ -834,6 +834,17 @@ export class FragmentStore {
     return this.spool;
   }
 
+  /** The bodies a large site's parse put aside until its items' MCP shares read them (parse-cache.ts spoolBody). */
+  private bodies: RowSpool | undefined;
+
+  /** Where a parse of many files puts their bodies; none for a store kept in memory, or when its file cannot be made. */
+  bodySpool(): RowSpool | undefined {
+    this.assertOpen();
+    if (!this.dir) return undefined;
+    this.bodies ??= RowSpool.open(this.dir, 'bodies');
+    return this.bodies;
+  }
+
   private closed = false;
 
   /**
@@ -846,6 +857,8 @@ export class FragmentStore {
     for (const fd of this.retired) closeSync(fd);
     this.spool?.close();
     this.spool = undefined;
+    this.bodies?.close();
+    this.bodies = undefined;
     this.shards.clear();
     this.retired = [];
     this.entries.clear();

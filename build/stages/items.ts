@@ -56,6 +56,7 @@ import {
   vanishedContent,
 } from './load.ts';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
+import type { BodySpooling } from './parse-files.ts';
 import { STAMPS_ASIDE_FROM, stampsAside } from './stamps-aside.ts';
 
 export interface ItemsOptions extends LoadOptions {
@@ -119,6 +120,8 @@ export interface ItemCounts {
    * none, and an entry found unchanged (its key is made of its files' hashes) has its bodies read never.
    */
   bodies: number;
+  /** Bodies a parse of many files put in the item store's spool as it read them, rather than hold them. */
+  spooled: number;
 }
 
 /** Every published item's fragments in index order, and what the build tells of them. */
@@ -281,6 +284,11 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   };
   /** Whether every listed file was read (through the parse cache): then each may say something new. */
   let readAll = false;
+  const spooling: BodySpooling = {
+    spool: () => store.bodySpool(),
+    spooled: 0,
+    ...(options.parallelThreshold !== undefined && { from: options.parallelThreshold }),
+  };
   const readTasks = async (indexes: readonly number[], all = false) => {
     const chosen = all ? tasks : indexes.map(taskAt);
     const cache = all || chosen.length > DIRECT_READS ? options.parseCache?.(stampOf, byRead) : undefined;
@@ -293,6 +301,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
       ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
       ...(cache && { cache }),
       ...(cache && changed && { only: changed }),
+      spooling,
     });
   };
 
@@ -607,6 +616,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
       redone: fresh.length,
       reused: order.items.length - fresh.length,
       bodies,
+      spooled: spooling.spooled,
     },
     redone,
     ...(changesAt !== undefined && { changesAt }),

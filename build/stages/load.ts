@@ -23,7 +23,7 @@ import {
   sameStamp,
   statStamp,
 } from './parse-cache.ts';
-import { type ParseFilesOptions, parseFilesHashed, readBodies } from './parse-files.ts';
+import { type BodySpooling, type ParseFilesOptions, parseFilesHashed, readBodies } from './parse-files.ts';
 
 export interface LoadOptions {
   root: string;
@@ -334,6 +334,8 @@ export interface ReadOptions {
   cache?: ParseCache;
   /** With a cache: the only files (absolute paths) that may have changed since its last build (dev). */
   only?: ReadonlySet<string>;
+  /** With `bodies`: where the bodies of many files read at once wait until asked for (parse-files.ts). */
+  spooling?: BodySpooling;
 }
 
 export interface Read {
@@ -358,6 +360,7 @@ export async function readSources(tasks: Listing['tasks'], options: ReadOptions)
   if (options.parallelThreshold !== undefined) parseOptions.parallelThreshold = options.parallelThreshold;
   if (options.cache) parseOptions.cache = options.cache;
   if (options.cache && options.only) parseOptions.only = options.only;
+  if (options.spooling) parseOptions.spooling = options.spooling;
   return sourceFilesOf(
     tasks,
     await parseFilesHashed(tasks, parseOptions),

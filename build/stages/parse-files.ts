@@ -1,7 +1,21 @@
 import { BUNDLED } from '../core/bundled.ts';
 import type { Parsed, ParseFailure, ParseOutcome, ParseTask } from './parse/parse-chunk.js';
-import type { ParseCache, Stamp } from './parse-cache.ts';
+import { type ParseCache, type Stamp, spoolBody } from './parse-cache.ts';
+import type { RowSpool } from './row-spool.ts';
 import { shareWithWorker } from './share-with-worker.ts';
+
+/** From this many files parsed with their bodies, the bodies wait in a spool (BodySpooling). */
+const SPOOL_FROM = 4000;
+
+/**
+ * Where a parse of many files puts their bodies as they are parsed (parse-cache.ts spoolBody), and how
+ * many it put there. From `from` files parsed at once (default SPOOL_FROM); below that they are few.
+ */
+export interface BodySpooling {
+  spool: () => RowSpool | undefined;
+  from?: number;
+  spooled: number;
+}
 
 export interface ParseFilesOptions {
   maxFileBytes: number;
@@ -13,6 +27,8 @@ export interface ParseFilesOptions {
   only?: ReadonlySet<string>;
   /** Read whole files and reduce their bodies to words, for MCP search (`mcp.bodies`). */
   bodies?: boolean;
+  /** With `bodies`: where the bodies of a parse of many files wait until they are asked for. */
+  spooling?: BodySpooling;
 }
 
 /**
@@ -98,9 +114,29 @@ async function parseUncached(
   // starts without gray-matter, js-yaml and smol-toml.
   const { parseChunk } = await import('./parse/parse-chunk.js');
   const bodies = options.bodies ?? false;
-  return onTwoThreads(tasks, options, { bodies, ...(known && { known: [...known] }) }, (mine) =>
-    parseChunk(mine, options.maxFileBytes, known, bodies),
-  );
+  const { spooling } = options;
+  const spool =
+    bodies && spooling && tasks.length >= (spooling.from ?? SPOOL_FROM) ? spooling.spool() : undefined;
+  // Each body put aside as its batch comes in, whichever thread parsed it: never all held at once.
+  const settle =
+    spool &&
+    spooling &&
+    ((parsed: Parsed, task: ParseTask) => {
+      const { outcome, hash } = parsed;
+      if (!outcome || 'code' in outcome || hash === undefined) return;
+      if (spoolBody(outcome, spool, task.absolute, options.maxFileBytes, hash)) spooling.spooled++;
+    });
+  try {
+    return await onTwoThreads(
+      tasks,
+      options,
+      { bodies, ...(known && { known: [...known] }) },
+      (mine) => parseChunk(mine, options.maxFileBytes, known, bodies),
+      settle || undefined,
+    );
+  } finally {
+    spool?.flush();
+  }
 }
 
 /**
@@ -126,17 +162,33 @@ async function onTwoThreads<T>(
   options: Pick<ParseFilesOptions, 'maxFileBytes' | 'parallelThreshold'>,
   workerData: Record<string, unknown>,
   run: (tasks: readonly ParseTask[]) => T[],
+  /** Done with each result as it comes in. */
+  settle?: (result: T, task: ParseTask) => void,
 ): Promise<T[]> {
   const threshold = options.parallelThreshold ?? 10_000;
-  if (tasks.length < threshold) return run(tasks);
+  const settled = (from: number, results: T[]) => {
+    if (settle)
+      results.forEach((result, i) => {
+        settle(result, tasks[from + i] as ParseTask);
+      });
+    return results;
+  };
+  if (tasks.length < threshold) {
+    // In batches as the two threads would go, so that a batch's bodies are put aside before the next is read.
+    if (!settle) return run(tasks);
+    const done: T[] = [];
+    for (let from = 0; from < tasks.length; from += 256)
+      done.push(...settled(from, run(tasks.slice(from, from + 256))));
+    return done;
+  }
   // Only a large site's build starts a thread: the others never load node:worker_threads.
   const { Worker } = await import('node:worker_threads');
   const worker = new Worker(new URL(BUNDLED ? './parse-worker.js' : './parse/worker.js', import.meta.url), {
     workerData: { ...workerData, maxFileBytes: options.maxFileBytes },
   });
   const done: T[] = new Array(tasks.length);
-  const put = (from: number, results: readonly T[]) => {
-    results.forEach((result, i) => {
+  const put = (from: number, results: T[]) => {
+    settled(from, results).forEach((result, i) => {
       done[from + i] = result;
     });
   };

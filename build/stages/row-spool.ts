@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { StoredBytes } from './stored-bytes.ts';
+import { type BytePiece, bytesOf, readAll, StoredBytes } from './stored-bytes.ts';
 
 /** Bytes gathered before one write: the bodies' rows are some 5 KB each, 26,000 writes otherwise. */
 const FLUSH_BYTES = 1 << 20;
+/** Bytes read at once from where a piece read back begins (readBack). */
+const READ_AHEAD = 64 << 10;
 
 /** A row waiting in the buffer: put in its list as its place once written. */
 interface Pending {
@@ -20,6 +22,8 @@ interface Pending {
  * nothing at 10,000 items otherwise held all 140 MiB of them until its end: the import and the store's
  * save both read them back from here, and the save moves them into its shards (FragmentStore.save).
  * The file is unlinked once open where the system allows it, and removed when closed otherwise.
+ * The item store keeps a second one for the bodies a large parse puts aside (parse-cache.ts spoolBody),
+ * which stay there as long as the store is open.
  */
 export class RowSpool {
   /** The file's path while it still has one (a system that does not unlink an open file). */
@@ -44,10 +48,10 @@ export class RowSpool {
   }
 
   /** A spool in `dir`; none when its file cannot be made there (the rows then stay in memory). */
-  static open(dir: string): RowSpool | undefined {
+  static open(dir: string, kind = 'rows'): RowSpool | undefined {
     try {
       mkdirSync(dir, { recursive: true });
-      const path = join(dir, `rows-${randomBytes(6).toString('hex')}.spool`);
+      const path = join(dir, `${kind}-${randomBytes(6).toString('hex')}.spool`);
       return new RowSpool(openSync(path, 'w+'), path);
     } catch {
       return undefined;
@@ -99,6 +103,29 @@ export class RowSpool {
     }
   }
 
+  /** What was read last (readBack), from where in the file. */
+  private window = { from: 0, bytes: Buffer.alloc(0) };
+
+  /**
+   * The bytes of a piece it kept, as a view valid until the next read: a piece still in the file is
+   * read with what follows it, which the next pieces asked for often are (an item's translations, put
+   * in one after the other, are read one after the other). A read is a system call, and 26,000 of them
+   * were a second of a build from nothing at 10,000 items; this reads about one per item.
+   */
+  readBack(piece: BytePiece): Uint8Array {
+    if (!(piece instanceof StoredBytes) || piece.fd !== this.fd) return bytesOf(piece);
+    const { from, bytes } = this.window;
+    const at = piece.position - from;
+    if (at >= 0 && at + piece.length <= bytes.length) return bytes.subarray(at, at + piece.length);
+    const length = Math.max(piece.length, Math.min(READ_AHEAD, this.written - piece.position));
+    const read = length <= READ_AHEAD ? this.readBuffer : Buffer.allocUnsafe(length);
+    readAll(this.fd, read, 0, length, piece.position);
+    this.window = { from: piece.position, bytes: read.subarray(0, length) };
+    return read.subarray(0, piece.length);
+  }
+
+  private readonly readBuffer = Buffer.allocUnsafe(READ_AHEAD);
+
   /** No place it gave is in this file any more: the store's save moved them all into its shards. */
   get moved(): boolean {
     this.places = this.places.filter((place) => place.fd === this.fd);
@@ -106,6 +133,10 @@ export class RowSpool {
   }
 
   close(): void {
+    // A place still held (a body's, bodies-spooled-by-parse) is read from elsewhere once the file is
+    // closed: its number may be another file's by then.
+    for (const place of this.places) if (place.fd === this.fd) place.fd = -1;
+    this.places = [];
     closeSync(this.fd);
     if (this.path === undefined) return;
     try {
