@@ -328,6 +328,7 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
       ...(options.hugo && { hugo: options.hugo }),
       serializers: setup.serializers,
       store,
+      ...(!options.dryRun && { bodySpool: () => store.bodySpool() }),
       ...(checked?.stamps && { stamps: checked.stamps }),
       ...keys,
       parseCache: (stat, stampByRead) => {

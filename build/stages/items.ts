@@ -57,6 +57,7 @@ import {
 } from './load.ts';
 import { type ParseCache, type Stamp, sameStamp, statStamp } from './parse-cache.ts';
 import type { BodySpooling } from './parse-files.ts';
+import type { RowSpool } from './row-spool.ts';
 import { STAMPS_ASIDE_FROM, stampsAside } from './stamps-aside.ts';
 
 export interface ItemsOptions extends LoadOptions {
@@ -74,6 +75,12 @@ export interface ItemsOptions extends LoadOptions {
   hugo?: HugoPublication;
   serializers: SerializerRegistry;
   store: FragmentStore;
+  /**
+   * Where the bodies of many files read at once wait, rather than in the heap, until their items' MCP
+   * shares read them (parse-files.ts BodySpooling): the item store's; none in a dry run, which writes
+   * nothing of the project's.
+   */
+  bodySpool?: () => RowSpool | undefined;
   /** The digest of everything an item depends on besides its files (the tool, the configuration, the flags). */
   context: string;
   /** The digest of what an item's fragments depend on besides its entry (the tool, the serializers). */
@@ -120,7 +127,10 @@ export interface ItemCounts {
    * none, and an entry found unchanged (its key is made of its files' hashes) has its bodies read never.
    */
   bodies: number;
-  /** Bodies a parse of many files put in the item store's spool as it read them, rather than hold them. */
+  /**
+   * Bodies put in the item store's spool as they were read, rather than held: by a parse of many files,
+   * or read again at once for many items made again (parse-files.ts BodySpooling).
+   */
   spooled: number;
 }
 
@@ -284,8 +294,8 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   };
   /** Whether every listed file was read (through the parse cache): then each may say something new. */
   let readAll = false;
-  const spooling: BodySpooling = {
-    spool: () => store.bodySpool(),
+  const spooling: BodySpooling | undefined = options.bodySpool && {
+    spool: options.bodySpool,
     spooled: 0,
     ...(options.parallelThreshold !== undefined && { from: options.parallelThreshold }),
   };
@@ -301,7 +311,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
       ...(options.parallelThreshold !== undefined && { parallelThreshold: options.parallelThreshold }),
       ...(cache && { cache }),
       ...(cache && changed && { only: changed }),
-      spooling,
+      ...(spooling && { spooling }),
     });
   };
 
@@ -498,7 +508,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
   const fileOf = (t: Translation | undefined) => (t ? sourceFiles.get(t.file) : undefined);
   const { read: bodies, moved } = await readUnreadBodies(
     toRender.flatMap(({ entry }) => Object.values(entry.translations).flatMap((t) => fileOf(t) ?? [])),
-    options,
+    { ...options, ...(spooling && { spooling }) },
   );
   // A file edited since it was hashed: its entry is keyed by the body read, as a build after the edit
   // would key it (its own key then says what this build read, never the text of the hash it had).
@@ -616,7 +626,7 @@ export async function buildItems(options: ItemsOptions): Promise<Items> {
       redone: fresh.length,
       reused: order.items.length - fresh.length,
       bodies,
-      spooled: spooling.spooled,
+      spooled: spooling?.spooled ?? 0,
     },
     redone,
     ...(changesAt !== undefined && { changesAt }),

@@ -21,9 +21,16 @@ import {
   releaseBody,
   type Stamp,
   sameStamp,
+  spoolBody,
   statStamp,
 } from './parse-cache.ts';
-import { type BodySpooling, type ParseFilesOptions, parseFilesHashed, readBodies } from './parse-files.ts';
+import {
+  type BodySpooling,
+  type ParseFilesOptions,
+  parseFilesHashed,
+  readBodies,
+  spoolFor,
+} from './parse-files.ts';
 
 export interface LoadOptions {
   root: string;
@@ -544,7 +551,7 @@ const UNREAD = new WeakMap<SourceFile, ParsedSource>();
  */
 export async function readUnreadBodies(
   files: readonly SourceFile[],
-  options: Pick<ReadOptions, 'maxFileBytes' | 'parallelThreshold'>,
+  options: Pick<ReadOptions, 'maxFileBytes' | 'parallelThreshold' | 'spooling'>,
 ): Promise<{ read: number; moved: Set<SourceFile> }> {
   const unread: { file: SourceFile; outcome: ParsedSource; absolute: string; hash: string }[] = [];
   for (const file of files) {
@@ -554,25 +561,35 @@ export async function readUnreadBodies(
   }
   const moved = new Set<SourceFile>();
   if (unread.length === 0) return { read: 0, moved };
-  const found = await readBodies(
-    unread.map(({ file, absolute }) => ({ path: file.path, absolute })),
-    options,
-  );
-  const problems: Problem[] = [];
-  unread.forEach(({ file, outcome, hash }, i) => {
-    const body = found[i] as (typeof found)[number];
-    if ('code' in body) problems.push(body);
-    else if (body.hash === hash) outcome.body = body.body;
-    else {
+  const tasks = unread.map(({ file, absolute }) => ({ path: file.path, absolute }));
+  const places = new Map(tasks.map((task, i) => [task, i]));
+  const problems: [number, Problem][] = [];
+  // Many at once (every item made again: a changed configuration) wait in the spool, as a parse's do.
+  const spool = spoolFor(options.spooling, unread.length);
+  await readBodies(tasks, options, (body, task) => {
+    const i = places.get(task) as number;
+    const { file, outcome, hash, absolute } = unread[i] as (typeof unread)[number];
+    if ('code' in body) problems.push([i, body]);
+    else if (body.hash === hash) {
+      outcome.body = body.body;
+      if (spool && spoolBody(outcome, spool, absolute, options.maxFileBytes, hash) && options.spooling)
+        options.spooling.spooled++;
+    } else {
       SETTLED.set(file, body.body);
       if (body.body) file.bodyKey = body.hash;
       else delete file.bodyKey;
       moved.add(file);
     }
+    return READ;
   });
-  if (problems.length > 0) throw new ContentIndexError(problems);
+  spool?.flush();
+  if (problems.length > 0)
+    throw new ContentIndexError(problems.sort((a, b) => a[0] - b[0]).map(([, p]) => p));
   return { read: unread.length, moved };
 }
+
+/** What readUnreadBodies keeps of a body once it is where it belongs. */
+const READ = { body: '', hash: '' };
 
 /** Bodies read from a file changed since it was hashed, which its outcome does not stand for. */
 const SETTLED = new WeakMap<SourceFile, string>();

@@ -115,16 +115,16 @@ async function parseUncached(
   const { parseChunk } = await import('./parse/parse-chunk.js');
   const bodies = options.bodies ?? false;
   const { spooling } = options;
-  const spool =
-    bodies && spooling && tasks.length >= (spooling.from ?? SPOOL_FROM) ? spooling.spool() : undefined;
+  const spool = bodies ? spoolFor(spooling, tasks.length) : undefined;
   // Each body put aside as its batch comes in, whichever thread parsed it: never all held at once.
   const settle =
     spool &&
     spooling &&
     ((parsed: Parsed, task: ParseTask) => {
       const { outcome, hash } = parsed;
-      if (!outcome || 'code' in outcome || hash === undefined) return;
-      if (spoolBody(outcome, spool, task.absolute, options.maxFileBytes, hash)) spooling.spooled++;
+      if (outcome && !('code' in outcome) && hash !== undefined)
+        if (spoolBody(outcome, spool, task.absolute, options.maxFileBytes, hash)) spooling.spooled++;
+      return parsed;
     });
   try {
     return await onTwoThreads(
@@ -139,6 +139,11 @@ async function parseUncached(
   }
 }
 
+/** The spool a read of `count` files' bodies puts them in, if they are that many. */
+export function spoolFor(spooling: BodySpooling | undefined, count: number): RowSpool | undefined {
+  return spooling && count >= (spooling.from ?? SPOOL_FROM) ? spooling.spool() : undefined;
+}
+
 /**
  * The bodies, reduced to their words, of files whose front matter is known (the parse cache keeps no
  * body text): read when the items they belong to are made again, on two threads when they are many.
@@ -146,11 +151,24 @@ async function parseUncached(
 export async function readBodies(
   tasks: readonly ParseTask[],
   options: Pick<ParseFilesOptions, 'maxFileBytes' | 'parallelThreshold'>,
-): Promise<({ body: string; hash: string } | ParseFailure)[]> {
+  /** Done with each body as it comes in; what it gives back is kept in its place. */
+  settle?: Settle<FileBody>,
+): Promise<FileBody[]> {
   if (tasks.length === 0) return [];
   const { bodiesOf } = await import('./parse/parse-chunk.js');
-  return onTwoThreads(tasks, options, { onlyBodies: true }, (mine) => bodiesOf(mine, options.maxFileBytes));
+  return onTwoThreads(
+    tasks,
+    options,
+    { onlyBodies: true },
+    (mine) => bodiesOf(mine, options.maxFileBytes),
+    settle,
+  );
 }
+
+type FileBody = { body: string; hash: string } | ParseFailure;
+
+/** Done with a result as it comes in, by its task: what it gives back is kept in its place. */
+type Settle<T> = (result: T, task: ParseTask) => T;
 
 /**
  * `run` over the tasks, on two threads when they are many, shared as they go (share-with-worker.ts):
@@ -162,17 +180,11 @@ async function onTwoThreads<T>(
   options: Pick<ParseFilesOptions, 'maxFileBytes' | 'parallelThreshold'>,
   workerData: Record<string, unknown>,
   run: (tasks: readonly ParseTask[]) => T[],
-  /** Done with each result as it comes in. */
-  settle?: (result: T, task: ParseTask) => void,
+  settle?: Settle<T>,
 ): Promise<T[]> {
   const threshold = options.parallelThreshold ?? 10_000;
-  const settled = (from: number, results: T[]) => {
-    if (settle)
-      results.forEach((result, i) => {
-        settle(result, tasks[from + i] as ParseTask);
-      });
-    return results;
-  };
+  const settled = (from: number, results: T[]) =>
+    settle ? results.map((result, i) => settle(result, tasks[from + i] as ParseTask)) : results;
   if (tasks.length < threshold) {
     // In batches as the two threads would go, so that a batch's bodies are put aside before the next is read.
     if (!settle) return run(tasks);

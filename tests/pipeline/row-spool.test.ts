@@ -79,8 +79,10 @@ it('a check (a dry run) makes no spool: it writes nothing', async () => {
     { ...posts, 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` },
     { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } },
   );
-  const result = await build({ root: site.root, dryRun: true });
+  // A parse as large as any (parallelThreshold): its bodies are held, not spooled either.
+  const result = await build({ root: site.root, dryRun: true, parallelThreshold: 1 });
   expect(pieces(result).filter((piece) => piece instanceof Uint8Array)).toHaveLength(5);
+  expect(result.incremental.spooled).toBe(0);
   expect(existsSync(join(site.root, '.content-index'))).toBe(false);
 });
 

@@ -8,6 +8,7 @@ import { isContentIndexError } from '../../build/core/errors.ts';
 import { readSources, readUnreadBodies } from '../../build/stages/load.ts';
 import { CACHE_DIR, ParseCache, RACY_MS, type Stamp } from '../../build/stages/parse-cache.ts';
 import { parseFiles } from '../../build/stages/parse-files.ts';
+import { RowSpool } from '../../build/stages/row-spool.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -165,6 +166,25 @@ describe("the kept files' bodies, read when their entries changed", () => {
     // Read: the files' later text is no longer what they answer.
     for (const task of tasks) await writeFile(task.absolute, '---\ntitle: x\n---\nOtro.\n');
     expect(files.map((f) => f.body)).toEqual(['Cuerpo de a.', 'Cuerpo de b.', 'Cuerpo de c.']);
+  });
+
+  it('puts them in the spool as they come in when they are many, and gives them from there', async () => {
+    const names = ['a', 'b', 'c', 'd', 'e'];
+    const tasks = await Promise.all(names.map((name) => post(name, `Cuerpo de ${name}, con ñandúes.`)));
+    const { files } = await kept(tasks);
+    const spooling = { spool: () => RowSpool.open(join(dir, 'spool'), 'bodies'), from: 3, spooled: 0 };
+    const done = await readUnreadBodies(files, { maxFileBytes: MAX, parallelThreshold: 2, spooling });
+    expect(done.read).toBe(5);
+    expect(spooling.spooled).toBe(5);
+    // Given from the spool, not from the files, whose later text is no longer what they answer.
+    for (const task of tasks) await writeFile(task.absolute, '---\ntitle: x\n---\nOtro.\n');
+    expect(files.map((f) => f.body)).toEqual(names.map((name) => `Cuerpo de ${name}, con ñandúes.`));
+    // Fewer than `from`: held, not spooled.
+    const few = { ...spooling, from: 6, spooled: 0 };
+    const again = await kept(await Promise.all(names.map((name) => post(name, `Otro ${name}.`))));
+    await readUnreadBodies(again.files, { maxFileBytes: MAX, spooling: few });
+    expect(few.spooled).toBe(0);
+    expect(again.files.map((f) => f.body)).toEqual(names.map((name) => `Otro ${name}.`));
   });
 
   it('keys a body read from a file edited since it was hashed by what was read, and never gives it for the old text', async () => {
