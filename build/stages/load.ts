@@ -571,6 +571,8 @@ export async function readUnreadBodies(
     const { file, outcome, hash, absolute } = unread[i] as (typeof unread)[number];
     if ('code' in body) problems.push([i, body]);
     else if (body.hash === hash) {
+      // An outcome two files share is read for each: given its body (and spooled) once.
+      if (!pendingBody(outcome)) return READ;
       outcome.body = body.body;
       if (spool && spoolBody(outcome, spool, absolute, options.maxFileBytes, hash) && options.spooling)
         options.spooling.spooled++;

@@ -490,10 +490,14 @@ export function spoolBody(
   const held: [BytePiece] = [bytes];
   spool.keep(held, 0, bytes);
   delete outcome.body;
+  // Not to be read from its file again (readUnreadBodies) while the spool holds it.
+  PENDING.delete(outcome);
+  SPOOLED.set(outcome, { absolute, hash, held });
   outcome.bodyOf = () => {
     if (outcome.body !== undefined) return outcome.body;
     const [piece] = held;
-    if (piece instanceof StoredBytes && !(piece.fd >= 0)) {
+    if (!inSpool(piece)) {
+      SPOOLED.delete(outcome);
       readWhenAsked(outcome, absolute, maxFileBytes, hash);
       return (outcome.bodyOf as () => string)();
     }
@@ -516,9 +520,24 @@ function readWhenAsked(outcome: ParsedSource, absolute: string, maxFileBytes: nu
 
 const PENDING = new WeakMap<ParsedSource, { absolute: string; hash: string }>();
 
-/** The file an outcome's body is still to be read from (see bodyRead), and its hash then, if it is. */
+/** The outcomes whose body a spool holds (spoolBody): their file, its hash then, and the body's place. */
+const SPOOLED = new WeakMap<ParsedSource, { absolute: string; hash: string; held: [BytePiece] }>();
+
+/** Whether a spooled body can be read where it was put: not once its spool is closed. */
+function inSpool(piece: BytePiece): boolean {
+  return !(piece instanceof StoredBytes) || piece.fd >= 0;
+}
+
+/**
+ * The file an outcome's body is still to be read from (see bodyRead), and its hash then, if it is: a
+ * body in a spool closed since (a store dropped or closed) is one, read again by its hash like the others.
+ */
 export function pendingBody(outcome: ParsedSource): { absolute: string; hash: string } | undefined {
-  return outcome.body === undefined ? PENDING.get(outcome) : undefined;
+  if (outcome.body !== undefined) return undefined;
+  const spooled = SPOOLED.get(outcome);
+  if (spooled)
+    return inSpool(spooled.held[0]) ? undefined : { absolute: spooled.absolute, hash: spooled.hash };
+  return PENDING.get(outcome);
 }
 
 function withBodies(identity: string, bodies: boolean): string {

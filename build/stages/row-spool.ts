@@ -21,15 +21,16 @@ interface Pending {
  * held as places in it (stored-bytes.ts), as an edited build holds the rows it kept. A build from
  * nothing at 10,000 items otherwise held all 140 MiB of them until its end: the import and the store's
  * save both read them back from here, and the save moves them into its shards (FragmentStore.save).
- * The file is unlinked once open where the system allows it, and removed when closed otherwise.
- * The item store keeps a second one for the bodies a large parse puts aside (parse-cache.ts spoolBody),
- * which stay there as long as the store is open.
+ * The file is unlinked once open where the system allows it; otherwise it is removed when closed, or
+ * when the process exits. The item store keeps a second one for the bodies a large parse puts aside
+ * (parse-cache.ts spoolBody), which stay there as long as the store is open (a build's process never
+ * closes it; dev's, through the session).
  */
 export class RowSpool {
   /** The file's path while it still has one (a system that does not unlink an open file). */
   private path: string | undefined;
   private written = 0;
-  private readonly buffer = Buffer.allocUnsafe(FLUSH_BYTES);
+  private buffer = Buffer.allocUnsafe(FLUSH_BYTES);
   private used = 0;
   private pending: Pending[] = [];
   private places: StoredBytes[] = [];
@@ -44,6 +45,9 @@ export class RowSpool {
       unlinkSync(path);
     } catch {
       this.path = path;
+      // A system that keeps an open file's name (Windows): removed when the process ends, if not closed
+      // before (the bodies' spool stays open as long as its store, which a build's process never closes).
+      process.once('exit', () => this.remove());
     }
   }
 
@@ -104,7 +108,7 @@ export class RowSpool {
   }
 
   /** What was read last (readBack), from where in the file. */
-  private window = { from: 0, bytes: Buffer.alloc(0) };
+  private window: { from: number; bytes: Buffer } = { from: 0, bytes: Buffer.alloc(0) };
 
   /**
    * The bytes of a piece it kept, as a view valid until the next read: a piece still in the file is
@@ -118,13 +122,15 @@ export class RowSpool {
     const at = piece.position - from;
     if (at >= 0 && at + piece.length <= bytes.length) return bytes.subarray(at, at + piece.length);
     const length = Math.max(piece.length, Math.min(READ_AHEAD, this.written - piece.position));
+    this.readBuffer ??= Buffer.allocUnsafe(READ_AHEAD);
     const read = length <= READ_AHEAD ? this.readBuffer : Buffer.allocUnsafe(length);
     readAll(this.fd, read, 0, length, piece.position);
     this.window = { from: piece.position, bytes: read.subarray(0, length) };
     return read.subarray(0, piece.length);
   }
 
-  private readonly readBuffer = Buffer.allocUnsafe(READ_AHEAD);
+  /** Made at the first read back (only the bodies' spool reads back). */
+  private readBuffer: Buffer | undefined;
 
   /** No place it gave is in this file any more: the store's save moved them all into its shards. */
   get moved(): boolean {
@@ -133,11 +139,23 @@ export class RowSpool {
   }
 
   close(): void {
-    // A place still held (a body's, bodies-spooled-by-parse) is read from elsewhere once the file is
-    // closed: its number may be another file's by then.
+    // A place still held (a body a parse put here) is read from elsewhere once the file is closed: its
+    // number may be another file's by then.
     for (const place of this.places) if (place.fd === this.fd) place.fd = -1;
     this.places = [];
-    closeSync(this.fd);
+    this.remove();
+    // What still holds the spool (a body's reader) need not hold its buffers.
+    this.buffer = Buffer.alloc(0);
+    this.readBuffer = undefined;
+    this.window = { from: 0, bytes: Buffer.alloc(0) };
+  }
+
+  private open = true;
+
+  private remove(): void {
+    // Closed first (at the process's end too): a system that keeps an open file's name keeps the file.
+    if (this.open) closeSync(this.fd);
+    this.open = false;
     if (this.path === undefined) return;
     try {
       unlinkSync(this.path);

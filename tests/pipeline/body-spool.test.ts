@@ -2,6 +2,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BuildOptions, build } from '../../build/index.ts';
+import { STORE_DIR } from '../../build/stages/fragment-store.ts';
 import { D1_WRANGLER } from '../helpers/project.ts';
 import { FIXTURE_CONFIG, md, snapshotDir, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -48,7 +49,7 @@ describe.each(['embedded', 'd1'] as const)('bodies spooled by a large parse, %s 
         backend: result.mcp?.backend,
         tree: await snapshotDir(result.outDir),
         private: await privateFiles(root),
-        left: (await readdir(join(root, '.content-index/cache'))).filter((n) => n.endsWith('.spool')),
+        left: (await readdir(join(root, STORE_DIR))).filter((n) => n.endsWith('.spool')),
       };
     };
     const held = await made({});

@@ -172,15 +172,30 @@ describe("the kept files' bodies, read when their entries changed", () => {
     const names = ['a', 'b', 'c', 'd', 'e'];
     const tasks = await Promise.all(names.map((name) => post(name, `Cuerpo de ${name}, con ñandúes.`)));
     const { files } = await kept(tasks);
-    const spooling = { spool: () => RowSpool.open(join(dir, 'spool'), 'bodies'), from: 3, spooled: 0 };
+    const spool = RowSpool.open(join(dir, 'spool'), 'bodies') as RowSpool;
+    const spooling = { spool: () => spool, from: 3, spooled: 0 };
     const done = await readUnreadBodies(files, { maxFileBytes: MAX, parallelThreshold: 2, spooling });
     expect(done.read).toBe(5);
     expect(spooling.spooled).toBe(5);
+    // In the spool, they are not read again (a dev session's next change of configuration).
+    expect((await readUnreadBodies(files, { maxFileBytes: MAX, spooling })).read).toBe(0);
     // Given from the spool, not from the files, whose later text is no longer what they answer.
-    for (const task of tasks) await writeFile(task.absolute, '---\ntitle: x\n---\nOtro.\n');
+    const [edited] = tasks;
+    await writeFile(edited?.absolute as string, '---\ntitle: x\n---\nOtro.\n');
     expect(files.map((f) => f.body)).toEqual(names.map((name) => `Cuerpo de ${name}, con ñandúes.`));
+    // The spool closed (its store dropped): read again, each by its hash, an edited file told apart.
+    const keyBefore = files[0]?.bodyKey;
+    spool.close();
+    const reread = await readUnreadBodies(files, { maxFileBytes: MAX });
+    expect(reread.read).toBe(5);
+    expect([...reread.moved]).toEqual([files[0]]);
+    expect(files[0]?.body).toBe('Otro.');
+    expect(files[0]?.bodyKey).not.toBe(keyBefore);
+    expect(files.slice(1).map((f) => f.body)).toEqual(
+      names.slice(1).map((name) => `Cuerpo de ${name}, con ñandúes.`),
+    );
     // Fewer than `from`: held, not spooled.
-    const few = { ...spooling, from: 6, spooled: 0 };
+    const few = { spool: () => RowSpool.open(join(dir, 'spool'), 'bodies'), from: 6, spooled: 0 };
     const again = await kept(await Promise.all(names.map((name) => post(name, `Otro ${name}.`))));
     await readUnreadBodies(again.files, { maxFileBytes: MAX, spooling: few });
     expect(few.spooled).toBe(0);
