@@ -47,9 +47,12 @@ export class RowSpool {
       this.path = path;
       // A system that keeps an open file's name (Windows): removed when the process ends, if not closed
       // before (the bodies' spool stays open as long as its store, which a build's process never closes).
-      process.once('exit', () => this.remove());
+      this.atExit = () => this.remove();
+      process.once('exit', this.atExit);
     }
   }
+
+  private atExit: (() => void) | undefined;
 
   /** A spool in `dir`; none when its file cannot be made there (the rows then stay in memory). */
   static open(dir: string, kind = 'rows'): RowSpool | undefined {
@@ -156,6 +159,8 @@ export class RowSpool {
     // Closed first (at the process's end too): a system that keeps an open file's name keeps the file.
     if (this.open) closeSync(this.fd);
     this.open = false;
+    if (this.atExit) process.removeListener('exit', this.atExit);
+    this.atExit = undefined;
     if (this.path === undefined) return;
     try {
       unlinkSync(this.path);
