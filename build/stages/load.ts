@@ -562,12 +562,10 @@ export async function readUnreadBodies(
   const moved = new Set<SourceFile>();
   if (unread.length === 0) return { read: 0, moved };
   const tasks = unread.map(({ file, absolute }) => ({ path: file.path, absolute }));
-  const places = new Map(tasks.map((task, i) => [task, i]));
   const problems: [number, Problem][] = [];
   // Many at once (every item made again: a changed configuration) wait in the spool, as a parse's do.
   const spool = spoolFor(options.spooling, unread.length);
-  await readBodies(tasks, options, (body, task) => {
-    const i = places.get(task) as number;
+  await readBodies(tasks, options, (body, i) => {
     const { file, outcome, hash, absolute } = unread[i] as (typeof unread)[number];
     if ('code' in body) problems.push([i, body]);
     else if (body.hash === hash) {

@@ -118,21 +118,22 @@ async function parseUncached(
   const spool = bodies ? spoolFor(spooling, tasks.length) : undefined;
   // Each body put aside as its batch comes in, whichever thread parsed it: never all held at once.
   const settle =
-    spool &&
-    spooling &&
-    ((parsed: Parsed, task: ParseTask) => {
-      const { outcome, hash } = parsed;
-      if (outcome && !('code' in outcome) && hash !== undefined)
-        if (spoolBody(outcome, spool, task.absolute, options.maxFileBytes, hash)) spooling.spooled++;
-      return parsed;
-    });
+    spool && spooling
+      ? (parsed: Parsed, i: number) => {
+          const { outcome, hash } = parsed;
+          const { absolute } = tasks[i] as ParseTask;
+          if (outcome && !('code' in outcome) && hash !== undefined)
+            if (spoolBody(outcome, spool, absolute, options.maxFileBytes, hash)) spooling.spooled++;
+          return parsed;
+        }
+      : undefined;
   try {
     return await onTwoThreads(
       tasks,
       options,
       { bodies, ...(known && { known: [...known] }) },
       (mine) => parseChunk(mine, options.maxFileBytes, known, bodies),
-      settle || undefined,
+      settle,
     );
   } finally {
     spool?.flush();
@@ -167,8 +168,11 @@ export async function readBodies(
 
 type FileBody = { body: string; hash: string } | ParseFailure;
 
-/** Done with a result as it comes in, by its task: what it gives back is kept in its place. */
-type Settle<T> = (result: T, task: ParseTask) => T;
+/** Done with a result as it comes in, by its task's index: what it gives back is kept in its place. */
+type Settle<T> = (result: T, index: number) => T;
+
+/** Files in a batch, on either thread. */
+const BATCH = 256;
 
 /**
  * `run` over the tasks, on two threads when they are many, shared as they go (share-with-worker.ts):
@@ -184,13 +188,13 @@ async function onTwoThreads<T>(
 ): Promise<T[]> {
   const threshold = options.parallelThreshold ?? 10_000;
   const settled = (from: number, results: T[]) =>
-    settle ? results.map((result, i) => settle(result, tasks[from + i] as ParseTask)) : results;
+    settle ? results.map((result, i) => settle(result, from + i)) : results;
   if (tasks.length < threshold) {
     // In batches as the two threads would go, so that a batch's bodies are put aside before the next is read.
     if (!settle) return run(tasks);
     const done: T[] = [];
-    for (let from = 0; from < tasks.length; from += 256)
-      done.push(...settled(from, run(tasks.slice(from, from + 256))));
+    for (let from = 0; from < tasks.length; from += BATCH)
+      done.push(...settled(from, run(tasks.slice(from, from + BATCH))));
     return done;
   }
   // Only a large site's build starts a thread: the others never load node:worker_threads.
@@ -206,8 +210,8 @@ async function onTwoThreads<T>(
   };
   await shareWithWorker<T[]>(worker, tasks.length, {
     name: 'parse worker',
-    batch: 256,
-    stretch: 128,
+    batch: BATCH,
+    stretch: BATCH / 2,
     message: (from, to) => tasks.slice(from, to),
     take: put,
     mine: (from, to) => put(from, run(tasks.slice(from, to))),
