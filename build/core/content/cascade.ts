@@ -232,7 +232,7 @@ function withCascade(file: SourceFile, values: ReadonlyMap<string, unknown>): So
   const key = JSON.stringify([...values]);
   const known = CASCADED.get(file);
   if (known?.key === key) return known.file;
-  const made: SourceFile = {
+  const made = {
     path: file.path,
     type: file.type,
     name: file.name,
@@ -240,18 +240,34 @@ function withCascade(file: SourceFile, values: ReadonlyMap<string, unknown>): So
     lang: file.lang,
     ...(file.bundle && { bundle: true }),
     data: withValues(file.data, values),
-    // The page's own, which may be read only when asked (stages/parse-cache.ts).
-    get body() {
-      return file.body;
-    },
-    ...(file.bodyKey !== undefined && { bodyKey: file.bodyKey }),
-    get lines() {
-      return file.lines;
-    },
-  };
+  } as SourceFile;
+  // The page's own, which may be read only when asked (stages/parse-cache.ts).
+  Object.defineProperty(made, 'body', PAGE_BODY);
+  if (file.bodyKey !== undefined) made.bodyKey = file.bodyKey;
+  Object.defineProperty(made, 'lines', PAGE_LINES);
+  PAGES.set(made, file);
   CASCADED.set(file, { key, file: made });
   return made;
 }
+
+/** The page each page with cascaded values was made from. */
+const PAGES = new WeakMap<SourceFile, SourceFile>();
+
+// One getter for every such page, not a closure of each: see stages/load.ts on dictionary mode.
+const PAGE_BODY: PropertyDescriptor = {
+  get(this: SourceFile) {
+    return PAGES.get(this)?.body;
+  },
+  enumerable: true,
+  configurable: true,
+};
+const PAGE_LINES: PropertyDescriptor = {
+  get(this: SourceFile) {
+    return PAGES.get(this)?.lines ?? {};
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 function withValues(data: unknown, values: ReadonlyMap<string, unknown>): unknown {
   const own = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};

@@ -68,6 +68,21 @@ export interface Translation {
 
 const BODY_KEYS = new WeakMap<Translation, string>();
 
+/** The file each translation given a body by key reads it from (takeBody). */
+const BODY_FILES = new WeakMap<Translation, Pick<SourceFile, 'body'>>();
+
+/**
+ * One getter for every such translation, not a closure of each: a getter of its own put each of a
+ * large site's translations in V8's dictionary mode (see stages/load.ts).
+ */
+const FILE_BODY: PropertyDescriptor = {
+  get(this: Translation) {
+    return BODY_FILES.get(this)?.body;
+  },
+  enumerable: true,
+  configurable: true,
+};
+
 /**
  * Gives a translation its file's body, read from the file only when asked, and known meanwhile by the
  * file's `bodyKey`; a file without one gives its body as it is. A copy of the translation (another
@@ -78,11 +93,8 @@ export function takeBody(translation: Translation, file: Pick<SourceFile, 'body'
     if (file.body) translation.body = file.body;
     return;
   }
-  Object.defineProperty(translation, 'body', {
-    get: () => file.body,
-    enumerable: true,
-    configurable: true,
-  });
+  Object.defineProperty(translation, 'body', FILE_BODY);
+  BODY_FILES.set(translation, file);
   BODY_KEYS.set(translation, file.bodyKey);
 }
 
@@ -93,7 +105,11 @@ export function translationWith(translation: Translation, values: Partial<Transl
   for (const name of Object.keys(translation) as (keyof Translation)[]) {
     if (name === 'body' && key !== undefined) {
       const descriptor = Object.getOwnPropertyDescriptor(translation, 'body') as PropertyDescriptor;
-      Object.defineProperty(copy, 'body', descriptor);
+      if (descriptor.get === FILE_BODY.get) {
+        Object.defineProperty(copy, 'body', FILE_BODY);
+        const file = BODY_FILES.get(translation);
+        if (file) BODY_FILES.set(copy, file);
+      } else Object.defineProperty(copy, 'body', descriptor);
     } else (copy as unknown as Record<string, unknown>)[name] = translation[name];
   }
   Object.assign(copy, values);
