@@ -16,14 +16,20 @@ let inspectorPort: number;
 let stdout = '';
 let stderr = '';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+/** Waits for `probe`; on a timeout, says what the process waited on printed (`shown`; the shared dev's by default). */
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  shown = () => `stdout:\n${stdout}\nstderr:\n${stderr}`,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const value = await probe().catch(() => undefined);
     if (value !== undefined) return value;
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`timed out waiting for ${what}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+  throw new Error(`timed out waiting for ${what}\n${shown()}`);
 }
 
 async function titles(): Promise<string[]> {
@@ -243,12 +249,15 @@ it.each([
   ['SIGTERM to its process group', 'SIGTERM', true],
 ] as const)("leaves the last build's /mcp data in the module when it stops: %s", async (_, signal, group) => {
   const other = await tempSite({ 'content/posts/uno.es.md': md({ title: 'Uno' }) });
+  let started: ChildProcess | undefined;
   try {
     const { dev, printed } = await startDev(other.root, group);
+    started = dev;
     await until(
       'the second dev server',
       async () => (printed().includes('✓ serving') ? true : undefined),
       60_000,
+      () => `it printed:\n${printed()}`,
     );
     const module = join(other.root, '.content-index/worker/mcp-data.mjs');
     expect(await readFile(module, 'utf8')).toContain('"backend": "dev"');
@@ -261,6 +270,9 @@ it.each([
     expect(left).toContain('"backend": "embedded"');
     expect(left).toContain('Dos, al parar');
   } finally {
+    // A dev that failed the test is not left running (with its wrangler) for the rest of the suite.
+    if (group) killGroup(started);
+    else if (started && started.exitCode === null && started.signalCode === null) started.kill('SIGKILL');
     await other.dispose();
   }
 });
