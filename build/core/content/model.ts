@@ -105,11 +105,9 @@ export function translationWith(translation: Translation, values: Partial<Transl
   for (const name of Object.keys(translation) as (keyof Translation)[]) {
     if (name === 'body' && key !== undefined) {
       const descriptor = Object.getOwnPropertyDescriptor(translation, 'body') as PropertyDescriptor;
-      if (descriptor.get === FILE_BODY.get) {
-        Object.defineProperty(copy, 'body', FILE_BODY);
-        const file = BODY_FILES.get(translation);
-        if (file) BODY_FILES.set(copy, file);
-      } else Object.defineProperty(copy, 'body', descriptor);
+      Object.defineProperty(copy, 'body', descriptor);
+      const file = BODY_FILES.get(translation);
+      if (file) BODY_FILES.set(copy, file);
     } else (copy as unknown as Record<string, unknown>)[name] = translation[name];
   }
   Object.assign(copy, values);
