@@ -36,6 +36,10 @@ export class RowSpool {
   private places: StoredBytes[] = [];
   /** A write failed (a full disk, a file-size limit): rows stay in memory, as they did before. */
   private failed = false;
+  /** The file is still open (close, or the process's end, closes it once). */
+  private open = true;
+  /** Removes the file at the process's end, where an open file keeps its name. */
+  private atExit: (() => void) | undefined;
 
   private constructor(
     readonly fd: number,
@@ -51,8 +55,6 @@ export class RowSpool {
       process.once('exit', this.atExit);
     }
   }
-
-  private atExit: (() => void) | undefined;
 
   /** A spool in `dir`; none when its file cannot be made there (the rows then stay in memory). */
   static open(dir: string, kind = 'rows'): RowSpool | undefined {
@@ -152,8 +154,6 @@ export class RowSpool {
     this.readBuffer = undefined;
     this.window = { from: 0, bytes: Buffer.alloc(0) };
   }
-
-  private open = true;
 
   private remove(): void {
     // Closed first (at the process's end too): a system that keeps an open file's name keeps the file.
