@@ -21,6 +21,7 @@
  * marking) is done, and counted, on the one thread: an upper bound of what a Worker's isolate is billed.
  */
 import { readFile } from 'node:fs/promises';
+import nodeModule from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
@@ -35,6 +36,32 @@ if ((mode !== 'cold' && mode !== 'warm' && mode !== 'worst') || !workerFile || !
  *   worstRequests: { name: string, headers: Record<string, string>, body: string }[] }}
  */
 const plan = JSON.parse(await readFile(requestsFile, 'utf8'));
+
+// The Worker's binary modules (the embedded /mcp data, `*.bin`): workerd hands the module an
+// ArrayBuffer of them; Node imports no such module, so a hook gives it one, read from the file when the
+// Worker's modules are evaluated (inside the timed startup, as workerd's copy of the bytes is).
+const BINARY_MODULE = `import { readFileSync } from 'node:fs';
+const bytes = readFileSync(new URL(import.meta.url));
+export default bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+  ? bytes.buffer
+  : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);`;
+/** Node 22.15+'s in-thread hooks (@types/node here is Node 20's). */
+const registerHooks = /** @type {any} */ (nodeModule).registerHooks;
+if (typeof registerHooks === 'function') {
+  registerHooks({
+    /** @param {string} url @param {unknown} context @param {(url: string, context: unknown) => unknown} next */
+    load: (url, context, next) =>
+      url.endsWith('.bin')
+        ? { format: 'module', shortCircuit: true, source: BINARY_MODULE }
+        : next(url, context),
+  });
+} else {
+  // Node before 22.15: the same hook, on the loader's thread.
+  const hooks = `export async function load(url, context, next) {
+    return url.endsWith('.bin') ? { format: 'module', shortCircuit: true, source: ${JSON.stringify(BINARY_MODULE)} } : next(url, context);
+  }`;
+  nodeModule.register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+}
 
 // As on the platform: zod never compiles parsers with new Function there.
 /** @type {any} */ (globalThis).__zod_globalConfig = { jitless: true };

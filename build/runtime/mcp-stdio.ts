@@ -1,7 +1,5 @@
-import { access } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { pathToFileURL } from 'node:url';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { LoadedMcp } from '../core/edge/mcp/backend.ts';
 import { createEmbeddedBackend, type EmbeddedData, embeddedData } from '../core/edge/mcp/embedded.ts';
@@ -12,6 +10,7 @@ import { ContentIndexError } from '../core/errors.ts';
 import { type BuildOptions, build, type Logger } from '../index.ts';
 import { FragmentStore, StoreDamage } from '../stages/fragment-store.ts';
 import { readHugoPublication } from './hugo-rules.ts';
+import { readMcpModule } from './read-mcp-module.ts';
 import { LineLimit } from './stdio-lines.ts';
 
 export interface McpStdioOptions {
@@ -83,8 +82,7 @@ async function fromLastBuild(options: McpStdioOptions): Promise<{ mcp: LoadedMcp
   const shown = inside.startsWith('..') ? file : inside;
   let module: unknown;
   try {
-    await access(file);
-    module = (await import(pathToFileURL(file).href)).default;
+    module = await readMcpModule(file);
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (error as Error).message;

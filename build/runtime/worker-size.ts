@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -44,7 +44,12 @@ export async function compiledWorkerGzipBytes(
         },
       ]);
     }
-    return (await gzip(await readFile(join(outdir, 'index.js')))).length;
+    // The script and the modules beside it (the embedded /mcp data's bytes): Cloudflare counts them all.
+    let bytes = 0;
+    for (const entry of await readdir(outdir, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) bytes += (await gzip(await readFile(join(entry.parentPath, entry.name)))).length;
+    }
+    return bytes;
   } finally {
     await rm(outdir, { recursive: true, force: true });
   }

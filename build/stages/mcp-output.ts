@@ -13,11 +13,14 @@ import {
   joinD1Rows,
 } from '../core/edge/mcp/d1-sql.ts';
 import { type EmbeddedData, embeddedSizeBound, joinEmbedded } from '../core/edge/mcp/embedded.ts';
+import { packEmbedded } from '../core/edge/mcp/packed-data.ts';
 import {
   MCP_MODULE_PATH,
   MCP_MODULE_TYPES,
   MCP_MODULE_TYPES_PATH,
+  MCP_PACKED_PATH,
   renderMcpModule,
+  renderPackedModule,
 } from '../core/edge/mcp/worker-module.ts';
 import type { Problem } from '../core/errors.ts';
 import { chooseBackend, type EmbeddedSize, FUNCTIONS_CODE_GZIP_BYTES } from '../core/mcp/choose-backend.ts';
@@ -91,7 +94,7 @@ export interface McpOutput {
   files: PrivateFile[];
   /** The embedded backend's data, as the module exports it (dev serves it to the Function itself). */
   data?: EmbeddedData;
-  /** The Function's data module, uncompressed and compressed. */
+  /** The Function's data module (the embedded data's bytes included), uncompressed and compressed. */
   module: { bytes: number; gzipBytes: number };
   /** The Functions' Worker as Cloudflare will measure it (estimate: the tool's code plus the module). */
   workerGzipBytes: number;
@@ -142,7 +145,7 @@ function textsPast(
 export async function mcpOutput(material: McpMaterial, options: McpOutputOptions): Promise<McpOutput> {
   const { config, configFile, limits } = options;
   const items = material.items.length;
-  let embedded: { module: string; data?: EmbeddedData; size: EmbeddedSize } | undefined;
+  let embedded: { files: PrivateFile[]; data?: EmbeddedData; size: EmbeddedSize } | undefined;
   if (config.mcp.backend !== 'd1') {
     // A site past the ceiling is told so without building a search index it cannot use (at 10,000
     // items that was a third of the build).
@@ -155,12 +158,17 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
     const atLeast = past?.bytes ?? embeddedSizeBound(material.items.map(sizeOf), ceiling);
     if (atLeast > ceiling) {
       const counted = past && past.counted < items ? { counted: past.counted } : {};
-      embedded = { module: '', size: { moduleBytes: atLeast, atLeast: true, ...counted } };
+      embedded = { files: [], size: { moduleBytes: atLeast, atLeast: true, ...counted } };
     } else {
       const data = joinEmbedded(material.info, material.items.map(embeddedOf));
-      const module = renderMcpModule(data);
-      const moduleBytes = Buffer.byteLength(module);
-      embedded = { module, data, size: { moduleBytes, moduleGzipBytes: (await gzip(module)).length } };
+      const packed = packEmbedded(data);
+      const module = renderPackedModule(hash('sha256', packed).slice(0, 16));
+      const moduleBytes = Buffer.byteLength(packed) + Buffer.byteLength(module);
+      const moduleGzipBytes = (await gzip(packed)).length + (await gzip(module)).length;
+      // The bytes before the module that imports them: a wrangler watching the folder that reloads
+      // between the two renames bundles the new bytes (which say what they are) with the last module.
+      const files = [{ path: MCP_PACKED_PATH, content: packed }, ...moduleFiles(module)];
+      embedded = { files, data, size: { moduleBytes, moduleGzipBytes } };
     }
   }
   const choice = chooseBackend(config.mcp.backend, embedded?.size, {
@@ -177,7 +185,7 @@ export async function mcpOutput(material: McpMaterial, options: McpOutputOptions
     return {
       backend: 'embedded',
       reason: choice.reason,
-      files: moduleFiles(embedded.module),
+      files: embedded.files,
       ...(embedded.data && { data: embedded.data }),
       module: { bytes: embedded.size.moduleBytes, gzipBytes },
       workerGzipBytes: FUNCTIONS_CODE_GZIP_BYTES + gzipBytes,

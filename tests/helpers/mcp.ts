@@ -1,6 +1,5 @@
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,9 +8,10 @@ import { Client as V1_12Client } from '@modelcontextprotocol/sdk-1-12/client/ind
 import { StreamableHTTPClientTransport as V1_12Transport } from '@modelcontextprotocol/sdk-1-12/client/streamableHttp.js';
 import type { Transport as V1_12TransportType } from '@modelcontextprotocol/sdk-1-12/shared/transport.js';
 import type { LoadedMcp } from '../../build/core/edge/mcp/backend.ts';
-import { createEmbeddedBackend } from '../../build/core/edge/mcp/embedded.ts';
+import { createEmbeddedBackend, embeddedTables } from '../../build/core/edge/mcp/embedded.ts';
 import type { McpEntry } from '../../build/core/edge/mcp/mcp-data.ts';
 import { MCP_MODULE_PATH, parseMcpModule } from '../../build/core/edge/mcp/worker-module.ts';
+import { readMcpModule } from '../../build/runtime/read-mcp-module.ts';
 import { type SampleProject, sampleProject } from './project.ts';
 import { PROJECT_ROOT } from './site.ts';
 
@@ -191,7 +191,7 @@ export const JSON_RPC_HEADERS = {
 /** The MCP data a project's last build wrote for its Function, loaded as the Function loads it. */
 export async function loadProjectMcp(root: string): Promise<LoadedMcp> {
   const file = join(root, MCP_MODULE_PATH);
-  const data = parseMcpModule((await import(`${pathToFileURL(file).href}?t=${Date.now()}`)).default);
+  const data = parseMcpModule(await readMcpModule(file));
   if (data.backend !== 'embedded') throw new Error(`${file}: built for the ${data.backend} backend`);
   return { info: data.info, backend: createEmbeddedBackend(data) };
 }
@@ -199,7 +199,8 @@ export async function loadProjectMcp(root: string): Promise<LoadedMcp> {
 /** The entries a project's last build gave its /mcp Function (embedded backend), in index order. */
 export async function projectEntries(root: string): Promise<McpEntry[]> {
   const file = join(root, MCP_MODULE_PATH);
-  const data = parseMcpModule((await import(`${pathToFileURL(file).href}?t=${Date.now()}`)).default);
+  const data = parseMcpModule(await readMcpModule(file));
   if (data.backend !== 'embedded') throw new Error(`${file}: built for the ${data.backend} backend`);
-  return data.entries.split('\n').map((line) => JSON.parse(line) as McpEntry);
+  const tables = embeddedTables(data);
+  return Array.from({ length: tables.count }, (_, i) => JSON.parse(tables.entryLine(i)) as McpEntry);
 }

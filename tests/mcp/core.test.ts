@@ -9,9 +9,10 @@ import {
 import { createMcpFunction } from '../../build/core/edge/mcp/function.ts';
 import { createMcpFetch, MAX_REQUEST_BYTES } from '../../build/core/edge/mcp/http.ts';
 import { MCP_DATA_FORMAT, type McpInfo } from '../../build/core/edge/mcp/mcp-data.ts';
+import { packEmbedded } from '../../build/core/edge/mcp/packed-data.ts';
 import { buildSearchIndex } from '../../build/core/edge/mcp/search-index.ts';
 import { searchTerms } from '../../build/core/edge/mcp/text.ts';
-import { MCP_MODULE_PATH, renderMcpModule } from '../../build/core/edge/mcp/worker-module.ts';
+import { MCP_MODULE_PATH } from '../../build/core/edge/mcp/worker-module.ts';
 import { build } from '../../build/index.ts';
 import { GENERATED, JSON_RPC_HEADERS } from '../helpers/mcp.ts';
 import { md, PROJECT_ROOT, tempSite } from '../helpers/site.ts';
@@ -174,7 +175,7 @@ describe('the embedded data', () => {
     // both clocks are past every change): the same module, byte for byte.
     const a = await sampleData(new Date('2031-04-01T00:00:00Z'));
     const b = await sampleData(new Date('2032-05-01T00:00:00Z'));
-    expect(renderMcpModule(a)).toBe(renderMcpModule(b));
+    expect(packEmbedded(a)).toBe(packEmbedded(b));
   });
 
   it("lists the hosts the endpoint answers for: the site's, then its Pages project's (wrangler.toml name)", async () => {

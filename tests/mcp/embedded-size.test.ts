@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { generateSite as benchSite } from '../../bench/generate-site.ts';
 import { embeddedData, embeddedSizeAtLeast } from '../../build/core/edge/mcp/embedded.ts';
-import { renderMcpModule } from '../../build/core/edge/mcp/worker-module.ts';
+import { packEmbedded } from '../../build/core/edge/mcp/packed-data.ts';
 import { build } from '../../build/index.ts';
 import { generateSite } from '../helpers/generate-site.ts';
 import { type TempSite, tempSite } from '../helpers/site.ts';
@@ -19,7 +19,7 @@ it('the embedded module is never smaller than its lower bound, and the bound is 
   for (const files of Object.values(sites)) {
     site = await tempSite(files);
     const { mcpPrepared } = await build({ root: site.root, dryRun: true, deployment: false });
-    const real = Buffer.byteLength(renderMcpModule(embeddedData(mcpPrepared)));
+    const real = Buffer.byteLength(packEmbedded(embeddedData(mcpPrepared)));
     const bound = embeddedSizeAtLeast(mcpPrepared);
     expect(bound).toBeLessThanOrEqual(real);
     expect(bound / real).toBeGreaterThan(0.6);
@@ -31,7 +31,7 @@ it('the embedded module is never smaller than its lower bound, and the bound is 
 it('past the ceiling on the entries and body texts alone, the bound is those, and never more than the module', async () => {
   site = await tempSite(generateSite(20, 4));
   const { mcpPrepared } = await build({ root: site.root, dryRun: true, deployment: false });
-  const real = Buffer.byteLength(renderMcpModule(embeddedData(mcpPrepared)));
+  const real = Buffer.byteLength(packEmbedded(embeddedData(mcpPrepared)));
   const bodies = mcpPrepared.documents.reduce(
     (sum, d) => sum + Object.values(d.text).reduce((n, t) => n + (t.body?.length ?? 0), 0),
     0,

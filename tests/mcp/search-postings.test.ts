@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { embeddedData } from '../../build/core/edge/mcp/embedded.ts';
+import { packEmbedded } from '../../build/core/edge/mcp/packed-data.ts';
 import {
   buildSearchIndex,
   type DocumentPostings,
@@ -8,7 +9,7 @@ import {
   loadSearchIndex,
 } from '../../build/core/edge/mcp/search-index.ts';
 import { searchTerms } from '../../build/core/edge/mcp/text.ts';
-import { MCP_MODULE_PATH, renderMcpModule } from '../../build/core/edge/mcp/worker-module.ts';
+import { MCP_PACKED_PATH } from '../../build/core/edge/mcp/worker-module.ts';
 import { type BuildResult, build } from '../../build/index.ts';
 import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
 
@@ -45,7 +46,7 @@ const FILES = {
 };
 
 function moduleOf(result: BuildResult): string | undefined {
-  const file = result.mcp?.files.find((f) => f.path === MCP_MODULE_PATH);
+  const file = result.mcp?.files.find((f) => f.path === MCP_PACKED_PATH);
   return typeof file?.content === 'string' ? file.content : undefined;
 }
 
@@ -55,7 +56,7 @@ describe('the embedded data joined from per-item fragments', () => {
     const clock = () => new Date('2026-01-01T00:00:00Z');
     const first = await build({ root: site.root, clock });
     expect(first.mcp?.backend).toBe('embedded');
-    expect(moduleOf(first)).toBe(renderMcpModule(embeddedData(first.mcpPrepared)));
+    expect(moduleOf(first)).toBe(packEmbedded(embeddedData(first.mcpPrepared)));
 
     // One body edited: the other items' fragments come back from the store on disk.
     await site.write(
@@ -65,7 +66,7 @@ describe('the embedded data joined from per-item fragments', () => {
     const second = await build({ root: site.root, clock });
     expect(second.incremental).toMatchObject({ redone: 1, redoneItems: ['post/rust'] });
     const joined = moduleOf(second);
-    expect(joined).toBe(renderMcpModule(embeddedData(second.mcpPrepared)));
+    expect(joined).toBe(packEmbedded(embeddedData(second.mcpPrepared)));
     expect(joined).toContain('vidas');
     expect(joined).not.toContain('recolector');
   });

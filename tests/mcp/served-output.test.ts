@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MCP_MODULE_PATH } from '../../build/core/edge/mcp/worker-module.ts';
+import { MCP_MODULE_PATH, MCP_PACKED_PATH } from '../../build/core/edge/mcp/worker-module.ts';
 import { deployWithFakeWrangler } from '../helpers/deploy.ts';
 import { installFunctions } from '../helpers/functions.ts';
 import { connectV2Http } from '../helpers/mcp.ts';
@@ -22,7 +22,11 @@ const FILES = {
 
 let site: TempSite;
 let scratch: string;
-const moduleText = () => readFile(join(site.root, MCP_MODULE_PATH), 'utf8');
+/** A project's data module and the bytes it imports (the embedded data: its texts are UTF-8 as they are). */
+const dataText = async (root: string) =>
+  (await readFile(join(root, MCP_MODULE_PATH), 'utf8')) +
+  (await readFile(join(root, MCP_PACKED_PATH), 'utf8').catch(() => ''));
+const moduleText = () => dataText(site.root);
 
 beforeAll(async () => {
   site = await tempSite(FILES);
@@ -77,12 +81,12 @@ describe('a build into another output folder', () => {
       expect(existsSync(join(fresh.root, MCP_MODULE_PATH))).toBe(false);
       const other = await fresh.cli('build', '--out', 'preview');
       expect(other.code, other.stderr).toBe(0);
-      const written = await readFile(join(fresh.root, MCP_MODULE_PATH), 'utf8');
+      const written = await dataText(fresh.root);
       expect(written).toContain('Entrada pública');
       expect(written).not.toContain('Borrador secreto');
       // From then on it belongs to the served folder's build: a second build elsewhere leaves it.
       expect((await fresh.cli('build', '--drafts', '--out', 'preview')).code).toBe(0);
-      expect(await readFile(join(fresh.root, MCP_MODULE_PATH), 'utf8')).toBe(written);
+      expect(await dataText(fresh.root)).toBe(written);
     } finally {
       await fresh.dispose();
     }
@@ -92,14 +96,14 @@ describe('a build into another output folder', () => {
     const other = await tempSite(FILES);
     try {
       expect((await other.cli('build')).code).toBe(0);
-      const served = await readFile(join(other.root, MCP_MODULE_PATH), 'utf8');
+      const served = await dataText(other.root);
       const result = await other.cli('build', '--drafts', '--out', 'dist');
       expect(result.code).toBe(0);
       expect(result.stderr).toContain(
         'wrangler.toml: pages_build_output_dir: is not set, so the /mcp data in .content-index/ belongs to the build of public; this build into dist left it as it was\n' +
           '  hint: if dist is the folder you deploy, set pages_build_output_dir = "dist" in wrangler.toml (Cloudflare Pages reads it too)',
       );
-      expect(await readFile(join(other.root, MCP_MODULE_PATH), 'utf8')).toBe(served);
+      expect(await dataText(other.root)).toBe(served);
     } finally {
       await other.dispose();
     }
@@ -110,10 +114,10 @@ describe('a build into another output folder', () => {
     try {
       await other.write('wrangler.toml', 'name = "test"\npages_build_output_dir = "dist"\n');
       expect((await other.cli('build', '--out', 'dist')).code).toBe(0);
-      const dist = await readFile(join(other.root, MCP_MODULE_PATH), 'utf8');
+      const dist = await dataText(other.root);
       const json = JSON.parse((await other.cli('build', '--drafts', '--json')).stdout);
       expect(json.mcp).toMatchObject({ written: false, servedOut: join(other.root, 'dist') });
-      expect(await readFile(join(other.root, MCP_MODULE_PATH), 'utf8')).toBe(dist);
+      expect(await dataText(other.root)).toBe(dist);
     } finally {
       await other.dispose();
     }

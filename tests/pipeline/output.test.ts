@@ -130,7 +130,7 @@ describe('drafts and future-dated items', () => {
     expect(everything).toContain('https://example.com/en/blog/secret-draft/');
     // The Function's search index holds the word too: so the check above would see a leak into it.
     // (Lower case: the index's term; the item itself carries the title as written.)
-    expect(await readFile(join(site.root, '.content-index/worker/mcp-data.mjs'), 'utf8')).toMatch(
+    expect(await readFile(join(site.root, '.content-index/worker/mcp-data.bin'), 'utf8')).toMatch(
       /zqxsecret/,
     );
     expect(everything).toContain('https://example.com/en/blog/published/');

@@ -136,7 +136,7 @@ describe('the parse cache', () => {
       const backend =
         mode === 'stamps alone'
           ? d1ImportSql(s.root)
-          : readFile(join(s.root, '.content-index/worker/mcp-data.mjs'), 'utf8');
+          : readFile(join(s.root, '.content-index/worker/mcp-data.bin'), 'utf8');
       await expect(backend).resolves.toContain('Cuatro');
       if (mode === 'stamps alone') expect(memory.size).toBe(Object.keys(FILES).length);
       else {

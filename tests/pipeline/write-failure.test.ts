@@ -39,10 +39,12 @@ it('a failure to write the /mcp data leaves the output as it was, and says so tr
       },
     );
   await bin();
-  const module = join(site.root, '.content-index/worker/mcp-data.mjs');
+  // The embedded data's bytes (the module beside them imports them, and changes with them).
+  const module = join(site.root, '.content-index/worker/mcp-data.bin');
   const before = {
     index: await site.readJson('api/v1/content.json'),
     module: await readFile(module, 'utf8'),
+    script: await readFile(join(site.root, '.content-index/worker/mcp-data.mjs'), 'utf8'),
   };
   // A limit between the largest file a build may rewrite in the output (all but Redoc's bundle, which
   // never changes) and the /mcp module.
@@ -68,7 +70,12 @@ it('a failure to write the /mcp data leaves the output as it was, and says so tr
   // True: the index still has the old title, and the /mcp data is the old build's too.
   expect(await site.readJson('api/v1/content.json')).toEqual(before.index);
   expect(await readFile(module, 'utf8')).toBe(before.module);
-  expect(await readdir(join(site.root, '.content-index/worker'))).toEqual(['mcp-data.d.mts', 'mcp-data.mjs']);
+  expect(await readFile(join(site.root, '.content-index/worker/mcp-data.mjs'), 'utf8')).toBe(before.script);
+  expect(await readdir(join(site.root, '.content-index/worker'))).toEqual([
+    'mcp-data.bin',
+    'mcp-data.d.mts',
+    'mcp-data.mjs',
+  ]);
 
   // Without the limit the same build goes through, both in step.
   await bin();

@@ -145,16 +145,39 @@ export function joinEmbedded(info: McpInfo, items: readonly EmbeddedItem[]): Emb
   };
 }
 
+/**
+ * The embedded data as the backend reads it: its tables, with the entries and their bodies by position.
+ * From the data itself (embeddedTables) or from the bytes of the module the build writes
+ * (packed-data.ts), which decodes an entry only when it is asked for.
+ */
+export interface EmbeddedTables extends Omit<EmbeddedData, 'entries' | 'bodies'> {
+  count: number;
+  /** Entry `i` as its JSON line. */
+  entryLine(i: number): string;
+  /** Entry `i`'s line of `bodies` ('' when it has none). */
+  bodiesLine(i: number): string;
+}
+
+export function embeddedTables(data: EmbeddedData | EmbeddedTables): EmbeddedTables {
+  if (!('entries' in data)) return data;
+  const { entries, bodies, ...rest } = data;
+  // Each line is a slice of the one string, not a copy.
+  const lines = entries === '' ? [] : entries.split('\n');
+  const bodyLines = bodies.split('\n');
+  return {
+    ...rest,
+    count: lines.length,
+    entryLine: (i) => lines[i] ?? '',
+    bodiesLine: (i) => bodyLines[i] ?? '',
+  };
+}
+
 /** A body of some length among the first entries, with its language: what startup warms snippets on. */
-export function sampleBody(data: EmbeddedData): { text: string; lang: Language } | undefined {
-  let from = 0;
-  for (let line = 0; line < 50 && from < data.bodies.length; line++) {
-    const end = data.bodies.indexOf('\n', from);
-    const texts = data.bodies.slice(from, end < 0 ? undefined : end).split(BODY_SEPARATOR);
+export function sampleBody(data: EmbeddedTables): { text: string; lang: Language } | undefined {
+  for (let i = 0; i < Math.min(50, data.count); i++) {
+    const texts = data.bodiesLine(i).split(BODY_SEPARATOR);
     const at = texts.findIndex((text) => text.length >= 800);
     if (at >= 0) return { text: texts[at] as string, lang: LANGUAGES[at] as Language };
-    if (end < 0) break;
-    from = end + 1;
   }
   return undefined;
 }
@@ -215,32 +238,29 @@ export function embeddedSizeBound(items: readonly EmbeddedSizeItem[], ceiling?: 
 }
 
 /** Loads the search index now: the Function calls this in its global scope, at startup. */
-export function createEmbeddedBackend(data: EmbeddedData): McpBackend {
+export function createEmbeddedBackend(data: EmbeddedData | EmbeddedTables): McpBackend {
+  const tables = embeddedTables(data);
   const search = loadSearchIndex({
-    fields: data.searchFields,
-    terms: data.searchTerms,
-    offsets: data.searchOffsets,
-    postings: data.searchPostings,
-    lengths: data.searchLengths,
+    fields: tables.searchFields,
+    terms: tables.searchTerms,
+    offsets: tables.searchOffsets,
+    postings: tables.searchPostings,
+    lengths: tables.searchLengths,
   });
-  // Each line is a slice of the one string, not a copy; an entry is parsed when an answer includes it.
-  const lines = data.entries === '' ? [] : data.entries.split('\n');
-  const bodies = data.bodies.split('\n');
   const bodyOf = (i: number, lang: Language): string | undefined => {
-    const line = bodies[i];
+    const line = tables.bodiesLine(i);
     if (!line) return undefined;
     return line.split(BODY_SEPARATOR)[LANGUAGES.indexOf(lang)] || undefined;
   };
-  const { types, languages } = data;
-  const technologies = new Map(data.technologies);
-  const count = lines.length;
+  const { types, languages, count } = tables;
+  const technologies = new Map(tables.technologies);
   // Parsed entries are kept (they are only ever read: answers copy them): a warm isolate answers the
   // same popular items again and again, and parsing each was a third of a 100-hit search.
   const parsed = new Map<number, McpEntry>();
   const entry = (i: number): McpEntry => {
     let found = parsed.get(i);
     if (!found) {
-      found = JSON.parse(lines[i] as string) as McpEntry;
+      found = JSON.parse(tables.entryLine(i)) as McpEntry;
       if (parsed.size >= 2000) parsed.clear();
       parsed.set(i, found);
     }

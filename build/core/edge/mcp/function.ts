@@ -1,7 +1,7 @@
 import type { LoadedMcp, McpBackend } from './backend.ts';
 import { createD1Backend, type D1Data, type D1DatabaseLike, rehearsalBackend } from './d1-backend.ts';
 import { GENERATIONS_TABLE } from './d1-sql.ts';
-import { createEmbeddedBackend, sampleBody } from './embedded.ts';
+import { createEmbeddedBackend, embeddedTables, sampleBody } from './embedded.ts';
 import { createMcpFetch, McpUnavailable, unavailable } from './http.ts';
 import { warmUpSnippets } from './snippet.ts';
 import { type DevPointer, type McpModule, parseMcpModule } from './worker-module.ts';
@@ -42,8 +42,9 @@ export function createMcpFunction(
   }
   if (data.backend === 'dev') return devFunction(data.url, options);
   if (data.backend === 'embedded') {
-    const mcp: LoadedMcp = { info: data.info, backend: createEmbeddedBackend(data) };
-    const body = sampleBody(data);
+    const tables = embeddedTables(data);
+    const mcp: LoadedMcp = { info: tables.info, backend: createEmbeddedBackend(tables) };
+    const body = sampleBody(tables);
     if (body) warmUpSnippets(body.text, body.lang);
     log(`content-index mcp: ${data.info.stats.counts.total} items embedded`);
     const serve = createMcpFetch({ mcp, log, warmUp: { data: true } });

@@ -9,9 +9,9 @@ import type { SearchDocument } from './search-fields.ts';
  * find what queries now ask for. 5: bodies indexed, words stemmed, the embedded index in search-index.ts's
  * form (no longer MiniSearch's), body texts for snippets. 6: a site's canonical language may be other
  * than Spanish (the entry says so), and a Spanish translation that is not canonical carries its address
- * (D1: a `url` column).
+ * (D1: a `url` column). 7: the embedded data in a binary module beside the JavaScript one (packed-data.ts).
  */
-export const MCP_DATA_FORMAT = 6;
+export const MCP_DATA_FORMAT = 7;
 
 export interface TranslationInfo {
   title: string;
