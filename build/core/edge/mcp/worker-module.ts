@@ -90,28 +90,26 @@ export const MCP_MODULE_TYPES = `${HEADER}declare const data: unknown;\nexport d
  */
 export function parseMcpModule(value: unknown): McpModule | DevPointer {
   const data = value as Partial<McpModule> | Partial<DevPointer> | Partial<PackedModule> | null;
-  const otherFormat = new Error(
-    `${MCP_MODULE_PATH} has another format (expected ${MCP_DATA_FORMAT}): it was written by another version of content-index; rebuild the site with content-index build`,
+  const otherFormat = rebuild(
+    `${MCP_MODULE_PATH} has another format (expected ${MCP_DATA_FORMAT}): it was written by another version of content-index`,
   );
   if (typeof data !== 'object' || data === null || data.format !== MCP_DATA_FORMAT) throw otherFormat;
   if (data.backend === 'dev' && 'url' in data && typeof data.url === 'string') return data as DevPointer;
   if (data.backend === 'embedded' && 'packed' in data) {
     if (!(data.packed instanceof ArrayBuffer || data.packed instanceof Uint8Array)) {
-      throw new Error(`${MCP_MODULE_PATH} is incomplete; rebuild the site with content-index build`);
+      throw rebuild(`${MCP_MODULE_PATH} is incomplete`);
     }
     let tables: EmbeddedTables;
     try {
       tables = unpackEmbedded(data.packed);
     } catch (error) {
       if (!(error instanceof PackedDataDamaged)) throw error;
-      throw new Error(
-        `${MCP_PACKED_PATH} is damaged (${error.message}); rebuild the site with content-index build`,
-      );
+      throw rebuild(`${MCP_PACKED_PATH} is damaged (${error.message})`);
     }
     // The bytes beside the module: another build's, if something other than the build put them there.
     if (tables.format !== MCP_DATA_FORMAT) throw otherFormat;
     if (typeof tables.info !== 'object' || tables.info === null) {
-      throw new Error(`${MCP_PACKED_PATH} is incomplete; rebuild the site with content-index build`);
+      throw rebuild(`${MCP_PACKED_PATH} is incomplete`);
     }
     return tables;
   }
@@ -120,7 +118,12 @@ export function parseMcpModule(value: unknown): McpModule | DevPointer {
     typeof data.info !== 'object' ||
     (data.backend !== 'embedded' && data.backend !== 'd1')
   ) {
-    throw new Error(`${MCP_MODULE_PATH} is incomplete; rebuild the site with content-index build`);
+    throw rebuild(`${MCP_MODULE_PATH} is incomplete`);
   }
   return data as McpModule;
+}
+
+/** Every way the module can be unusable has the same way out. */
+function rebuild(problem: string): Error {
+  return new Error(`${problem}; rebuild the site with content-index build`);
 }
