@@ -10,8 +10,9 @@
  * - startup: the Worker's global scope (modules evaluated, the search index loaded, the warm-up run),
  *   wall and main-thread CPU; the heap it keeps afterwards;
  * - first call: the first `search_content` of that fresh process, main-thread CPU (and wall);
- * - warm calls: after 200 calls, 2,000 more over the queries of bench/_mcp-requests.ts: p50 and p99 of
- *   main-thread CPU per call (and wall).
+ * - warm calls: 2,000 over the queries of bench/_mcp-requests.ts once 6,000 have run (the JIT settled):
+ *   p50 and p99 of main-thread CPU per call (and wall); and the p99 of calls 201 to 2,200, while V8
+ *   is still optimising (compiling inside the calls, under --single-threaded), for comparison.
  *
  * D1 backend (10,000 and 50,000 items), with wrangler's local D1:
  * - the build's wall time and the SQL's size; the import (`content-index d1 import`, and the time it
@@ -71,7 +72,16 @@ export interface EmbeddedFigures {
   workerGzipBytes: number;
   startup: { wallMs: number; cpuMs: number; heapMiB: number; heapKeptMiB: number };
   first: { cpuMs: number; wallMs: number; runs: number[] };
-  warm: { calls: number; cpuP50: number; cpuP99: number; wallP50: number; wallP99: number; worstMs: number };
+  warm: {
+    calls: number;
+    cpuP50: number;
+    cpuP99: number;
+    wallP50: number;
+    wallP99: number;
+    worstMs: number;
+    /** The CPU p99 of calls 201 to 2,200 of the process, the JIT still at work. */
+    warmingCpuP99: number;
+  };
   /** For each of these targets missed, where that span's CPU went (a run of its own, profiled). */
   profiles?: Partial<Record<ProfiledSpan, string[]>>;
 }
@@ -310,7 +320,7 @@ async function measureEmbedded(
     workerGzipBytes: 0,
     startup: none,
     first: { cpuMs: 0, wallMs: 0, runs: [] },
-    warm: { calls: 0, cpuP50: 0, cpuP99: 0, wallP50: 0, wallP99: 0, worstMs: 0 },
+    warm: { calls: 0, cpuP50: 0, cpuP99: 0, wallP50: 0, wallP99: 0, worstMs: 0, warmingCpuP99: 0 },
   };
 }
 
@@ -504,6 +514,7 @@ interface Cold {
 interface Warm {
   timings: number[];
   cpu: number[];
+  warmingCpu: number[];
   worst: number[];
 }
 
@@ -525,6 +536,10 @@ function warmFigures(warm: Warm): EmbeddedFigures['warm'] {
     wallP50: percentile(wall, 0.5),
     wallP99: percentile(wall, 0.99),
     worstMs: median(warm.worst),
+    warmingCpuP99: percentile(
+      [...warm.warmingCpu].sort((a, b) => a - b),
+      0.99,
+    ),
   };
 }
 
@@ -565,8 +580,12 @@ export function mcpRows(figures: McpFigures): string[][] {
         ...cells((m) => `${m.first.cpuMs.toFixed(1)} (of ${m.first.runs.length})`),
       ],
       [
-        '  warm search_content CPU p50 / p99 ms (target p99 ≤ 2)',
+        '  warm search_content CPU p50 / p99 ms, after 6,000 calls (target p99 ≤ 2)',
         ...cells((m) => `${m.warm.cpuP50.toFixed(2)} / ${m.warm.cpuP99.toFixed(2)}`),
+      ],
+      [
+        '  CPU p99 ms of calls 201–2,200, V8 still optimising (compiled inside the calls)',
+        ...cells((m) => m.warm.warmingCpuP99.toFixed(2)),
       ],
       [
         '  warm search_content wall p50 / p99 ms',
