@@ -347,8 +347,9 @@ if (mode === 'worst') {
   // inside the call that made it hot (in workerd, on a thread of its own beside the request's).
   const warmingCpu = [];
   for (let i = 0; i < Number(calls); i++) warmingCpu.push((await timed(request(i))).cpuMs);
-  // Warm: a warm isolate has long paid the JIT (after some 5,000 calls of these queries, V8 optimises
-  // nothing more; after 2,000 it still does, dozens of times).
+  // Warm: a warm isolate has long paid the JIT. On the 5,000-item site, V8 compiled with TurboFan 228
+  // times in calls 500 to 2,200; 2 of the 2,000 calls after the 5,000th came after a compilation, none
+  // of those after the 10,000th (docs/performance.md, stop 66).
   for (let i = WARMING_FROM + Number(calls); i < SETTLED_AFTER; i++) await timed(request(i));
   const timings = [];
   const cpu = [];
