@@ -26,8 +26,14 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
 const [mode, workerFile, requestsFile, calls = '2000', wranglerToml, d1State] = process.argv.slice(2);
-/** Warm mode: the calls before the warming span, and the calls before the warm one (see below). */
-const WARMING_FROM = 200;
+/** The calls after the first before anything else is measured (warm and worst modes). */
+const WARM_UP_CALLS = 200;
+/**
+ * Warm mode: the calls made before the warm span. A warm isolate has long paid the JIT: on the
+ * 5,000-item site, V8 compiled with TurboFan 228 times in calls 500 to 2,200; 2 of the 2,000 calls
+ * after the 5,000th came after a compilation, none of those after the 10,000th (docs/performance.md,
+ * stop 66). 6,000: past the first, short of the second, for the bench's time (each warm sample some 7 s).
+ */
 const SETTLED_AFTER = 6000;
 if ((mode !== 'cold' && mode !== 'warm' && mode !== 'worst') || !workerFile || !requestsFile) {
   throw new Error(
@@ -158,6 +164,15 @@ if (wranglerToml && d1State) {
 const ctx = { waitUntil() {}, passThroughOnException() {} };
 
 /**
+ * On the platform each request is a task of its own. V8 keeps what a WeakRef was made or read for until
+ * the microtask queue is next empty, and FinalizationRegistry callbacks run as tasks of their own: a
+ * loop of calls that resolve as microtasks never empties it, so it kept every call's Request clones
+ * alive (Node's Request links each clone to its original through both), the heap grew by some 1.6 KB a
+ * call for good and each scavenge copied more. So every call starts on a turn of the event loop.
+ */
+const nextTask = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
  * @param {number} i
  * @param {string | undefined} body
  */
@@ -257,26 +272,24 @@ const startupCpu = threadCpuMs();
 const startupStarted = performance.now();
 const worker = (await import(pathToFileURL(workerFile).href)).default;
 // The runtime delivers the first request only after the global scope's microtasks (the warm-up) ran.
-await new Promise((resolve) => setImmediate(resolve));
+await nextTask();
 const startupMs = performance.now() - startupStarted;
 const startupCpuMs = threadCpuMs() - startupCpu;
 await profileTo('startup');
 globalThis.gc?.();
 const heapAfterStartup = process.memoryUsage().heapUsed;
 
-/**
- * On the platform each request is a task of its own. V8 keeps what a WeakRef was made or read for until
- * the microtask queue is next empty, and FinalizationRegistry callbacks run as tasks of their own: a
- * loop of calls that resolve as microtasks never empties it, so it kept every call's Request clones
- * alive (Node's Request links each clone to its original through both), the heap grew by some 1.6 KB a
- * call for good and each scavenge copied more. So each call waits for the event loop's next turn
- * first, outside what is timed.
- */
-const nextTask = () => new Promise((resolve) => setImmediate(resolve));
+/** Calls made so far (timed ones). */
+let made = 0;
 
-/** @param {Request} next */
+/**
+ * Each call waits for the event loop's next turn first, outside what is timed (see nextTask); a
+ * profiled span of calls has those turns in it too.
+ * @param {Request} next
+ */
 async function timed(next) {
   await nextTask();
+  made++;
   bindingCpuMs = 0;
   const cpu = threadCpuMs();
   const started = performance.now();
@@ -293,7 +306,7 @@ const first = await timed(request(0));
 await profileTo('first');
 
 if (mode === 'worst') {
-  for (let i = 1; i <= 200; i++) await timed(request(i));
+  for (let i = 1; i <= WARM_UP_CALLS; i++) await timed(request(i));
   /** @type {Record<string, { cpuMs: number[], status: number, bytes: number, answers: number, refused: number }>} */
   const figures = {};
   for (const worst of plan.worstRequests) {
@@ -343,15 +356,14 @@ if (mode === 'worst') {
     })}\n`,
   );
 } else {
-  for (let i = 1; i <= WARMING_FROM; i++) await timed(request(i));
+  for (let i = 1; i <= WARM_UP_CALLS; i++) await timed(request(i));
   // While the JIT is still at work: under --single-threaded, each function V8 optimises is compiled
-  // inside the call that made it hot (in workerd, on a thread of its own beside the request's).
+  // inside the call that made it hot (in workerd, mostly on a thread beside the request's).
   const warmingCpu = [];
+  const warming = { from: made + 1, to: made + Number(calls) };
   for (let i = 0; i < Number(calls); i++) warmingCpu.push((await timed(request(i))).cpuMs);
-  // Warm: a warm isolate has long paid the JIT. On the 5,000-item site, V8 compiled with TurboFan 228
-  // times in calls 500 to 2,200; 2 of the 2,000 calls after the 5,000th came after a compilation, none
-  // of those after the 10,000th (docs/performance.md, stop 66).
-  for (let i = WARMING_FROM + Number(calls); i < SETTLED_AFTER; i++) await timed(request(i));
+  while (made < SETTLED_AFTER) await timed(request(made));
+  const settled = { from: made + 1, to: made + Number(calls) };
   const timings = [];
   const cpu = [];
   await profileFrom('warm');
@@ -363,6 +375,8 @@ if (mode === 'worst') {
   await profileTo('warm');
   const worst = [];
   for (let i = 0; i < 50; i++) worst.push((await timed(request(i, plan.worst))).ms);
-  process.stdout.write(`${JSON.stringify({ timings, cpu, warmingCpu, worst, ...profileOut })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ timings, cpu, warmingCpu, warming, settled, worst, ...profileOut })}\n`,
+  );
 }
 await proxy?.dispose();
