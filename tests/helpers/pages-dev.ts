@@ -30,18 +30,21 @@ export async function startPagesDev(
   cwd = PROJECT_ROOT,
   /** A site's own wrangler (its bin/wrangler.js) instead of this repository's. */
   wrangler = join(PROJECT_ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
-  /** wrangler's state folder (local D1 lives there): one the caller made and imported into, kept on stop. */
-  { persistTo }: { persistTo?: string } = {},
+  /**
+   * `persistTo`: wrangler's state folder (local D1 lives there), one the caller made and imported into,
+   * kept on stop. `port`: this port and no other (tests of the helper itself); not tried again.
+   */
+  { persistTo, port }: { persistTo?: string; port?: number } = {},
 ): Promise<PagesDev> {
   // A free port is free only until someone takes it: another test's wrangler and workerd bind ports of
   // their own meanwhile (workerd once failed on "Address already in use" for its own port). Such a
   // start is tried again on other ports; any other failure is reported at once.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startPagesDevOnce(dir, extraArgs, cwd, wrangler, persistTo);
+      return await startPagesDevOnce(dir, extraArgs, cwd, wrangler, persistTo, port);
     } catch (error) {
       const taken = error instanceof Error && /Address already in use|EADDRINUSE/.test(error.message);
-      if (!taken || attempt >= 3) throw error;
+      if (!taken || attempt >= 3 || port !== undefined) throw error;
     }
   }
 }
@@ -52,8 +55,9 @@ async function startPagesDevOnce(
   cwd: string,
   wrangler: string,
   persistTo: string | undefined,
+  asked: number | undefined,
 ): Promise<PagesDev> {
-  const [port, inspectorPort] = [await freePort(), await freePort()];
+  const [port, inspectorPort] = [asked ?? (await freePort()), await freePort()];
   const state = persistTo ?? (await mkdtemp(join(tmpdir(), 'content-index-wrangler-')));
   let log = '';
   const child: ChildProcess = spawn(
@@ -84,6 +88,11 @@ async function startPagesDevOnce(
   child.stdout?.on('data', (chunk) => (log += chunk));
   child.stderr?.on('data', (chunk) => (log += chunk));
   const url = `http://127.0.0.1:${port}`;
+  // Whatever answers on the port is not proof enough: when two starts were given the same free port,
+  // the second one's wrangler fails on "Address already in use" while the first one's server answers
+  // its probe, and the test then ran against another site (live-check.test.ts did, once, in CI). So
+  // it is ready when its own wrangler says so, for this port, and then answers.
+  const ready = `Ready on ${url}`;
   const stop = async () => {
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -96,6 +105,10 @@ async function startPagesDevOnce(
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
+    if (!log.includes(ready)) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
+    }
     try {
       // Bounded: whatever holds the port may accept and never answer.
       await fetch(`${url}/__content-index-ready`, { signal: AbortSignal.timeout(5000) });
