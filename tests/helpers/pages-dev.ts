@@ -105,17 +105,16 @@ async function startPagesDevOnce(
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
-    if (!log.includes(ready)) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      continue;
+    if (log.includes(ready)) {
+      try {
+        // Bounded: whatever holds the port may accept and never answer.
+        await fetch(`${url}/__content-index-ready`, { signal: AbortSignal.timeout(5000) });
+        return { url, inspectorPort, output: () => log, stop };
+      } catch {
+        // Not answering yet: asked again below.
+      }
     }
-    try {
-      // Bounded: whatever holds the port may accept and never answer.
-      await fetch(`${url}/__content-index-ready`, { signal: AbortSignal.timeout(5000) });
-      return { url, inspectorPort, output: () => log, stop };
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await stop();
   throw new Error(`wrangler pages dev did not start:\n${log}`);
