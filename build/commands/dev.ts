@@ -97,10 +97,11 @@ const VERIFY_MS = 1000;
  */
 const MCP_DATA_IDLE_MS = 1000;
 /**
- * How long a rebuild waits, once its output is published, before it works out the /mcp data (why:
- * BuildOptions.afterPublish): a reader polling for the edit has a request under way at the switch and
- * sends the next after it. The /mcp data follows that much later (a local D1 import after it takes
- * seconds); a new save or a stop ends the wait.
+ * How long a rebuild waits, once its output is published, before it works out the /mcp data
+ * (BuildOptions.afterPublish): a reader polling for the edit has a request under way when it is
+ * published and sends the next after it, and wrangler's asset server takes 60 to 90 ms to answer each
+ * for the index at 10,000 items. The /mcp data follows some 200 ms later (a local D1 import after it
+ * takes seconds); a new save or a stop ends the wait.
  */
 const READERS_FIRST_MS = 200;
 /** How long a stop waits for the rebuild under way (one waiting for Hugo's pages waits up to 8 s). */

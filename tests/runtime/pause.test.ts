@@ -23,25 +23,21 @@ it('ends a wait at its time, or sooner when ended', async () => {
 
 it('waits after the output is published, before the MCP stage, and does not count the wait', async () => {
   site = await tempSite({ 'content/posts/hola.es.md': md({ title: 'Hola' }) });
-  let seen: { published: boolean; mcpStarts: number } | undefined;
-  /** How many times each stage began. */
-  const starts: Record<string, number> = {};
+  let seen: { published: boolean; mcpMs: number } | undefined;
+  const timings: Record<string, number> = {};
   const result = await build({
     root: site.root,
     publishFirst: true,
     onStage: (name) => {
-      starts[name] = (starts[name] ?? 0) + 1;
+      timings[name] = (timings[name] ?? 0) + 1;
     },
     afterPublish: async () => {
-      seen = {
-        published: existsSync(join(site?.out ?? '', 'api/v1/content.json')),
-        mcpStarts: starts.mcp ?? 0,
-      };
+      seen = { published: existsSync(join(site?.out ?? '', 'api/v1/content.json')), mcpMs: timings.mcp ?? 0 };
       await new Promise((resolve) => setTimeout(resolve, 400));
     },
   });
   // The output was there to serve, and the MCP stage had not begun.
-  expect(seen).toEqual({ published: true, mcpStarts: 0 });
-  expect(starts.mcp).toBe(1);
+  expect(seen).toEqual({ published: true, mcpMs: 0 });
+  expect(timings.mcp).toBe(1);
   expect(result.durationMs).toBeLessThan(Object.values(result.timings).reduce((a, b) => a + b, 0) + 300);
 });
