@@ -174,14 +174,6 @@ export interface BuildOptions {
    * every request meanwhile (about a second), which would delay the save after it.
    */
   deferMcpData?: (write: () => Promise<void>, mcp: McpOutput) => void;
-  /**
-   * dev: awaited between the published output and the MCP stage of a build served first
-   * (`publishFirst`), so that the readers' first requests for the edit are answered while nothing else
-   * of the build takes the CPU. wrangler's asset server reads and hashes a file twice for each request
-   * (3.8 MB and some 60 to 90 ms for the index at 10,000 items), and the MCP stage after it at that size
-   * is some 80 ms on one of the machine's cores. Not counted in `durationMs`.
-   */
-  afterPublish?: () => Promise<void>;
   /** Work out each file's compressed size for the report (on the thread pool, while the build writes). */
   sizes?: boolean;
   /** Called with every output file as soon as they are rendered and valid. */
@@ -220,7 +212,6 @@ export interface BuildResult {
    * names them without writing).
    */
   recorded: string[];
-  /** The build's wall time, less what it waited for without working (BuildOptions.afterPublish). */
   durationMs: number;
   /** Milliseconds per stage, for the report and the benchmarks. */
   timings: Record<BuildStage, number>;
@@ -392,10 +383,7 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
     return publishOutput(setup, rendered.files, { ...options, ...(mcp && { mcp }) });
   });
   warnings.push(...(published?.warnings ?? []));
-  if (deployment && options.publishFirst) {
-    if (published && options.afterPublish) await run.paused(options.afterPublish);
-    planned = await plan();
-  }
+  if (deployment && options.publishFirst) planned = await plan();
   warnings.push(...(planned?.warnings ?? []));
   const recorded = await run.stage('write', async () => {
     if (!options.dryRun) {
@@ -441,7 +429,7 @@ async function runBuild(options: BuildOptions, own: StoreLease): Promise<BuildRe
     warnings,
     links: items.links,
     recorded,
-    durationMs: run.elapsed(),
+    durationMs: performance.now() - run.started,
     timings: run.timings,
     incremental: { unchanged: false, ...items.counts, redoneItems: items.redone },
     summary,
@@ -514,7 +502,7 @@ function recalled(
     warnings: summary.warnings,
     links: summary.links,
     recorded: [],
-    durationMs: run.elapsed(),
+    durationMs: performance.now() - run.started,
     timings: run.timings,
     incremental: {
       unchanged: true,
@@ -553,8 +541,6 @@ function stages(options: BuildOptions) {
   const timings: BuildResult['timings'] = { config: 0, load: 0, assemble: 0, render: 0, mcp: 0, write: 0 };
   let current: BuildStage | undefined;
   let mark = started;
-  /** What the build waited for without working (BuildOptions.afterPublish). */
-  let idle = 0;
   const next = (name: BuildStage, detail?: string) => {
     const at = performance.now();
     if (current) timings[current] += at - mark;
@@ -563,18 +549,10 @@ function stages(options: BuildOptions) {
     options.onStage?.(name, detail);
   };
   return {
+    started,
     now: (options.clock ?? (() => new Date()))(),
     timings,
     next,
-    elapsed: () => performance.now() - started - idle,
-    async paused(wait: () => Promise<void>): Promise<void> {
-      const from = performance.now();
-      try {
-        await wait();
-      } finally {
-        idle += performance.now() - from;
-      }
-    },
     async stage<T>(name: BuildStage, work: () => T | Promise<T>): Promise<T> {
       next(name);
       try {

@@ -16,7 +16,6 @@ import { STOP_EVENT } from '../runtime/dev-process.ts';
 import type { QuietInspector } from '../runtime/devtools-quiet.ts';
 import { withDocsPaths } from '../runtime/docs-path.ts';
 import { type HugoWatch, startHugoWatch } from '../runtime/hugo-watch.ts';
-import { Pause } from '../runtime/pause.ts';
 import { newLiteralRedirects, redirectsServed } from '../runtime/redirects-probe.ts';
 // The watcher (a native module) loads only when dev runs: every other command starts without it.
 import type { SourceEvent, WatchPlan } from '../runtime/watch-sources.ts';
@@ -96,14 +95,6 @@ const VERIFY_MS = 1000;
  * would otherwise wait for (BuildOptions.deferMcpData).
  */
 const MCP_DATA_IDLE_MS = 1000;
-/**
- * How long a rebuild waits, once its output is published, before it works out the /mcp data
- * (BuildOptions.afterPublish): a reader polling for the edit has a request under way when it is
- * published and sends the next after it, and wrangler's asset server takes 60 to 90 ms to answer each
- * for the index at 10,000 items. The /mcp data follows some 200 ms later (a local D1 import after it
- * takes seconds); a new save or a stop ends the wait.
- */
-const READERS_FIRST_MS = 200;
 /** How long a stop waits for the rebuild under way (one waiting for Hugo's pages waits up to 8 s). */
 const STOP_WAIT_MS = 10_000;
 
@@ -159,8 +150,6 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     return buildOptions(flags, context);
   });
   const options: BuildOptions = { ...base, cache, store, publishFirst: true };
-  /** The wait between a rebuild's published output and its /mcp data (READERS_FIRST_MS). */
-  const readers = new Pause();
   let saveTimer: NodeJS.Timeout | undefined;
   let verifyTimer: NodeJS.Timeout | undefined;
   const saveCache = async () => {
@@ -419,7 +408,6 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         deferMcpData: (write, mcp) => {
           deferred = { write, mcp };
         },
-        afterPublish: () => readers.for(READERS_FIRST_MS),
       });
       if (deferred) {
         pendingMcp = { write: deferred.write, result: last };
@@ -604,7 +592,6 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       changed.set(path, identity === GONE ? 'unlink' : event === 'unlink' ? 'change' : event);
       firstChange ??= at;
       lastChange = at;
-      readers.end();
       schedule();
     },
     onError: (error) => context.printErr(`warning: while watching: ${error.message}`),
@@ -618,7 +605,6 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    readers.end();
     // Its rebuild's data is the newest, and what the module gets below; one that does not end (a
     // configuration that never finishes loading) is left behind, and the build before it stays.
     if (underWay && !(await within(underWay, STOP_WAIT_MS)))
