@@ -9,7 +9,7 @@ import { resolveSiteConfig } from '../core/config/resolve-site-config.ts';
 import { DEFAULT_LAYOUT, type SiteConfig } from '../core/config/site-config.ts';
 import { ContentIndexError, formatProblems, isContentIndexError } from '../core/errors.ts';
 import { printable } from '../core/printable.ts';
-import { type BuildOptions, type BuildResult, build } from '../index.ts';
+import { type BuildOptions, type BuildResult, type Published, publish } from '../index.ts';
 import { count, incrementalLine } from '../report.ts';
 import { importLocally as importIntoLocalD1, readD1Manifest } from '../runtime/d1-import.ts';
 import { STOP_EVENT } from '../runtime/dev-process.ts';
@@ -95,6 +95,12 @@ const VERIFY_MS = 1000;
  * would otherwise wait for (BuildOptions.deferMcpData).
  */
 const MCP_DATA_IDLE_MS = 1000;
+/**
+ * How long after a rebuild publishes its output its MCP stage waits (publish in build/index.ts), unless
+ * the next rebuild or a stop comes first: at 10,000 items the stage's 80 ms on the main thread delayed
+ * wrangler's answers to the edit's first readers, who wait for it more than /mcp's do.
+ */
+const FINISH_AFTER_MS = 200;
 /** How long a stop waits for the rebuild under way (one waiting for Hugo's pages waits up to 8 s). */
 const STOP_WAIT_MS = 10_000;
 
@@ -149,7 +155,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     );
     return buildOptions(flags, context);
   });
-  const options: BuildOptions = { ...base, cache, store, publishFirst: true };
+  const options: BuildOptions & { store: FragmentStore } = { ...base, cache, store, publishFirst: true };
   let saveTimer: NodeJS.Timeout | undefined;
   let verifyTimer: NodeJS.Timeout | undefined;
   const saveCache = async () => {
@@ -176,6 +182,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     ].map((f) => resolve(root, f)),
   });
 
+  /** The last rebuild that published, and its result once its MCP stage has run. */
+  let published: Published | undefined;
   let last: BuildResult | undefined;
   let wrangler: SupervisedWrangler | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -392,6 +400,26 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     underWay = rebuildNow(reason, changedFiles, pagesReady);
     return underWay;
   };
+  /** The rest of the last rebuild (its MCP stage), not run yet (see FINISH_AFTER_MS). */
+  let unfinished: (() => Promise<void>) | undefined;
+  let finishTimer: NodeJS.Timeout | undefined;
+  /** The rest of the last rebuild, under way. */
+  let finishing: Promise<void> | undefined;
+  /** Runs the rest of the last rebuild, unless it has run; resolves once it has. */
+  const finishNow = (): Promise<void> => {
+    clearTimeout(finishTimer);
+    const rest = unfinished;
+    unfinished = undefined;
+    if (rest) {
+      const run = rest().finally(() => {
+        if (finishing === run) finishing = undefined;
+      });
+      finishing = run;
+    }
+    return finishing ?? Promise.resolve();
+  };
+  /** The MCP stage's warnings as last printed (see shownWarnings). */
+  let shownMcpWarnings = '';
   const rebuildNow = async (
     reason: string,
     changedFiles?: ReadonlySet<string>,
@@ -399,8 +427,10 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   ): Promise<boolean> => {
     clearTimeout(verifyTimer);
     try {
+      // The store is the one the rebuild before recorded itself in.
+      await finishNow();
       let deferred: { write: () => Promise<void>; mcp: McpOutput } | undefined;
-      last = await build({
+      const { published: done, finish } = await publish({
         ...options,
         ...(changedFiles && { changed: changedFiles }),
         ...(pagesReady && { pagesReady }),
@@ -409,52 +439,69 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
           deferred = { write, mcp };
         },
       });
-      if (deferred) {
-        pendingMcp = { write: deferred.write, result: last };
-        // Embedded: the Function asks dev for the data, so its module (and wrangler's bundle) never
-        // changes; the module gets the data itself when dev stops.
-        if (deferred.mcp.data) await mcpServer.serve(deferred.mcp.data);
-        else writeMcpDataWhenIdle();
-      }
-      const warned = formatProblems(last.warnings);
-      const n = last.warnings.length;
+      published = done;
+      const warned = formatProblems(done.warnings);
+      const n = done.warnings.length;
       let standing = '';
       if (warned !== '' && warned === shownWarnings)
         standing = ` · the ${count(n, 'warning')} printed before still ${n === 1 ? 'stands' : 'stand'}`;
       else if (warned === '' && shownWarnings !== '') standing = ' · no warnings now';
-      else printWarnings(last.warnings, context);
+      else printWarnings(done.warnings, context);
       shownWarnings = warned;
       context.print(
-        `✓ ${reason}: ${count(last.summary.items.total, 'item')} in ${Math.round(last.durationMs)} ms (${incrementalLine(last.incremental)})${standing}`,
+        `✓ ${reason}: ${count(done.items, 'item')} in ${Math.round(done.durationMs)} ms (${incrementalLine(done.incremental)})${standing}`,
       );
-      if (last.mcpData && !last.mcpData.written && !toldMcp) {
-        toldMcp = true;
-        context.print(
-          `  /mcp serves the last build of ${printable(last.mcpData.served)} (the folder wrangler.toml's pages_build_output_dir names), not of ${printable(outDir)}: its data is bundled with every wrangler run of the project`,
-        );
-      }
+      unfinished = async () => {
+        try {
+          last = await finish();
+          if (deferred) {
+            pendingMcp = { write: deferred.write, result: last };
+            // Embedded: the Function asks dev for the data, so its module (and wrangler's bundle) never
+            // changes; the module gets the data itself when dev stops.
+            if (deferred.mcp.data) await mcpServer.serve(deferred.mcp.data);
+            else writeMcpDataWhenIdle();
+          }
+          const more = last.warnings.slice(done.warnings.length);
+          if (formatProblems(more) !== shownMcpWarnings) printWarnings(more, context);
+          shownMcpWarnings = formatProblems(more);
+          if (last.mcpData && !last.mcpData.written && !toldMcp) {
+            toldMcp = true;
+            context.print(
+              `  /mcp serves the last build of ${printable(last.mcpData.served)} (the folder wrangler.toml's pages_build_output_dir names), not of ${printable(outDir)}: its data is bundled with every wrangler run of the project`,
+            );
+          }
+        } catch (error) {
+          shownMcpWarnings = '';
+          failed(`${reason}, its /mcp data`, error, '/mcp serves the build before');
+        }
+      };
+      // The first build's data goes into wrangler's bundle at its start; a stop takes the rest at once.
+      if (!last || stopping) await finishNow();
+      else finishTimer = setTimeout(() => void finishNow(), FINISH_AFTER_MS);
       if (changedFiles) verifyTimer = setTimeout(() => void verify(), VERIFY_MS).unref();
       void nudgeRoutingFiles();
       return true;
     } catch (error) {
       // The next good build prints its warnings again, below the problems printed now.
       shownWarnings = '';
-      if (isContentIndexError(error)) {
-        // A content folder moved away (a checkout, a sync tool): its return is a change.
-        watcher.awaitReturn(plan.contentDir);
-        context.printErr(withDocsPaths(formatProblems(error.problems)));
-        context.printErr(
-          `✗ ${reason}: ${count(error.problems.length, 'problem')}; still serving the last good build`,
-        );
-      } else {
-        // Not the author's mistake, and no reason to stop serving either: the next save tries again.
-        const message = error instanceof Error ? error.message : String(error);
-        context.printErr(`✗ ${reason}: internal error: ${message}; still serving the last good build`);
-        if (flags.debug && error instanceof Error && error.stack) context.printErr(error.stack);
-      }
+      // A content folder moved away (a checkout, a sync tool): its return is a change.
+      if (isContentIndexError(error)) watcher.awaitReturn(plan.contentDir);
+      failed(reason, error, 'still serving the last good build');
       return false;
     } finally {
       saveWhenIdle();
+    }
+  };
+  /** A rebuild's problems, or its internal error, then what is served meanwhile. */
+  const failed = (what: string, error: unknown, serving: string): void => {
+    if (isContentIndexError(error)) {
+      context.printErr(withDocsPaths(formatProblems(error.problems)));
+      context.printErr(`✗ ${what}: ${count(error.problems.length, 'problem')}; ${serving}`);
+    } else {
+      // Not the author's mistake, and no reason to stop serving either: the next save tries again.
+      const message = error instanceof Error ? error.message : String(error);
+      context.printErr(`✗ ${what}: internal error: ${message}; ${serving}`);
+      if (flags.debug && error instanceof Error && error.stack) context.printErr(error.stack);
     }
   };
 
@@ -512,7 +559,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         firstChange ??= Date.now();
       }
       if (batch.has(configFile)) {
-        plan = planFrom(last?.config ?? (await configOf(root, configFile, context)));
+        plan = planFrom(published?.config ?? (await configOf(root, configFile, context)));
         watcher.update(plan);
       }
     } finally {
@@ -536,6 +583,9 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
    */
   const verify = async (): Promise<void> => {
     if (running || stopping || changed.size > 0 || !last) return;
+    // The store is looked at as the last rebuild recorded itself in it.
+    await finishNow();
+    if (running || stopping) return;
     const unchanged = await sourcesUnchanged({
       root,
       layout: last.config.content,
@@ -611,6 +661,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       context.printErr(
         `! the rebuild under way did not end within ${STOP_WAIT_MS / 1000} s; stopping without it (the /mcp data module holds the build before)`,
       );
+    else await finishNow();
     clearTimeout(timer);
     clearTimeout(saveTimer);
     clearTimeout(verifyTimer);

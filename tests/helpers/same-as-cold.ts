@@ -62,9 +62,14 @@ async function outcome(run: () => Promise<BuildResult>, output: (r: BuildResult)
  * and a build from nothing of the same sources (into cold/, no store, no cache): the same outputs, or
  * the same problems. Returns the incremental build's result.
  */
-export async function sameAsCold(s: TempSite, options: BuildOptions): Promise<BuildResult | undefined> {
+export async function sameAsCold(
+  s: TempSite,
+  options: BuildOptions,
+  /** How the incremental build is run (dev's publish, then its finish): build() by default. */
+  incremental: (options: BuildOptions) => Promise<BuildResult> = build,
+): Promise<BuildResult | undefined> {
   const warm = await outcome(
-    () => build({ root: s.root, ...options }),
+    () => incremental({ root: s.root, ...options }),
     async (r) => ({ tree: await snapshotDir(r.outDir), mcp: await privateFiles(s.root) }),
   );
   const cold = await outcome(

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, wr
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, expect, it } from 'vitest';
-import { build, check } from '../../build/index.ts';
+import { build, check, publish } from '../../build/index.ts';
 import { FragmentStore, STORE_DIR } from '../../build/stages/fragment-store.ts';
 import { D1_DIR } from '../../build/stages/mcp-output.ts';
 import { WITH_V2 } from '../fixtures/v2/serializer.ts';
@@ -150,6 +150,21 @@ it("dev's store, damaged under it, is dropped in place and builds on from the so
   // What it saved is whole: a build in a process of its own keeps every item.
   const third = await sameAsCold(site, {});
   expect(third?.incremental.redone).toBe(0);
+}, 60_000);
+
+it("dev's store, found damaged by the MCP stage publish() leaves for later, is dropped and the build run again whole", async () => {
+  site = await withDamagedRows();
+  const store = FragmentStore.open(site.root);
+  let publishedRedone: number | undefined;
+  const result = await sameAsCold(site, { store }, async (options) => {
+    const { published, finish } = await publish({ ...options, store });
+    publishedRedone = published.incremental.redone;
+    return finish();
+  });
+  // Published from the kept items; the damage found making the D1 import, and everything made again.
+  expect(publishedRedone).toBe(0);
+  expect(result?.incremental.redone).toBe(12);
+  expect(Object.values(await privateFiles(site.root)).join('')).not.toContain('palabro');
 }, 60_000);
 
 it('a check (a dry run) with a damaged store builds without it, and changes none of its files', async () => {
