@@ -298,7 +298,7 @@ export async function publish(
         options,
         own,
         () => first.finish(),
-        (attempt) => build(attempt),
+        (attempt) => build({ ...attempt, publishFirst: true }),
       ),
   };
 }

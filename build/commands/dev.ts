@@ -362,7 +362,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     mcpTimer.unref();
   };
   const writeMcpData = async (atStop = false): Promise<void> => {
-    if (running && !atStop) return writeMcpDataWhenIdle();
+    if ((running || finishing) && !atStop) return writeMcpDataWhenIdle();
     clearTimeout(mcpTimer);
     // While dev serves the data itself, the module stays the pointer to it until dev stops.
     if (mcpServer.serving && !atStop) return;
@@ -405,6 +405,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   let finishTimer: NodeJS.Timeout | undefined;
   /** The rest of the last rebuild, under way. */
   let finishing: Promise<void> | undefined;
+  /** Set once a stop has handled the last rebuild's /mcp data: a finish that ends later leaves it. */
+  let closed = false;
   /** Runs the rest of the last rebuild, unless it has run; resolves once it has. */
   const finishNow = (): Promise<void> => {
     clearTimeout(finishTimer);
@@ -454,6 +456,8 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       unfinished = async () => {
         try {
           last = await finish();
+          // Ended after a stop put the last data in the module (it outlived STOP_WAIT_MS): left out.
+          if (closed) return;
           if (deferred) {
             pendingMcp = { write: deferred.write, result: last };
             // Embedded: the Function asks dev for the data, so its module (and wrangler's bundle) never
@@ -461,7 +465,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
             if (deferred.mcp.data) await mcpServer.serve(deferred.mcp.data);
             else writeMcpDataWhenIdle();
           }
-          const more = last.warnings.slice(done.warnings.length);
+          const more = last.warnings.filter((w) => !done.warnings.includes(w));
           if (formatProblems(more) !== shownMcpWarnings) printWarnings(more, context);
           shownMcpWarnings = formatProblems(more);
           if (last.mcpData && !last.mcpData.written && !toldMcp) {
@@ -473,10 +477,13 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
         } catch (error) {
           shownMcpWarnings = '';
           failed(`${reason}, its /mcp data`, error, '/mcp serves the build before');
+        } finally {
+          // What it recorded in the store (or the store it built again) is saved too.
+          saveWhenIdle();
         }
       };
-      // The first build's data goes into wrangler's bundle at its start; a stop takes the rest at once.
-      if (!last || stopping) await finishNow();
+      // A stop takes the rest at once (as the first build does, whose data wrangler bundles at its start).
+      if (stopping) await finishNow();
       else finishTimer = setTimeout(() => void finishNow(), FINISH_AFTER_MS);
       if (changedFiles) verifyTimer = setTimeout(() => void verify(), VERIFY_MS).unref();
       void nudgeRoutingFiles();
@@ -484,6 +491,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
     } catch (error) {
       // The next good build prints its warnings again, below the problems printed now.
       shownWarnings = '';
+      shownMcpWarnings = '';
       // A content folder moved away (a checkout, a sync tool): its return is a change.
       if (isContentIndexError(error)) watcher.awaitReturn(plan.contentDir);
       failed(reason, error, 'still serving the last good build');
@@ -661,7 +669,11 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
       context.printErr(
         `! the rebuild under way did not end within ${STOP_WAIT_MS / 1000} s; stopping without it (the /mcp data module holds the build before)`,
       );
-    else await finishNow();
+    else if (!(await within(finishNow(), STOP_WAIT_MS)))
+      context.printErr(
+        `! the /mcp data of the last rebuild was not worked out within ${STOP_WAIT_MS / 1000} s; stopping without it (the /mcp data module holds the build before)`,
+      );
+    closed = true;
     clearTimeout(timer);
     clearTimeout(saveTimer);
     clearTimeout(verifyTimer);
@@ -715,6 +727,7 @@ async function runDev(flags: DevFlags, context: CliContext): Promise<void> {
   }
   running = true;
   await rebuild('built');
+  await finishNow();
   running = false;
   // Stopped meanwhile (Hugo went): nothing more is started.
   if (stopping) return finished;
