@@ -7,7 +7,7 @@ import { quietNetworkRecording } from '../../build/runtime/devtools-quiet.ts';
 import { RACY_MS } from '../../build/stages/parse-cache.ts';
 import { descendants, exitWithin, killGroup, running } from '../helpers/child.ts';
 import { freePort } from '../helpers/pages-dev.ts';
-import { md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
+import { FIXTURE_CONFIG, md, PROJECT_ROOT, type TempSite, tempSite } from '../helpers/site.ts';
 
 let site: TempSite;
 let child: ChildProcess;
@@ -273,6 +273,61 @@ it.each([
     // A dev that failed the test is not left running (with its wrangler) for the rest of the suite.
     if (group) killGroup(started);
     else if (started && started.exitCode === null && started.signalCode === null) started.kill('SIGKILL');
+    await other.dispose();
+  }
+});
+
+// A save's output is published before its MCP stage runs (publish in build/index.ts): a problem found
+// there is told as the /mcp data's, with the edit already served, never as a build still not served.
+it('serves the edit and says its /mcp data failed when only the MCP stage finds a problem', async () => {
+  const other = await tempSite(
+    { 'content/posts/uno.es.md': md({ title: 'Uno' }) },
+    // The d1 backend with no D1 database bound in wrangler.toml: refused by the MCP stage alone.
+    { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } },
+  );
+  let dev: ChildProcess | undefined;
+  let printed = '';
+  try {
+    const port = await freePort();
+    dev = spawn(
+      process.execPath,
+      [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port)],
+      {
+        cwd: other.root,
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
+    dev.stdout?.on('data', (c) => (printed += c));
+    dev.stderr?.on('data', (c) => (printed += c));
+    const shown = () => printed;
+    const served = async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/content.json`);
+      return ((await response.json()) as { content: { title: string }[] }).content.map((c) => c.title);
+    };
+    await until(
+      'the dev server',
+      async () => (printed.includes('✓ serving') ? true : undefined),
+      60_000,
+      shown,
+    );
+    const refusals = () => printed.split('its /mcp data: 1 problem; /mcp serves the build before').length - 1;
+    expect(refusals()).toBe(1);
+    expect(printed).toContain('has no D1 database bound as CONTENT_INDEX_DB');
+    expect(printed).not.toContain('still serving the last good build');
+    await other.write('content/posts/uno.es.md', md({ title: 'Uno, editado' }));
+    await until(
+      'the edit',
+      async () => ((await served()).includes('Uno, editado') ? true : undefined),
+      30_000,
+      shown,
+    );
+    await until('its /mcp data refused', async () => (refusals() === 2 ? true : undefined), 30_000, shown);
+    expect(printed).toMatch(/✓ rebuilt after a change to content\/posts\/uno\.es\.md: 1 item in \d+ ms/);
+    expect(printed).not.toContain('still serving the last good build');
+  } finally {
+    killGroup(dev);
     await other.dispose();
   }
 });
