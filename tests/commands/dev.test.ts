@@ -326,6 +326,9 @@ it('serves the edit and says its /mcp data failed when only the MCP stage finds 
     await until('its /mcp data refused', async () => (refusals() === 2 ? true : undefined), 30_000, shown);
     expect(printed).toMatch(/✓ rebuilt after a change to content\/posts\/uno\.es\.md: 1 item in \d+ ms/);
     expect(printed).not.toContain('still serving the last good build');
+    // Stopped as an author stops it: wrangler goes with it (a SIGKILL to the group alone left it running).
+    dev.kill('SIGTERM');
+    expect(await exitWithin(dev, 30_000)).toBe(0);
   } finally {
     killGroup(dev);
     await other.dispose();
