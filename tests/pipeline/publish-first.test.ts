@@ -4,9 +4,9 @@ import { afterEach, expect, it } from 'vitest';
 import { type BuildOptions, type BuildResult, build, publish } from '../../build/index.ts';
 import { FragmentStore } from '../../build/stages/fragment-store.ts';
 import { D1_MANIFEST_PATH } from '../../build/stages/mcp-output.ts';
-import { D1_WRANGLER } from '../helpers/project.ts';
+import { D1_SITE } from '../helpers/d1.ts';
 import { sameAsCold } from '../helpers/same-as-cold.ts';
-import { FIXTURE_CONFIG, md, type TempSite, tempSite } from '../helpers/site.ts';
+import { md, type TempSite, tempSite } from '../helpers/site.ts';
 
 // dev publishes a save's output, answers its readers, then runs the rest of the build (publish in
 // build/index.ts): what is served between the two is the new output, and what follows the rest is
@@ -17,15 +17,6 @@ afterEach(async () => {
   await site?.dispose();
   site = undefined;
 });
-
-async function d1Site(): Promise<TempSite> {
-  const files: Record<string, string> = { 'wrangler.toml': `name = "t"\n${D1_WRANGLER}` };
-  for (let i = 0; i < 6; i++) {
-    files[`content/posts/nota-${i}.es.md`] = md({ title: `Nota ${i}` }, `Cuerpo ${i}.\n`);
-    files[`content/posts/nota-${i}.en.md`] = md({ title: `Note ${i}` }, `Body ${i}.\n`);
-  }
-  return tempSite(files, { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } });
-}
 
 interface Between {
   stages: string[];
@@ -51,38 +42,41 @@ function publishing(store: FragmentStore, seen: Between[]) {
 }
 
 it('publishes the edit before the MCP stage, and leaves what build() leaves once finished', async () => {
-  site = await d1Site();
+  site = await tempSite(D1_SITE.files, D1_SITE.config);
   const s = site;
   await build({ root: s.root });
   const store = FragmentStore.open(s.root);
   const seen: Between[] = [];
-  for (const title of ['Nota uno editada', 'Nota uno, otra vez']) {
+  for (const title of ['Primera, editada', 'Primera, otra vez']) {
     const manifest = await readFile(join(s.root, D1_MANIFEST_PATH), 'utf8');
-    await s.write('content/posts/nota-1.es.md', md({ title }, 'Cuerpo nuevo.\n'));
+    await s.write('content/posts/primera.es.md', md({ title, date: '2026-01-01' }, 'Cuerpo nuevo.\n'));
     const result = await sameAsCold(s, {}, publishing(store, seen));
     const between = seen.at(-1);
     // Served: the edit. Not run yet: the MCP stage, whose D1 import is still the build before's.
     expect(between?.index).toContain(title);
     expect(between?.stages).not.toContain('mcp');
     expect(between?.manifest).toBe(manifest);
-    expect(between?.redone).toEqual(['post/nota-1']);
+    expect(between?.redone).toEqual(['post/primera']);
     // Then run, and its import the edit's.
     expect(result?.timings.mcp).toBeGreaterThan(0);
     expect(await readFile(join(s.root, D1_MANIFEST_PATH), 'utf8')).not.toBe(manifest);
-    expect(result?.incremental.redoneItems).toEqual(['post/nota-1']);
+    expect(result?.incremental.redoneItems).toEqual(['post/primera']);
   }
 }, 60_000);
 
 it('a build that fails in its MCP stage fails in finish, its output already published', async () => {
-  site = await d1Site();
+  site = await tempSite(D1_SITE.files, D1_SITE.config);
   const s = site;
   await build({ root: s.root });
   const store = FragmentStore.open(s.root);
-  await s.write('content/posts/nota-2.es.md', md({ title: 'Nota dos, larga' }, 'Cuerpo.\n'));
+  await s.write(
+    'content/posts/segunda.es.md',
+    md({ title: 'Segunda, larga', date: '2026-01-02' }, 'Cuerpo.\n'),
+  );
   // One D1 database's worth of SQL, at most: this site's is past it.
   const { published, finish } = await publish({ root: s.root, store, limits: { d1DatabaseBytes: 100 } });
-  expect(published.items).toBe(6);
-  expect(await readFile(join(s.out, 'api/v1/content.json'), 'utf8')).toContain('Nota dos, larga');
+  expect(published.items).toBe(2);
+  expect(await readFile(join(s.out, 'api/v1/content.json'), 'utf8')).toContain('Segunda, larga');
   await expect(finish()).rejects.toMatchObject({
     problems: [expect.objectContaining({ code: 'deploy_limit', field: 'mcp' })],
   });
