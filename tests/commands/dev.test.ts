@@ -286,46 +286,35 @@ it('serves the edit and says its /mcp data failed when only the MCP stage finds 
     { ...FIXTURE_CONFIG, mcp: { backend: 'd1' } },
   );
   let dev: ChildProcess | undefined;
-  let printed = '';
   try {
-    const port = await freePort();
-    dev = spawn(
-      process.execPath,
-      [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port)],
-      {
-        cwd: other.root,
-        env: { ...process.env, NO_COLOR: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      },
-    );
-    dev.stdout?.on('data', (c) => (printed += c));
-    dev.stderr?.on('data', (c) => (printed += c));
-    const shown = () => printed;
+    const started = await startDev(other.root, true);
+    dev = started.dev;
+    const { port, printed } = started;
     const served = async () => {
       const response = await fetch(`http://127.0.0.1:${port}/api/v1/content.json`);
       return ((await response.json()) as { content: { title: string }[] }).content.map((c) => c.title);
     };
     await until(
       'the dev server',
-      async () => (printed.includes('✓ serving') ? true : undefined),
+      async () => (printed().includes('✓ serving') ? true : undefined),
       60_000,
-      shown,
+      printed,
     );
-    const refusals = () => printed.split('its /mcp data: 1 problem; /mcp serves the build before').length - 1;
+    const refusals = () =>
+      printed().split('its /mcp data: 1 problem; /mcp serves the build before').length - 1;
     expect(refusals()).toBe(1);
-    expect(printed).toContain('has no D1 database bound as CONTENT_INDEX_DB');
-    expect(printed).not.toContain('still serving the last good build');
+    expect(printed()).toContain('has no D1 database bound as CONTENT_INDEX_DB');
+    expect(printed()).not.toContain('still serving the last good build');
     await other.write('content/posts/uno.es.md', md({ title: 'Uno, editado' }));
     await until(
       'the edit',
       async () => ((await served()).includes('Uno, editado') ? true : undefined),
       30_000,
-      shown,
+      printed,
     );
-    await until('its /mcp data refused', async () => (refusals() === 2 ? true : undefined), 30_000, shown);
-    expect(printed).toMatch(/✓ rebuilt after a change to content\/posts\/uno\.es\.md: 1 item in \d+ ms/);
-    expect(printed).not.toContain('still serving the last good build');
+    await until('its /mcp data refused', async () => (refusals() === 2 ? true : undefined), 30_000, printed);
+    expect(printed()).toMatch(/✓ rebuilt after a change to content\/posts\/uno\.es\.md: 1 item in \d+ ms/);
+    expect(printed()).not.toContain('still serving the last good build');
     // Stopped as an author stops it: wrangler goes with it (a SIGKILL to the group alone left it running).
     dev.kill('SIGTERM');
     expect(await exitWithin(dev, 30_000)).toBe(0);
@@ -348,16 +337,17 @@ async function dataLeft(root: string): Promise<string> {
 async function startDev(
   root: string,
   detached: boolean,
-): Promise<{ dev: ChildProcess; printed: () => string }> {
+): Promise<{ dev: ChildProcess; port: number; printed: () => string }> {
   let printed = '';
+  const port = await freePort();
   const dev = spawn(
     process.execPath,
-    [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(await freePort())],
+    [join(PROJECT_ROOT, 'bin/content-index.js'), 'dev', '--port', String(port)],
     { cwd: root, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached },
   );
   dev.stdout?.on('data', (c) => (printed += c));
   dev.stderr?.on('data', (c) => (printed += c));
-  return { dev, printed: () => printed };
+  return { dev, port, printed: () => printed };
 }
 
 /**
