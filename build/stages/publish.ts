@@ -27,7 +27,12 @@ import {
 export async function publishOutput(
   setup: Setup,
   files: readonly OutputFile[],
-  options: { onOutputStep?: (step: OutputStep) => void; cache?: unknown; mcp?: McpOutput },
+  options: {
+    onOutputStep?: (step: OutputStep) => void;
+    cache?: unknown;
+    mcp?: McpOutput;
+    publishFirst?: boolean;
+  },
 ): Promise<{ warnings: Problem[]; standing: Problem[]; staged?: StagedPrivateFiles }> {
   let staged: StagedPrivateFiles | undefined;
   try {
@@ -42,6 +47,8 @@ export async function publishOutput(
       ...(options.onOutputStep && { onStep: options.onOutputStep }),
       // --no-cache: a build from nothing copies every static file too.
       ...(options.cache === false && { reuseStatic: false }),
+      // dev (which alone serves first) writes the same large files again at its next save.
+      ...(options.publishFirst && { keepEncoded: true }),
     });
     return { warnings: written.warnings, standing: written.standing, ...(staged && { staged }) };
   } catch (error) {

@@ -47,6 +47,8 @@ export interface WriteOptions {
   onStep?: (step: OutputStep) => void;
   /** False (`--no-cache`): every static file is copied again, none trusted by its stamp. Default true. */
   reuseStatic?: boolean;
+  /** dev: the large outputs' UTF-8 kept after the write, for the next build's to be made from (output-text.ts). */
+  keepEncoded?: boolean;
 }
 
 export interface WriteResult {
@@ -138,7 +140,7 @@ export async function writeOutput(
       report.push({ path: file.path, bytes: textBytes(file) });
     });
     // After them all: two paths of one text (the alias and its version) share its bytes.
-    for (const file of files) textWritten(file);
+    for (const file of files) textWritten(file, options.keepEncoded);
     await inBatches(statics, async (file) => {
       const target = nativePath(dir, file.path);
       const from: NonNullable<OwnedFile['from']> = {

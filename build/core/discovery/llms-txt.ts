@@ -1,6 +1,7 @@
 import { type SiteConfig, siteDescription, siteName } from '../config/site-config.ts';
 import type { ContentModel, Translation } from '../content/model.ts';
 import { CONTENT_TYPES, type ContentType, type Language } from '../edge/languages.ts';
+import { patchedJoin } from '../output/patched-join.ts';
 import { addressOf, DISCOVERY_PATHS, indexPath } from './addresses.ts';
 import { LLMS_STRINGS } from './llms-txt-strings.ts';
 import { headingText, linkDestination, markdownText } from './markdown-text.ts';
@@ -83,48 +84,18 @@ export function llmsTxt(
       ...others,
     ].join('\n'),
   ].join('\n\n');
-  const head = blocks.join('\n\n');
-  const last = LAST.get(lang);
-  if (last && last.head === head && last.tail === tail && sameSections(last.sections, sections))
-    return last.text;
   // Every line in one join, a section's heading with the blank lines around it as one piece: joined in
   // steps (each section, then the file, then its last line break) the text was copied whole at each
-  // step, some 2 MB of new memory a language at 10,000 items, at every save of dev.
-  const pieces = [head];
+  // step, some 2 MB of new memory a language at 10,000 items, at every save of dev. Patched from the last
+  // one: an edit changes one language's lines at most, and the others get their last text back, which
+  // the write knows already.
+  const pieces = [blocks.join('\n\n')];
   for (const { heading, items } of sections) {
     pieces.push(`\n${heading}\n`);
     for (const line of items) pieces.push(line);
   }
   pieces.push(`\n${tail}\n`);
-  const made = pieces.join('\n');
-  LAST.set(lang, { head, tail, sections, text: made });
-  return made;
-}
-
-interface Section {
-  heading: string;
-  items: readonly string[];
-}
-
-// dev makes every llms.txt again at each save, though an edit changes one language's lines at most: at
-// 10,000 items each is some 2 MB joined, then compared, hashed and encoded by the write. A language whose
-// lines are the ones it had (the same strings: the build keeps an unchanged item's) gets the same text
-// back, which the write knows already. One text per language, the last one made.
-const LAST = new Map<Language, { head: string; tail: string; sections: readonly Section[]; text: string }>();
-
-function sameSections(a: readonly Section[], b: readonly Section[]): boolean {
-  return (
-    a.length === b.length &&
-    a.every((section, i) => {
-      const other = b[i];
-      return (
-        other !== undefined &&
-        section.heading === other.heading &&
-        section.items.length === other.items.length &&
-        section.items.every((line, j) => line === other.items[j])
-      );
-    })
-  );
+  return patchedJoin(`llms.txt ${lang}`, pieces, '\n');
 }
 
 /** `español, inglés y portugués`: a list in one language's words. */

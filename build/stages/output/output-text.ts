@@ -1,5 +1,6 @@
 import type { OutputFile } from '../../core/output/outputs.ts';
 import { sha256 } from './record.ts';
+import { utf8Patched } from './utf8-patch.ts';
 
 // An output's text is measured by the write (its record), the report and the plan's limits (its size),
 // and dev writes the same texts build after build: at 10,000 items some 15 MB a build, hashed and
@@ -12,6 +13,8 @@ interface Measured {
   bytes?: number;
   /** Its UTF-8, made once for its digest, its compressed size and its write, and let go once written. */
   encoded?: Buffer;
+  /** The text this path had before and its UTF-8, kept by the write (`textWritten`) to encode this one from. */
+  earlier?: { content: string; encoded: Buffer };
 }
 const KEPT = new Map<string, Measured>();
 /** Below this many UTF-16 units a text is hashed again rather than looked for among the others. */
@@ -20,7 +23,8 @@ const SHARED = 1 << 16;
 function measured(path: string, content: string): Measured {
   let known = KEPT.get(path);
   if (known?.content !== content) {
-    known = { content };
+    const earlier = known?.encoded && { content: known.content, encoded: known.encoded };
+    known = { content, ...(earlier && { earlier }) };
     if (content.length >= SHARED)
       for (const other of KEPT.values())
         if (other.content.length === content.length && other.content === content) {
@@ -55,13 +59,23 @@ export function textEncoded(file: OutputFile): Buffer {
   return encodedOf(measured(file.path, file.content));
 }
 
-/** Lets an output's UTF-8 go once it is written (or linked): the write is the last to need it. */
-export function textWritten(file: OutputFile): void {
-  delete KEPT.get(file.path)?.encoded;
+/**
+ * Lets an output's UTF-8 go once it is written (or linked): the write is the last to need it. Kept with
+ * `keep` for a large text (dev, which writes it again at its next save, mostly the same).
+ */
+export function textWritten(file: OutputFile, keep = false): void {
+  const known = KEPT.get(file.path);
+  if (known && !(keep && known.content.length >= SHARED)) delete known.encoded;
 }
 
 function encodedOf(known: Measured): Buffer {
-  known.encoded ??= Buffer.from(known.content);
+  if (!known.encoded) {
+    const { earlier } = known;
+    delete known.earlier;
+    known.encoded = earlier
+      ? utf8Patched(earlier.content, earlier.encoded, known.content)
+      : Buffer.from(known.content);
+  }
   known.bytes ??= known.encoded.length;
   return known.encoded;
 }
