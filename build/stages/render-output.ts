@@ -74,6 +74,7 @@ export async function renderOutput(
       author: setup.author,
       // The API reference's renderer comes from node_modules: read here, published by the pure render().
       assets: await docsAssets(config.apiReference.path),
+      outputs: setup.outDir,
     },
   );
   // The new items' places in the index, found in one pass over it: a map of every item's, made for each

@@ -12,6 +12,8 @@ export interface LlmsTxtContext {
   version: string;
   /** The kinds of content the site has (in any language). */
   present: readonly ContentType[];
+  /** RenderContext's: the output folder whose last llms.txt this one is patched from. */
+  outputs?: string;
 }
 
 /** One item's line in a language's llms.txt: that translation's title, address and description. */
@@ -95,7 +97,9 @@ export function llmsTxt(
     for (const line of items) pieces.push(line);
   }
   pieces.push(`\n${tail}\n`);
-  return patchedJoin(`llms.txt ${lang}`, pieces, '\n');
+  return ctx.outputs === undefined
+    ? pieces.join('\n')
+    : patchedJoin(`${ctx.outputs}\u0000llms.txt ${lang}`, pieces, '\n');
 }
 
 /** `español, inglés y portugués`: a list in one language's words. */

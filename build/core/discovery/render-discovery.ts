@@ -17,6 +17,8 @@ export interface DiscoveryContext {
   versions: readonly ApiVersion[];
   /** The JSON Schema of each version's body (the serializer registry's). */
   schemaOf?: (version: string) => object | undefined;
+  /** RenderContext's: the output folder whose last joins this one's are patched from. */
+  outputs?: string;
 }
 
 /** What the discovery documents take from the content: how many items, and each language's llms.txt lines. */
@@ -56,6 +58,7 @@ export function discoveryFiles(content: DiscoveryContent, ctx: DiscoveryContext)
         version,
         // The kinds the site has: every item has a line in the languages it has.
         present,
+        ...(ctx.outputs !== undefined && { outputs: ctx.outputs }),
       }),
     })),
     { path: `${config.apiReference.path}index.html`, content: docsPage(config, version) },

@@ -35,6 +35,11 @@ export interface RenderContext {
   author?: ServingContext['author'];
   /** Files the caller read from disk (the API reference's renderer), published as they are. */
   assets?: readonly OutputFile[];
+  /**
+   * The output folder the files go to: a join of many pieces (the index, each llms.txt) is patched from
+   * the last one made for that folder (patched-join.ts). Without it, joined whole.
+   */
+  outputs?: string;
 }
 
 export interface Rendered {
@@ -86,7 +91,14 @@ export function render(input: RenderInput, ctx: RenderContext): Rendered {
   const lifecycle = ctx.lifecycle ?? defaultLifecycle(ctx.config, serializers, generated);
   const api = renderVersions(
     { counts: typeCounts(items.map((item) => item.facts)), items, model: input.model },
-    { config: ctx.config, now, generated, lifecycle, serializers },
+    {
+      config: ctx.config,
+      now,
+      generated,
+      lifecycle,
+      serializers,
+      ...(ctx.outputs !== undefined && { outputs: ctx.outputs }),
+    },
   );
   const files: OutputFile[] = [...api.files];
   // Other outputs add the `_headers` rules their files need here; the serving files are rendered last.
@@ -98,6 +110,7 @@ export function render(input: RenderInput, ctx: RenderContext): Rendered {
       { items: items.length, llms: llmsLines(items) },
       {
         config: ctx.config,
+        ...(ctx.outputs !== undefined && { outputs: ctx.outputs }),
         versions: lifecycle.versions.map((v) => ({
           name: v.version,
           state: versionState(v, now),

@@ -22,6 +22,8 @@ export interface VersionsContext {
   generated: Date;
   lifecycle: Lifecycle;
   serializers: SerializerRegistry;
+  /** RenderContext's: the output folder whose last joins this one's are patched from. */
+  outputs?: string;
 }
 
 /** What a version's body is made of. */
@@ -90,7 +92,8 @@ export function renderVersions(content: VersionsContent, ctx: VersionsContext): 
         if (text === undefined) throw new Error(`item ${item.facts.id} has no ${version.version} fragment`);
         return text;
       });
-      const name = `api/${version.version}/content.json`;
+      const name =
+        ctx.outputs === undefined ? undefined : `${ctx.outputs}\u0000api/${version.version}/content.json`;
       body = { text: joinBody(envelope.body, envelope.items, items, '\n', name), envelope };
     } else {
       const value = serializer.serialize(content.model(), context);
