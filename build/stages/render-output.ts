@@ -33,6 +33,8 @@ export async function renderOutput(
     pagesPatienceMs?: number;
     /** A Hugo site (BuildOptions.hugo): a section with no published item has no page of its own. */
     hugo?: unknown;
+    /** dev (BuildOptions.publishFirst): its next save's joins are patched from this build's. */
+    publishFirst?: boolean;
   },
 ): Promise<RenderedOutput> {
   const { root, config, serializers, lifecycle } = setup;
@@ -74,7 +76,8 @@ export async function renderOutput(
       author: setup.author,
       // The API reference's renderer comes from node_modules: read here, published by the pure render().
       assets: await docsAssets(config.apiReference.path),
-      outputs: setup.outDir,
+      // Only where a next build in this process will patch them: a one-shot build's are not kept.
+      ...(options.publishFirst && { outputs: setup.outDir }),
     },
   );
   // The new items' places in the index, found in one pass over it: a map of every item's, made for each

@@ -15,6 +15,8 @@ interface Measured {
   encoded?: Buffer;
   /** The text this path had before and its UTF-8, kept by the write (`textWritten`) to encode this one from. */
   earlier?: { content: string; encoded: Buffer };
+  /** It replaced another text at its path: one that changes from build to build, worth keeping for the next. */
+  changing?: boolean;
 }
 const KEPT = new Map<string, Measured>();
 /** Below this many UTF-16 units a text is hashed again rather than looked for among the others. */
@@ -24,7 +26,7 @@ function measured(path: string, content: string): Measured {
   let known = KEPT.get(path);
   if (known?.content !== content) {
     const earlier = known?.encoded && { content: known.content, encoded: known.encoded };
-    known = { content, ...(earlier && { earlier }) };
+    known = { content, ...(earlier && { earlier }), ...(known && { changing: true }) };
     if (content.length >= SHARED)
       for (const other of KEPT.values())
         if (other.content.length === content.length && other.content === content) {
@@ -61,11 +63,12 @@ export function textEncoded(file: OutputFile): Buffer {
 
 /**
  * Lets an output's UTF-8 go once it is written (or linked): the write is the last to need it. Kept with
- * `keep` for a large text (dev, which writes it again at its next save, mostly the same).
+ * `keep` for a large text that changed since the last build (dev, which writes it again at its next
+ * save, mostly the same); not for one that stays (the API reference's script).
  */
 export function textWritten(file: OutputFile, keep = false): void {
   const known = KEPT.get(file.path);
-  if (known && !(keep && known.content.length >= SHARED)) delete known.encoded;
+  if (known && !(keep && known.changing && known.content.length >= SHARED)) delete known.encoded;
 }
 
 function encodedOf(known: Measured): Buffer {
