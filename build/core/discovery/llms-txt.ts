@@ -97,9 +97,8 @@ export function llmsTxt(
     for (const line of items) pieces.push(line);
   }
   pieces.push(`\n${tail}\n`);
-  return ctx.outputs === undefined
-    ? pieces.join('\n')
-    : patchedJoin(`${ctx.outputs}\u0000llms.txt ${lang}`, pieces, '\n');
+  const joinName = ctx.outputs === undefined ? undefined : `${ctx.outputs}\u0000llms.txt ${lang}`;
+  return patchedJoin(joinName, pieces, '\n');
 }
 
 /** `español, inglés y portugués`: a list in one language's words. */

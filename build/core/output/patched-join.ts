@@ -4,9 +4,11 @@
  * piece. dev joins the index and each llms.txt again at every save, though an edit changes one item's
  * pieces: at 10,000 items the index's join was some 12 ms of a save's 80. The result is the join's
  * text whatever the last one was: a piece counts as unchanged only when it is equal to the one at its
- * place (equal strings, the same object for an item the build kept).
+ * place (equal strings, the same object for an item the build kept). Without a name, a plain join.
  */
-export function patchedJoin(name: string, pieces: readonly string[], separator: string): string {
+export function patchedJoin(name: string | undefined, pieces: readonly string[], separator: string): string {
+  // Unnamed: a join no later one will be patched from (a one-shot build's), kept by no one.
+  if (name === undefined) return pieces.join(separator);
   const last = LAST.get(name);
   const made = last ? patched(last, pieces, separator) : undefined;
   const text = made ?? pieces.join(separator);

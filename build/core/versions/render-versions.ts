@@ -153,5 +153,5 @@ export function joinBody(
   const pieces = texts.slice();
   pieces[0] = `${head}${pieces[0]}`;
   pieces[pieces.length - 1] = `${pieces[pieces.length - 1]}${tail}`;
-  return name === undefined ? pieces.join(',') : patchedJoin(name, pieces, ',');
+  return patchedJoin(name, pieces, ',');
 }
