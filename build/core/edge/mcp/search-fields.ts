@@ -1,6 +1,5 @@
 import { LANGUAGES, type Language } from '../languages.ts';
-import { stemTerm } from './stem.ts';
-import { processTerm, tokenize } from './text.ts';
+import { distinctTerms } from './text-terms.ts';
 
 /**
  * What is searched, the same for both backends: one document per entry, with each language's text in
@@ -95,12 +94,6 @@ export function fieldText(doc: SearchDocument, field: string): string | undefine
   return joined || undefined;
 }
 
-/** The term a word of a field's text is indexed under, or null for a common word. */
-export function termOf(word: string, stemming: Language | undefined): string | null {
-  const folded = processTerm(word);
-  return folded === null || stemming === undefined ? folded : stemTerm(stemming, folded);
-}
-
 const TERMS = new WeakMap<SearchDocument, readonly (readonly string[] | undefined)[]>();
 
 /**
@@ -145,117 +138,6 @@ function termsOf(text: string, stemming: Language | undefined): readonly string[
     memo.set(text, terms);
   }
   return terms;
-}
-
-function distinctTerms(text: string, stemming: Language | undefined): string[] {
-  const distinct = new Set<string>();
-  // Each run of non-spaces once: a body says most of its words many times, and they are the same terms
-  // each time. No pattern of tokenize spans a space, so the runs give the words the whole text does,
-  // and each term still comes first where it first comes in the text.
-  for (const run of distinctRuns(text)) {
-    for (const word of tokenize(run)) {
-      const term = termOf(word, stemming);
-      if (term !== null) distinct.add(term);
-    }
-  }
-  return [...distinct];
-}
-
-// The runs already met in the text being read, as a hash table of their places in its UTF-8: `new
-// Set(text.split(' '))` made a string of every one of a body's words to find its few hundred distinct
-// ones (23 million strings at 10,000 items: a sixth of a build from nothing). Read as bytes, not with
-// charCodeAt: a build from nothing spent 1.8 s of CPU here at 10,000 items, twice what bytes take.
-// Reused across calls; a slot (start, length, hash) belongs to the current call only when its stamp is
-// the call's.
-const encoder = new TextEncoder();
-let utf8 = new Uint8Array(1 << 16);
-let slots = new Int32Array(0);
-let stamps = new Uint32Array(0);
-let stamp = 0;
-
-/**
- * The distinct runs of non-spaces of a text (`text.split(' ')` without empty or repeated runs), in order.
- * UTF-8 writes a lone surrogate as U+FFFD, so runs that differ only there count as one: they give the
- * same terms, since tokenize splits at both.
- */
-function distinctRuns(text: string): string[] {
-  const n = text.length;
-  if (utf8.length < n * 3) utf8 = new Uint8Array(n * 3);
-  const bytes = utf8;
-  const { written } = encoder.encodeInto(text, bytes);
-  let size = 256;
-  while (size < 1 << 16 && size < n >> 3) size <<= 1;
-  let mask = reserve(size);
-  const runs: string[] = [];
-  // `chars` counts UTF-16 units as the bytes go: one per lead byte, two for a 4-byte character.
-  let start = 0;
-  let chars = 0;
-  while (start < written) {
-    const from = chars;
-    let hash = 0x811c9dc5 | 0;
-    let end = start;
-    for (; end < written; end++) {
-      const c = bytes[end] as number;
-      if (c === 32) break;
-      hash = Math.imul(hash ^ c, 0x01000193);
-      if ((c & 0xc0) !== 0x80) chars += c >= 0xf0 ? 2 : 1;
-    }
-    const length = end - start;
-    if (length > 0 && !placeRun(bytes, start, length, hash, mask)) {
-      runs.push(text.slice(from, chars));
-      if (runs.length * 2 > mask) mask = regrow(bytes, mask);
-    }
-    start = end + 1;
-    chars += 1;
-  }
-  return runs;
-}
-
-/** A fresh table of `size` slots (a power of two), as its mask. */
-function reserve(size: number): number {
-  if (stamps.length < size) {
-    slots = new Int32Array(size * 3);
-    stamps = new Uint32Array(size);
-    stamp = 0;
-  }
-  stamp = (stamp + 1) >>> 0;
-  if (stamp === 0) {
-    stamps.fill(0);
-    stamp = 1;
-  }
-  return size - 1;
-}
-
-/** Whether the run was met already; when it was not, it is placed. */
-function placeRun(bytes: Uint8Array, start: number, length: number, hash: number, mask: number): boolean {
-  for (let slot = (hash ^ (hash >>> 15)) & mask; ; slot = (slot + 1) & mask) {
-    if (stamps[slot] !== stamp) {
-      stamps[slot] = stamp;
-      slots[slot * 3] = start;
-      slots[slot * 3 + 1] = length;
-      slots[slot * 3 + 2] = hash;
-      return false;
-    }
-    if (slots[slot * 3 + 1] === length && slots[slot * 3 + 2] === hash) {
-      const other = slots[slot * 3] as number;
-      let k = 0;
-      while (k < length && bytes[other + k] === bytes[start + k]) k++;
-      if (k === length) return true;
-    }
-  }
-}
-
-/** The table twice as large, with the runs placed so far placed again; its new mask. */
-function regrow(bytes: Uint8Array, mask: number): number {
-  const held: number[] = [];
-  for (let slot = 0; slot <= mask; slot++) {
-    if (stamps[slot] === stamp)
-      held.push(slots[slot * 3] as number, slots[slot * 3 + 1] as number, slots[slot * 3 + 2] as number);
-  }
-  const bigger = reserve((mask + 1) * 2);
-  for (let i = 0; i < held.length; i += 3)
-    placeRun(bytes, held[i] as number, held[i + 1] as number, held[i + 2] as number, bigger);
-  return bigger;
 }
 
 /** The index fields a search looks in: one language's and the shared ones, or all of them. */

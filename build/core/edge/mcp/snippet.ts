@@ -1,8 +1,9 @@
 import type { Language } from '../languages.ts';
 import { type McpEntry, translationOf } from './mcp-data.ts';
-import { type SearchField, termOf } from './search-fields.ts';
+import type { SearchField } from './search-fields.ts';
 import { stemTerm } from './stem.ts';
 import { foldTerm, termMatches, tokenize } from './text.ts';
+import { termOf } from './text-terms.ts';
 
 /** The most characters of an item's text a snippet shows: never more of a body than this. */
 export const SNIPPET_TEXT_CHARS = 160;
