@@ -31,28 +31,37 @@ export function distinctTerms(text: string, stemming: Language | undefined): str
   const { written } = encoder.encodeInto(text, bytes);
   const stamp = words.nextStamp();
   const terms: string[] = [];
-  // `chars` counts UTF-16 units as the bytes go (one per lead byte, two for a 4-byte character): a new
-  // run is sliced out of the text by them.
+  // Where in the text a byte is, in UTF-16 units, counted only up to a new run's end: a run met
+  // already needs no slice of the text, and most runs are. One unit per lead byte, two for a 4-byte
+  // character.
+  let countedBytes = 0;
+  let countedChars = 0;
+  const charAt = (byte: number): number => {
+    for (; countedBytes < byte; countedBytes++) {
+      const c = bytes[countedBytes] as number;
+      if ((c & 0xc0) !== 0x80) countedChars += c >= 0xf0 ? 2 : 1;
+    }
+    return countedChars;
+  };
   let start = 0;
-  let chars = 0;
   while (start < written) {
-    const from = chars;
     let hash = 0x811c9dc5 | 0;
     let end = start;
     for (; end < written; end++) {
       const c = bytes[end] as number;
       if (c === 32) break;
       hash = Math.imul(hash ^ c, 0x01000193);
-      if ((c & 0xc0) !== 0x80) chars += c >= 0xf0 ? 2 : 1;
     }
     const length = end - start;
     if (length > 0) {
       let run = words.find(bytes, start, length, hash);
-      if (run < 0) run = words.add(bytes, start, length, hash, runTerms(text.slice(from, chars), stemming));
+      if (run < 0) {
+        const from = charAt(start);
+        run = words.add(bytes, start, length, hash, runTerms(text.slice(from, charAt(end)), stemming));
+      }
       words.collect(run, stamp, terms);
     }
     start = end + 1;
-    chars += 1;
   }
   return terms;
 }
