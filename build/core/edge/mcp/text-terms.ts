@@ -77,10 +77,11 @@ function runTerms(run: string, stemming: Language | undefined): string[] {
 
 /**
  * Past these, the vocabulary starts again at the next text: a long-lived isolate (the D1 backend's
- * snippets) meets new runs without end. At 10,000 items of real prose a site has tens of thousands.
+ * snippets) meets new runs without end, and keeps a vocabulary for each language. Some 6 MB each when
+ * full, most of it the terms' names; a site's prose in one language has tens of thousands of runs.
  */
-const MAX_RUNS = 1 << 17;
-const MAX_ARENA_BYTES = 2 << 20;
+const MAX_RUNS = 1 << 16;
+const MAX_ARENA_BYTES = 1 << 20;
 
 const encoder = new TextEncoder();
 let scratch = new Uint8Array(1 << 16);
