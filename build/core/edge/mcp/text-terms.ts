@@ -77,9 +77,9 @@ function runTerms(run: string, stemming: Language | undefined): string[] {
 
 /**
  * Past these, the vocabulary starts again at the next text: a long-lived isolate (the D1 backend's
- * snippets) meets new runs without end, and each thread keeps a vocabulary for each language. Small:
- * a build at 10,000 items peaked 9 MB higher with four times as many (titles' numbers fill them), and a
- * vocabulary started again soon has its common words back, a few hundred runs.
+ * snippets, in 128 MB) meets new runs without end, and each thread keeps a vocabulary for each
+ * language, about 2 MB each when full. Small, because starting again costs little: the common words,
+ * a few hundred runs, are back after a few texts, each worked out once more.
  */
 const MAX_RUNS = 1 << 14;
 const MAX_ARENA_BYTES = 1 << 18;
