@@ -3,6 +3,7 @@ import { expect, it } from 'vitest';
 import { fieldTerms } from '../../build/core/edge/mcp/search-fields.ts';
 import { stemTerm } from '../../build/core/edge/mcp/stem.ts';
 import { processTerm, tokenize } from '../../build/core/edge/mcp/text.ts';
+import { MAX_RUNS } from '../../build/core/edge/mcp/text-terms.ts';
 
 /** A field's distinct terms the plain way: every word of the whole text, in order, each term once. */
 function plainTerms(text: string, lang: 'es' | 'en' | undefined): string[] {
@@ -53,6 +54,7 @@ const PIECES = [
   '\ud800',
   '\udc00',
   '\ufffd',
+  '\ufeff',
   'ſ',
   '.jſ',
 ];
@@ -83,9 +85,9 @@ it('gives the terms of a long text with thousands of distinct words, and of text
 });
 
 it('gives the terms of texts read after more distinct runs than it keeps, and after it starts again', () => {
-  // Past the vocabulary's bound of runs (text-terms.ts MAX_RUNS, 16,384), it is cleared before the
-  // next text: what that text reads must not find the runs, or the terms, kept before.
-  const many = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}`).join(' ');
+  // Past the vocabulary's bound of runs, it is cleared before the next text: what that text reads must
+  // not find the runs, or the terms, kept before.
+  const many = Array.from({ length: MAX_RUNS + 1000 }, (_, i) => `w${i.toString(36)}`).join(' ');
   expect(fieldTerms(many, 'en')).toEqual(plainTerms(many, 'en'));
   for (const lang of ['en', 'es', undefined] as const) {
     const text = 'w0 modelos w1 aprende Modelos C++ w2z w0';
@@ -93,4 +95,15 @@ it('gives the terms of texts read after more distinct runs than it keeps, and af
   }
   const again = Array.from({ length: 300 }, (_, i) => `r${i} w${i.toString(36)}`).join(' ');
   expect(fieldTerms(again, 'en')).toEqual(plainTerms(again, 'en'));
+});
+
+it('gives the terms of a text of more bytes than any before, of a run longer than all kept, and of runs of one hash', () => {
+  // Three bytes a character, past every text read so far: the buffer it is encoded into grows to hold it.
+  const wide = `${'€'.repeat(200_000)} únicoextraño`;
+  expect(fieldTerms(wide, 'es')).toEqual(plainTerms(wide, 'es'));
+  // One run longer than the vocabulary's bytes so far, which grow to hold it.
+  const long = `${'a'.repeat(300_000)} b`;
+  expect(fieldTerms(long, undefined)).toEqual(plainTerms(long, undefined));
+  // The same length and FNV-1a hash: told apart by their bytes.
+  expect(fieldTerms('lsexqzd ztxtxde', undefined)).toEqual(['lsexqzd', 'ztxtxde']);
 });

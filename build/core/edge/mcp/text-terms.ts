@@ -15,9 +15,9 @@ export function termOf(word: string, stemming: Language | undefined): string | n
  * A text is read as runs of non-spaces, in its UTF-8. No pattern of tokenize spans a space, so the runs
  * give the words the whole text does. A run is looked up by its bytes in the vocabulary of the runs met
  * so far, which keeps each one's terms: a body says most of its words many times, and most of them are
- * words every body says. The terms of a new run are worked out once, by tokenize and termOf. A build
- * from nothing at 10,000 items spent 2.5 s of CPU here when each text's distinct runs were sliced out,
- * split and looked up again; and charCodeAt read a text at twice the cost of its bytes.
+ * words every body says. The terms of a new run are worked out once, by tokenize and termOf, where each
+ * text's distinct runs were sliced out and worked out again, and found with charCodeAt: a build from
+ * nothing at 10,000 items takes 1.2–1.5 s less CPU (docs/performance.md, stop 70).
  *
  * UTF-8 writes a lone surrogate as U+FFFD, so runs that differ only there are one run: they give the
  * same terms, since tokenize splits at both.
@@ -31,18 +31,6 @@ export function distinctTerms(text: string, stemming: Language | undefined): str
   const { written } = encoder.encodeInto(text, bytes);
   const stamp = words.nextStamp();
   const terms: string[] = [];
-  // Where in the text a byte is, in UTF-16 units, counted only up to a new run's end: a run met
-  // already needs no slice of the text, and most runs are. One unit per lead byte, two for a 4-byte
-  // character.
-  let countedBytes = 0;
-  let countedChars = 0;
-  const charAt = (byte: number): number => {
-    for (; countedBytes < byte; countedBytes++) {
-      const c = bytes[countedBytes] as number;
-      if ((c & 0xc0) !== 0x80) countedChars += c >= 0xf0 ? 2 : 1;
-    }
-    return countedChars;
-  };
   let start = 0;
   while (start < written) {
     let hash = 0x811c9dc5 | 0;
@@ -55,9 +43,11 @@ export function distinctTerms(text: string, stemming: Language | undefined): str
     const length = end - start;
     if (length > 0) {
       let run = words.find(bytes, start, length, hash);
+      // A new run decoded from its bytes, not sliced out of the text: a slice of 13 characters or more
+      // is a view of the whole text, which the vocabulary's terms would keep alive (a body for each).
       if (run < 0) {
-        const from = charAt(start);
-        run = words.add(bytes, start, length, hash, runTerms(text.slice(from, charAt(end)), stemming));
+        const spelled = decoder.decode(bytes.subarray(start, end));
+        run = words.add(bytes, start, length, hash, runTerms(spelled, stemming));
       }
       words.collect(run, stamp, terms);
     }
@@ -78,13 +68,18 @@ function runTerms(run: string, stemming: Language | undefined): string[] {
 /**
  * Past these, the vocabulary starts again at the next text: a long-lived isolate (the D1 backend's
  * snippets, in 128 MB) meets new runs without end, and each thread keeps a vocabulary for each
- * language, about 2 MB each when full. Small, because starting again costs little: the common words,
- * a few hundred runs, are back after a few texts, each worked out once more.
+ * language. Small, because starting again costs little: the common words, a few hundred runs, are back
+ * after a few texts, each worked out once more. At its bound a vocabulary holds some 2 MB (an estimate),
+ * plus what one text adds past it (the bound is checked between texts; a body is at most
+ * BODY_TEXT_BYTES, 32 KiB); its arrays keep their size when it starts again, as `scratch` keeps three
+ * bytes for each character of the longest text read.
  */
-const MAX_RUNS = 1 << 14;
+export const MAX_RUNS = 1 << 14;
 const MAX_ARENA_BYTES = 1 << 18;
 
 const encoder = new TextEncoder();
+// A run that begins with U+FEFF keeps it (the default decoder drops it as a byte order mark).
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 let scratch = new Uint8Array(1 << 16);
 
 const VOCABULARIES = new Map<string, Vocabulary>();
