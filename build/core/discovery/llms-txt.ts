@@ -1,7 +1,7 @@
 import { type SiteConfig, siteDescription, siteName } from '../config/site-config.ts';
 import type { ContentModel, Translation } from '../content/model.ts';
 import { CONTENT_TYPES, type ContentType, type Language } from '../edge/languages.ts';
-import { patchedJoin } from '../output/patched-join.ts';
+import { joinName, patchedJoin } from '../output/patched-join.ts';
 import { addressOf, DISCOVERY_PATHS, indexPath } from './addresses.ts';
 import { LLMS_STRINGS } from './llms-txt-strings.ts';
 import { headingText, linkDestination, markdownText } from './markdown-text.ts';
@@ -97,8 +97,7 @@ export function llmsTxt(
     for (const line of items) pieces.push(line);
   }
   pieces.push(`\n${tail}\n`);
-  const joinName = ctx.outputs === undefined ? undefined : `${ctx.outputs}\u0000llms.txt ${lang}`;
-  return patchedJoin(joinName, pieces, '\n');
+  return patchedJoin(joinName(ctx.outputs, `llms.txt ${lang}`), pieces, '\n');
 }
 
 /** `español, inglés y portugués`: a list in one language's words. */

@@ -1,4 +1,12 @@
 /**
+ * The name of a join of `file` written into the output folder `outputs`, or none (a plain join) when
+ * no later build in this process will patch it (RenderContext.outputs unset).
+ */
+export function joinName(outputs: string | undefined, file: string): string | undefined {
+  return outputs === undefined ? undefined : `${outputs}\u0000${file}`;
+}
+
+/**
  * `pieces.join(separator)`, made from the last join of that name when few pieces changed since: the
  * text before, between and after the changed pieces is taken from it as slices, not copied piece by
  * piece. dev joins the index and each llms.txt again at every save, though an edit changes one item's

@@ -5,7 +5,7 @@ import { apiUrl, buildManifest, MANIFEST_PATH, type VersionManifest } from '../e
 import type { Problem } from '../errors.ts';
 import type { ItemFragments } from '../output/item-fragments.ts';
 import { type OutputFile, prettyJsonFile } from '../output/outputs.ts';
-import { patchedJoin } from '../output/patched-join.ts';
+import { joinName, patchedJoin } from '../output/patched-join.ts';
 import {
   type DeprecationBody,
   joinedOf,
@@ -92,8 +92,7 @@ export function renderVersions(content: VersionsContent, ctx: VersionsContext): 
         if (text === undefined) throw new Error(`item ${item.facts.id} has no ${version.version} fragment`);
         return text;
       });
-      const name =
-        ctx.outputs === undefined ? undefined : `${ctx.outputs}\u0000api/${version.version}/content.json`;
+      const name = joinName(ctx.outputs, `api/${version.version}/content.json`);
       body = { text: joinBody(envelope.body, envelope.items, items, '\n', name), envelope };
     } else {
       const value = serializer.serialize(content.model(), context);
