@@ -21,7 +21,7 @@ import { writeSite } from './generate-site.ts';
 import { hugoProject, hugoVersion, sameIndex } from './hugo.ts';
 import { type LoadFigures, loadLines, loadTest } from './load.ts';
 import { type McpFigures, mcpBench, mcpRows, mcpVerdicts } from './mcp.ts';
-import { measure, median, percentile, type Run, startCost, WITHOUT_ENV } from './measure.ts';
+import { measure, median, percentile, processFloor, type Run, startCost, WITHOUT_ENV } from './measure.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
@@ -391,6 +391,8 @@ async function main(): Promise<void> {
   const distAtStart = await distBuild();
   // Measured before anything else runs: what the variables the builds run without cost a start here.
   const startCosts = startCost(process.execPath);
+  // Each Node's start and the CLI's load, before anything else loads the machine.
+  const floors = [process.execPath, ...OTHER_NODES.map((n) => n.path)].map((node) => processFloor(node, BIN));
   const workdir = await mkdtemp(join(tmpdir(), 'content-index-bench-'));
   const results: SizeFigures[] = [];
   const dev: DevFigures[] = [];
@@ -492,6 +494,10 @@ async function main(): Promise<void> {
       `the builds run without ${WITHOUT_ENV.join(', ')}, which this machine sets (BENCH_KEEP_ENV=1 keeps it): \`node -e 0\` here takes ${fmt(startCosts.withMs)} ms with it and ${fmt(startCosts.withoutMs)} ms without (medians of ${startCosts.runs}), time no build of a machine without it pays\n`,
     );
   }
+  const nodes = [process.version, ...OTHER_NODES.map((n) => n.version)];
+  console.log(
+    `before a build's first stage, whole processes (medians of 15): ${nodes.map((version, k) => `Node ${version}: \`node -e 0\` ${fmt(floors[k]?.startMs ?? Number.NaN)} ms, \`content-index --version\` (the CLI loaded) ${fmt(floors[k]?.loadMs ?? Number.NaN)} ms`).join('; ')}\n`,
+  );
   printTable(rows);
   if (mcp) {
     // Its own sites (bench/mcp.ts DEFAULT_MCP_OPTIONS): embedded at 1k and 5k with and without bodies (with
@@ -585,7 +591,7 @@ async function main(): Promise<void> {
   await mkdir(out, { recursive: true });
   await writeFile(
     join(out, 'latest.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, without: WITHOUT_ENV, startCosts, results, dev, devHugo, mcp, load }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, without: WITHOUT_ENV, startCosts, floors, results, dev, devHugo, mcp, load }, null, 2)}\n`,
   );
   console.log('\nfigures written to bench/results/latest.json');
   if ((await distBuild()) !== distAtStart) {

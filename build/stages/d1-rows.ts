@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { BUNDLED } from '../core/bundled.ts';
 import type { ByteSpan, D1ItemRows } from '../core/edge/mcp/d1-sql.ts';
 import { d1RowsOf, forgetMcp, type ItemFragments } from '../core/output/item-fragments.ts';
+import { buildWorker } from './build-worker.ts';
 import { releaseBodies } from './held-bodies.ts';
 import type { RowSpool } from './row-spool.ts';
 import { shareWithWorker } from './share-with-worker.ts';
@@ -54,12 +55,11 @@ function spoolBodies(rows: D1ItemRows<string | ByteSpan | Uint8Array>, spool: Ro
 }
 
 async function onTwoThreads(missing: readonly ItemFragments[], spool: RowSpool | undefined): Promise<void> {
-  const { Worker } = await import('node:worker_threads');
   // Shared as they go (share-with-worker.ts); in batches, each answered before the next is sent: the
   // worker holds a few hundred items' material and rows at a time, not copies of half the site's bodies
   // (110 MiB more at 10,000 items). The main thread also sends the worker its material and takes its rows.
   await shareWithWorker<D1ItemRows<string | Uint8Array>[]>(
-    new Worker(new URL('./d1-rows-worker.js', import.meta.url)),
+    buildWorker(new URL('./d1-rows-worker.js', import.meta.url)),
     missing.length,
     {
       name: 'D1 rows worker',

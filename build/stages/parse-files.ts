@@ -1,4 +1,5 @@
 import { BUNDLED } from '../core/bundled.ts';
+import { buildWorker } from './build-worker.ts';
 import type { Parsed, ParseFailure, ParseOutcome, ParseTask } from './parse/parse-chunk.js';
 import { type ParseCache, type Stamp, spoolBody } from './parse-cache.ts';
 import type { RowSpool } from './row-spool.ts';
@@ -198,8 +199,7 @@ async function onTwoThreads<T>(
     return done;
   }
   // Only a large site's build starts a thread: the others never load node:worker_threads.
-  const { Worker } = await import('node:worker_threads');
-  const worker = new Worker(new URL(BUNDLED ? './parse-worker.js' : './parse/worker.js', import.meta.url), {
+  const worker = buildWorker(new URL(BUNDLED ? './parse-worker.js' : './parse/worker.js', import.meta.url), {
     workerData: { ...workerData, maxFileBytes: options.maxFileBytes },
   });
   const done: T[] = new Array(tasks.length);
